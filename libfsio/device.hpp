@@ -1,0 +1,100 @@
+// Device: a block device or an image file, opened for fsio's kind of I/O.
+//
+// A Device is a window [offset, offset + size) onto the underlying file or
+// block device; every offset a caller passes is relative to the window start
+// (a partition inside an image). It owns the file descriptor. Not copyable;
+// movable. Reads and writes go through IoQueue, not through Device.
+//
+// Topology: logical/physical sector size, optimal I/O size and direct-I/O
+// alignment come from BLKSSZGET/BLKPBSZGET/BLKIOOPT, statx(STATX_DIOALIGN) and
+// libblkid topology. Image files report 512-byte logical sectors unless told
+// otherwise (OpenOptions::sector_size), like mkfs.fat does.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "libfsio/result.hpp"
+
+namespace fsio {
+
+enum class SyncMode { none, dsync, sync };
+
+struct OpenOptions {
+  bool write = false;
+  bool direct = true;            // O_DIRECT; falls back to buffered where refused
+  SyncMode sync = SyncMode::none;  // opened with O_DSYNC / O_SYNC
+  bool exclusive = true;         // O_EXCL on block devices when writing
+  std::uint64_t offset = 0;      // window start, bytes into the underlying device
+  std::optional<std::uint64_t> length;  // window length; default: to the end
+  std::optional<std::uint64_t> create_size;  // create/extend a regular file to this size
+  std::uint32_t sector_size = 0;  // override logical sector size (0 = ask the kernel)
+  bool allow_mounted = false;    // tests only: skip the mount check
+};
+
+struct Topology {
+  std::uint32_t logical_sector = 512;
+  std::uint32_t physical_sector = 512;
+  std::uint32_t optimal_io = 0;      // 0 when the device does not say
+  std::uint32_t minimum_io = 512;
+  std::uint32_t dio_mem_align = 512;  // buffer address alignment for O_DIRECT
+  std::uint32_t dio_offset_align = 512;  // offset/length alignment for O_DIRECT
+  std::uint64_t max_request = 1u << 20;  // largest single request we build
+};
+
+class Device {
+ public:
+  // Opens path. For writing, refuses a mounted device or image (by device
+  // number, or as the backing file of a mounted loop device) with Errc::busy.
+  static Result<Device> open(const std::string& path, const OpenOptions& options);
+
+  Device(Device&& other) noexcept;
+  Device& operator=(Device&& other) noexcept;
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+  ~Device();
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  std::uint64_t size() const { return size_; }      // window size in bytes
+  std::uint64_t offset() const { return offset_; }  // window start in the underlying device
+  const Topology& topology() const { return topo_; }
+  std::uint32_t logical_sector_size() const { return topo_.logical_sector; }
+  bool is_block_device() const { return is_block_; }
+  bool writable() const { return writable_; }
+  bool direct() const { return direct_; }  // O_DIRECT actually in effect
+  SyncMode sync_mode() const { return sync_; }
+  // Non-empty when O_DIRECT was asked for but refused: "tmpfs refuses O_DIRECT; using buffered I/O".
+  const std::string& direct_fallback() const { return direct_fallback_; }
+
+  // End-of-device guard for a request of `length` bytes at window offset
+  // `offset`: returns the bytes that lie inside the device, truncated to whole
+  // logical sectors (0 < result <= length). A request wholly beyond the end is
+  // Errc::invalid_argument naming the offset. A request starting at the end is
+  // the same error; a zero-length request returns 0.
+  Result<std::uint64_t> clamp(std::uint64_t offset, std::uint64_t length) const;
+
+  // fdatasync (fsync for SyncMode::sync). One flush, not one per block.
+  Status flush() const;
+  // BLKDISCARD on block devices, FALLOC_FL_PUNCH_HOLE on files; window-relative.
+  Status discard(std::uint64_t offset, std::uint64_t length) const;
+
+  // "<path>: " prefix helper for errors.
+  Error error(Error e) const { return std::move(e).wrap(path_); }
+
+ private:
+  Device() = default;
+  int fd_ = -1;
+  std::string path_;
+  std::uint64_t offset_ = 0;
+  std::uint64_t size_ = 0;
+  Topology topo_;
+  bool is_block_ = false;
+  bool writable_ = false;
+  bool direct_ = false;
+  SyncMode sync_ = SyncMode::none;
+  std::string direct_fallback_;
+};
+
+}  // namespace fsio

@@ -1,0 +1,87 @@
+// I/O engines: the fio engine contract (engines/io_uring.c, engines/sync.c).
+//
+//   queue(req)  -> Errc::busy when depth() requests are queued or in flight
+//   commit()    -> submit everything queued (io_uring: one io_uring_submit)
+//   reap(out,n) -> wait for at least n completions, collect up to out.size()
+//
+// A completion carries the bytes transferred or -errno. Engines neither
+// merge nor retry: IoQueue does that above them, so every engine sees the
+// same merged requests. Offsets here are absolute file offsets. The iovecs
+// and the memory they point to must stay valid until the request is reaped.
+// An engine is used by one thread.
+#pragma once
+
+#include <sys/uio.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "libfsio/result.hpp"
+
+namespace fsio {
+
+enum class IoOp : std::uint8_t { read, write, flush };
+
+struct IoRequest {
+  IoOp op = IoOp::read;
+  std::uint64_t offset = 0;
+  const iovec* iov = nullptr;
+  unsigned iovcnt = 0;
+  std::uint64_t bytes = 0;   // sum of iov lengths
+  bool dsync = false;        // RWF_DSYNC on this write (REQ_SYNC)
+  std::uint64_t user_data = 0;
+};
+
+struct IoCompletion {
+  std::uint64_t user_data = 0;
+  std::int64_t result = 0;   // bytes transferred, or -errno
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const char* name() const = 0;
+  virtual unsigned depth() const = 0;
+  virtual unsigned in_flight() const = 0;   // queued + submitted, not yet reaped
+  virtual Status queue(const IoRequest& req) = 0;
+  virtual Result<unsigned> commit() = 0;    // returns the submitted count
+  virtual Result<unsigned> reap(std::span<IoCompletion> out, unsigned min_complete) = 0;
+  virtual std::uint64_t syscalls() const = 0;  // submit/wait/preadv/pwritev calls so far
+};
+
+enum class EngineKind { automatic, uring, psync };
+
+Result<EngineKind> parse_engine_kind(const std::string& name);  // "uring", "io_uring", "psync", "sync", "auto"
+
+// io_uring through liburing; Errc::unsupported when the kernel refuses a ring.
+Result<std::unique_ptr<Engine>> make_uring_engine(int fd, unsigned depth);
+// preadv2/pwritev2 per request at commit(), completions handed out at reap().
+std::unique_ptr<Engine> make_sync_engine(int fd, unsigned depth);
+
+// Fault injection for tests: the Nth write request (1-based, counted at the
+// engine, i.e. after merging) fails with EIO, or is torn: only its first
+// `tear_bytes` (rounded down to 512) reach the disk and it then fails. With
+// `crash`, every later write and flush fails too without touching the disk,
+// as if power was lost at that write.
+struct FaultSpec {
+  enum class Kind { fail, tear };
+  std::uint64_t nth_write = 1;
+  Kind kind = Kind::fail;
+  std::uint64_t tear_bytes = 0;  // 0: half the request
+  bool crash = true;
+};
+
+// Reads FSIO_FAULT="fail:N", "tear:N", "tear:N:BYTES", optional ":nocrash" suffix.
+// nullopt when unset; Errc::invalid_argument when malformed.
+Result<std::optional<FaultSpec>> fault_spec_from_env();
+std::unique_ptr<Engine> make_fault_engine(std::unique_ptr<Engine> inner, const FaultSpec& spec);
+
+// The engine a tool should use: uring if it works (automatic falls back to
+// psync, saying nothing; asking for uring explicitly makes a failure an
+// error), wrapped in the fault engine when FSIO_FAULT is set.
+Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned depth);
+
+}  // namespace fsio

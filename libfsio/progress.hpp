@@ -1,0 +1,48 @@
+// Progress on a terminal, and clean interruption, driven by Boost.Asio
+// (timers and signal_set on a background thread; the data path never waits on
+// Asio). Headers stay Asio-free so fat/ and ext/ can report progress without
+// including it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace fsio {
+
+bool stderr_is_terminal();
+
+// A one-line progress bar on stderr, redrawn five times a second while work
+// runs: "mkfat  1.2 GiB / 4.0 GiB  30%  812 MB/s". Does nothing unless enabled
+// (callers pass `!quiet && !json && stderr_is_terminal()`). Thread-safe add().
+class Progress {
+ public:
+  Progress(std::string label, std::uint64_t total_bytes, bool enabled);
+  ~Progress();  // erases the line
+  void add(std::uint64_t bytes) { done_.fetch_add(bytes, std::memory_order_relaxed); }
+  void set(std::uint64_t bytes) { done_.store(bytes, std::memory_order_relaxed); }
+
+ private:
+  struct Impl;
+  std::atomic<std::uint64_t> done_{0};
+  std::unique_ptr<Impl> impl_;
+};
+
+// While alive, SIGINT and SIGTERM do not kill the process: they set a flag
+// that long operations poll between batches (finish the batch in flight,
+// leave the filesystem consistent, report Errc::interrupted). A second signal
+// restores the default action, so a stuck tool can still be killed.
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  static bool requested();
+  static int signal_number();  // the signal that arrived, or 0
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fsio

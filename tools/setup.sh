@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs everything fsio needs to build and test on Debian 12, then builds.
+# Usage: tools/setup.sh [BUILD_DIR]   (default: build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+
+packages=(
+  meson ninja-build g++ pkg-config
+  libcli11-dev libblkid-dev libzstd-dev libboost1.81-dev liburing-dev
+  libgtest-dev nlohmann-json3-dev
+  dosfstools mtools e2fsprogs fio mandoc strace util-linux time
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "setup: installing ${missing[*]}" >&2
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "${missing[@]}"
+fi
+
+if [ ! -f "$build/build.ninja" ]; then
+  meson setup "$build" --buildtype=debugoptimized ${FSIO_MESON_ARGS:-}
+fi
+ninja -C "$build"
