@@ -1,0 +1,98 @@
+// Engine selection and the FSIO_FAULT environment variable.
+#include "libfsio/engine.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
+namespace fsio {
+
+Result<EngineKind> parse_engine_kind(const std::string& name) {
+  if (name == "uring" || name == "io_uring") return EngineKind::uring;
+  if (name == "psync" || name == "sync") return EngineKind::psync;
+  if (name == "auto" || name == "automatic") return EngineKind::automatic;
+  return make_error(Errc::invalid_argument,
+                    "engine '" + name + "': expected uring, psync or auto");
+}
+
+namespace {
+
+std::vector<std::string_view> split(std::string_view text, char sep) {
+  std::vector<std::string_view> parts;
+  std::size_t start = 0;
+  for (;;) {
+    auto pos = text.find(sep, start);
+    parts.push_back(text.substr(start, pos == std::string_view::npos ? pos : pos - start));
+    if (pos == std::string_view::npos) return parts;
+    start = pos + 1;
+  }
+}
+
+bool parse_u64(std::string_view text, std::uint64_t& out) {
+  if (text.empty()) return false;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+Error bad_fault(std::string_view text, const char* why) {
+  return make_error(Errc::invalid_argument,
+                    "FSIO_FAULT='" + std::string(text) + "': " + why +
+                        " (expected fail:N, tear:N or tear:N:BYTES, optionally :nocrash)");
+}
+
+}  // namespace
+
+Result<std::optional<FaultSpec>> fault_spec_from_env() {
+  const char* env = std::getenv("FSIO_FAULT");
+  if (env == nullptr || *env == '\0') return std::optional<FaultSpec>{};
+  std::string_view text(env);
+  auto parts = split(text, ':');
+
+  FaultSpec spec;
+  if (parts.back() == "nocrash") {
+    spec.crash = false;
+    parts.pop_back();
+  }
+  if (parts.size() < 2) return bad_fault(text, "missing the write number");
+  if (parts[0] == "fail") {
+    spec.kind = FaultSpec::Kind::fail;
+    if (parts.size() != 2) return bad_fault(text, "fail takes only a write number");
+  } else if (parts[0] == "tear") {
+    spec.kind = FaultSpec::Kind::tear;
+    if (parts.size() > 3) return bad_fault(text, "too many fields");
+  } else {
+    return bad_fault(text, "unknown fault kind");
+  }
+  if (!parse_u64(parts[1], spec.nth_write) || spec.nth_write == 0)
+    return bad_fault(text, "the write number must be an integer >= 1");
+  if (parts.size() == 3 && !parse_u64(parts[2], spec.tear_bytes))
+    return bad_fault(text, "the torn byte count must be an integer");
+  return std::optional<FaultSpec>{spec};
+}
+
+Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned depth) {
+  // Parse the fault spec first: a malformed FSIO_FAULT must fail before any I/O.
+  auto fault = FSIO_TRY(fault_spec_from_env());
+
+  std::unique_ptr<Engine> engine;
+  switch (kind) {
+    case EngineKind::psync:
+      engine = make_sync_engine(fd, depth);
+      break;
+    case EngineKind::uring:
+      engine = FSIO_TRY(make_uring_engine(fd, depth));
+      break;
+    case EngineKind::automatic: {
+      // io_uring may be disabled (sysctl kernel.io_uring_disabled, seccomp in
+      // containers, old kernels); psync gives the same results, only slower.
+      auto uring = make_uring_engine(fd, depth);
+      engine = uring ? std::move(uring).value() : make_sync_engine(fd, depth);
+      break;
+    }
+  }
+  if (fault) engine = make_fault_engine(std::move(engine), *fault);
+  return engine;
+}
+
+}  // namespace fsio
