@@ -46,8 +46,9 @@ class BlockWriter {
   std::uint64_t open_block_ = 0;
   AlignedBuffer open_buf_;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> covered_;  // [begin, end) within block
-  // Committed blocks waiting for the next batch submission.
-  std::vector<std::pair<std::uint64_t, AlignedBuffer>> staged_;
+  // Committed blocks waiting for the next batch submission, by block number
+  // (a later segment touching a staged block updates it in place).
+  std::map<std::uint64_t, AlignedBuffer> staged_;
   std::uint64_t staged_bytes_ = 0;
   std::uint64_t commits_ = 0;
   std::uint64_t edge_reads_ = 0;

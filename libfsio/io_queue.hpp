@@ -9,8 +9,10 @@
 // max_segments iovecs), applies the end-of-device guard, submits the batch
 // keeping at most `depth` in flight (one io_uring_submit per wave), reaps
 // every completion, resubmits the rest of a short transfer, and returns the
-// first error with the offset and size it happened at. Offsets are relative
-// to the Device window. Buffers must stay valid until finish() returns; with
+// first error with the offset and size it happened at ("write 1048576 bytes
+// at 0x100000: Input/output error", errno in Error::sys_errno; the device
+// path is left for the caller to add with Device::error). Offsets are
+// relative to the Device window. Buffers must stay valid until finish() returns; with
 // O_DIRECT they must be aligned to the device's DIO alignment (checked:
 // Errc::invalid_argument). A read that straddles the end of the device is
 // truncated to whole sectors and its tail zero-filled; a write that straddles
@@ -48,7 +50,13 @@ struct QueueOptions {
 
 class IoQueue {
  public:
+  // The engine comes from make_engine(options.engine, device.fd(), depth).
   static Result<IoQueue> create(Device& device, const QueueOptions& options = {});
+  // Uses a caller-made engine on device.fd() instead (options.engine is
+  // ignored; depth is bounded by the engine's): tests inject fault-injecting
+  // or short-transferring engines this way.
+  static Result<IoQueue> create(Device& device, std::unique_ptr<Engine> engine,
+                                const QueueOptions& options = {});
   IoQueue(IoQueue&&) noexcept;
   IoQueue& operator=(IoQueue&&) noexcept;
   ~IoQueue();
@@ -93,7 +101,11 @@ class IoQueue {
 
  private:
   IoQueue(Device& dev, QueueOptions opts, std::unique_ptr<Engine> engine);
+  struct Unit;  // one merged request on its way through the engine
   Status run(std::vector<Plug::Pending>& reqs);
+  Status prepare(std::vector<Plug::Pending>& reqs, std::vector<Unit>& units);
+  Status submit(std::vector<Unit>& units);
+  Status flush_engine();
   Device* dev_;
   QueueOptions opts_;
   std::unique_ptr<Engine> engine_;
