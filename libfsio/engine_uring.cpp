@@ -6,6 +6,8 @@
 // syscalls() counts the io_uring_enter calls we make: the whole point of the
 // engine is to make that number small, so it must be honest.
 #include <liburing.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -98,8 +100,10 @@ class UringEngine final : public Engine {
     if (queued_ == 0) return 0u;
     if (disabled_) {
       ++syscalls_;
-      int ret = io_uring_enable_rings(&ring_);
-      if (ret < 0) return errno_error(-ret, "enable io_uring");
+      // liburing 2.3 declares io_uring_enable_rings but does not export it
+      // from the shared library, so register directly.
+      if (syscall(__NR_io_uring_register, ring_.ring_fd, IORING_REGISTER_ENABLE_RINGS, nullptr, 0) < 0)
+        return errno_error("enable io_uring");
       disabled_ = false;
     }
     for (;;) {
