@@ -36,6 +36,8 @@ class AlignedBuffer {
 };
 
 // Hands out buffers of one size; returned buffers are reused rather than freed.
+// A reused buffer holds whatever its last user left in it (zero() if needed);
+// put() of a buffer of another size is a bug (asserted).
 class BufferPool {
  public:
   BufferPool(std::size_t buffer_size, std::size_t alignment = 4096)
