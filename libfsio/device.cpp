@@ -1,0 +1,218 @@
+// Device::open: one place that turns "a path and what we mean to do with it"
+// into a file descriptor with the right flags, a known size and topology, and
+// the safety checks a tool that writes raw devices needs.
+#include "libfsio/device.hpp"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <utility>
+
+#include "libfsio/mount.hpp"
+
+namespace fsio {
+namespace {
+
+std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
+  return buf;
+}
+
+// Name the filesystem that refused O_DIRECT, for direct_fallback().
+std::string filesystem_name(int fd) {
+  struct statfs sf {};
+  if (fstatfs(fd, &sf) != 0) return "the filesystem";
+  switch (static_cast<unsigned long>(sf.f_type)) {
+    case TMPFS_MAGIC: return "tmpfs";
+    case RAMFS_MAGIC: return "ramfs";
+    case PROC_SUPER_MAGIC: return "procfs";
+    case SYSFS_MAGIC: return "sysfs";
+    case FUSE_SUPER_MAGIC: return "fuse";
+    case OVERLAYFS_SUPER_MAGIC: return "overlayfs";
+    default: return "the filesystem (type " + hex(static_cast<unsigned long>(sf.f_type)) + ")";
+  }
+}
+
+int open_flags(const OpenOptions& o, bool is_block, bool creating) {
+  int flags = O_CLOEXEC | (o.write ? O_RDWR : O_RDONLY);
+  if (o.sync == SyncMode::dsync) flags |= O_DSYNC;
+  if (o.sync == SyncMode::sync) flags |= O_SYNC;
+  // On a block device O_EXCL means "claim it exclusively" (fails with EBUSY
+  // while mounted or claimed by md/dm/another opener); on a regular file it
+  // would mean "must not exist", so it is only ever used on block devices.
+  if (is_block && o.write && o.exclusive) flags |= O_EXCL;
+  if (creating || (o.create_size && !is_block)) flags |= O_CREAT;
+  return flags;
+}
+
+}  // namespace
+
+Result<Device> Device::open(const std::string& path, const OpenOptions& o) {
+  if (o.create_size && !o.write)
+    return make_error(Errc::invalid_argument, path + ": creating an image needs write access");
+
+  struct stat st {};
+  bool exists = ::stat(path.c_str(), &st) == 0;
+  if (!exists && !(errno == ENOENT && o.create_size)) return errno_error(path + ": stat");
+  bool is_block = exists && S_ISBLK(st.st_mode);
+  if (exists && !is_block && !S_ISREG(st.st_mode))
+    return make_error(Errc::unsupported, path + ": not a block device or a regular file");
+  if (is_block && o.create_size)
+    return make_error(Errc::invalid_argument, path + ": a size to create applies to image files, not block devices");
+
+  // Writing under a mounted filesystem corrupts it; check before opening so
+  // the message can name the mount point (O_EXCL below would only say EBUSY).
+  if (o.write && exists && !o.allow_mounted) {
+    auto where = FSIO_TRY(find_mount(path));
+    if (where)
+      return make_error(Errc::busy, path + ": mounted on " + *where + "; refusing to write to a mounted filesystem");
+  }
+
+  int flags = open_flags(o, is_block, !exists);
+  Device d;
+  d.path_ = path;
+  d.is_block_ = is_block;
+  d.writable_ = o.write;
+  d.sync_ = o.sync;
+  d.fd_ = ::open(path.c_str(), flags | (o.direct ? O_DIRECT : 0), 0644);
+  if (d.fd_ < 0 && o.direct && errno == EINVAL) {
+    // The filesystem has no direct I/O (ramfs, some FUSE, tmpfs before 6.6):
+    // the work is still correct buffered, only slower; say so.
+    d.fd_ = ::open(path.c_str(), flags, 0644);
+    if (d.fd_ >= 0) d.direct_fallback_ = filesystem_name(d.fd_) + " refuses O_DIRECT; using buffered I/O";
+  }
+  d.direct_ = o.direct && d.direct_fallback_.empty();
+  if (d.fd_ < 0) {
+    const char* what = o.write ? "open for writing" : "open for reading";
+    if (errno == EBUSY && (flags & O_EXCL))
+      return errno_error(path + ": " + what + " (exclusive): in use by a mount, md/dm or another program");
+    return errno_error(path + ": " + what);
+  }
+
+  if (::fstat(d.fd_, &st) != 0) return errno_error(path + ": fstat");
+  std::uint64_t real_size = 0;
+  if (is_block) {
+    if (ioctl(d.fd_, BLKGETSIZE64, &real_size) != 0) return errno_error(path + ": BLKGETSIZE64");
+  } else {
+    real_size = std::uint64_t(st.st_size);
+    // Extend only: creating an image never throws away existing data.
+    if (o.create_size && *o.create_size > real_size) {
+      if (::ftruncate(d.fd_, off_t(*o.create_size)) != 0)
+        return errno_error(path + ": extend to " + std::to_string(*o.create_size) + " bytes");
+      real_size = *o.create_size;
+    }
+  }
+
+  d.topo_ = FSIO_TRY(query_topology(d.fd_, path, is_block, o.sector_size));
+
+  // The window: a partition always starts on a sector boundary, and O_DIRECT
+  // needs it to, so an unaligned start is refused rather than half-working.
+  if (o.offset % d.topo_.logical_sector != 0)
+    return make_error(Errc::invalid_argument, path + ": window offset " + hex(o.offset) +
+                                                  " is not a multiple of the " +
+                                                  std::to_string(d.topo_.logical_sector) + "-byte sector");
+  if (o.offset > real_size)
+    return make_error(Errc::invalid_argument, path + ": window offset " + hex(o.offset) +
+                                                  " is beyond the end (size " + hex(real_size) + ")");
+  std::uint64_t avail = real_size - o.offset;
+  if (o.length && *o.length > avail)
+    return make_error(Errc::invalid_argument, path + ": window " + hex(o.offset) + "+" + hex(*o.length) +
+                                                  " ends beyond the end (size " + hex(real_size) + ")");
+  d.offset_ = o.offset;
+  d.size_ = o.length ? *o.length : avail;
+  return d;
+}
+
+Device::Device(Device&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      path_(std::move(other.path_)),
+      offset_(other.offset_),
+      size_(other.size_),
+      topo_(other.topo_),
+      is_block_(other.is_block_),
+      writable_(other.writable_),
+      direct_(other.direct_),
+      sync_(other.sync_),
+      direct_fallback_(std::move(other.direct_fallback_)) {}
+
+Device& Device::operator=(Device&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = std::exchange(other.fd_, -1);
+    path_ = std::move(other.path_);
+    offset_ = other.offset_;
+    size_ = other.size_;
+    topo_ = other.topo_;
+    is_block_ = other.is_block_;
+    writable_ = other.writable_;
+    direct_ = other.direct_;
+    sync_ = other.sync_;
+    direct_fallback_ = std::move(other.direct_fallback_);
+  }
+  return *this;
+}
+
+Device::~Device() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Result<std::uint64_t> Device::clamp(std::uint64_t offset, std::uint64_t length) const {
+  if (length == 0) return std::uint64_t{0};
+  if (offset >= size_)
+    return make_error(Errc::invalid_argument, path_ + ": request of " + std::to_string(length) + " bytes at " +
+                                                  hex(offset) + " is beyond the end of the device (size " +
+                                                  hex(size_) + ")");
+  std::uint64_t inside = size_ - offset;
+  if (length <= inside) return length;
+  // Straddles the end (guard_bio_eod). Buffered regular files can transfer
+  // any byte count up to EOF; devices and O_DIRECT only whole sectors.
+  if (!is_block_ && !direct_) return inside;
+  std::uint64_t whole = inside / topo_.logical_sector * topo_.logical_sector;
+  if (whole == 0)
+    return make_error(Errc::invalid_argument, path_ + ": request at " + hex(offset) +
+                                                  " lies in the partial last sector (size " + hex(size_) + ", " +
+                                                  std::to_string(topo_.logical_sector) + "-byte sectors)");
+  return whole;
+}
+
+Status Device::flush() const {
+  if (sync_ == SyncMode::sync) {
+    if (::fsync(fd_) != 0) return errno_error(path_ + ": fsync");
+  } else if (::fdatasync(fd_) != 0) {
+    return errno_error(path_ + ": fdatasync");
+  }
+  return {};
+}
+
+Status Device::discard(std::uint64_t offset, std::uint64_t length) const {
+  std::string what = "discard " + std::to_string(length) + " bytes at " + hex(offset);
+  if (!writable_) return make_error(Errc::invalid_argument, path_ + ": " + what + ": not opened for writing");
+  if (offset > size_ || length > size_ - offset)
+    return make_error(Errc::invalid_argument, path_ + ": " + what + ": beyond the end of the device (size " +
+                                                  hex(size_) + ")");
+  if (length == 0) return {};
+  std::uint64_t abs = offset_ + offset;
+  if (is_block_) {
+    // The kernel wants logical-sector alignment and answers a bare EINVAL.
+    if ((abs | length) % topo_.logical_sector != 0)
+      return make_error(Errc::invalid_argument, path_ + ": " + what + ": not aligned to the " +
+                                                    std::to_string(topo_.logical_sector) + "-byte sector");
+    std::uint64_t range[2] = {abs, length};
+    if (ioctl(fd_, BLKDISCARD, range) != 0) return errno_error(path_ + ": " + what + ": BLKDISCARD");
+    return {};
+  }
+  if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(abs), off_t(length)) != 0)
+    return errno_error(path_ + ": " + what + ": punch hole");
+  return {};
+}
+
+}  // namespace fsio

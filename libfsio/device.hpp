@@ -43,6 +43,14 @@ struct Topology {
   std::uint64_t max_request = 1u << 20;  // largest single request we build
 };
 
+// The topology of an open file descriptor (what Device::open records): the
+// ioctls and libblkid for block devices, 512-byte sectors for image files,
+// statx(STATX_DIOALIGN) for both. A non-zero sector_size_override replaces
+// the logical sector size (for a block device only by a larger one).
+// Exposed for tools that report topology; `path` is for error messages.
+Result<Topology> query_topology(int fd, const std::string& path, bool is_block,
+                                std::uint32_t sector_size_override);
+
 class Device {
  public:
   // Opens path. For writing, refuses a mounted device or image (by device
@@ -69,10 +77,18 @@ class Device {
   const std::string& direct_fallback() const { return direct_fallback_; }
 
   // End-of-device guard for a request of `length` bytes at window offset
-  // `offset`: returns the bytes that lie inside the device, truncated to whole
-  // logical sectors (0 < result <= length). A request wholly beyond the end is
-  // Errc::invalid_argument naming the offset. A request starting at the end is
-  // the same error; a zero-length request returns 0.
+  // `offset`: returns the bytes that lie inside the device (0 < result <=
+  // length). A request wholly inside is returned whole. One that straddles
+  // the end is truncated:
+  //  - block devices and O_DIRECT: to whole logical sectors, because the
+  //    kernel refuses (EINVAL/EIO) a partial sector there;
+  //  - regular files opened buffered: to the real end, so the odd tail of an
+  //    image whose size is not a sector multiple stays readable (10000-byte
+  //    file: clamp(9728, 4096) == 272).
+  // A request wholly beyond the end, starting at the end, or (in the
+  // whole-sector case) lying entirely in a partial last sector is
+  // Errc::invalid_argument naming the offset in hex. A zero-length request
+  // returns 0.
   Result<std::uint64_t> clamp(std::uint64_t offset, std::uint64_t length) const;
 
   // fdatasync (fsync for SyncMode::sync). One flush, not one per block.
