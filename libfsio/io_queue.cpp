@@ -163,7 +163,9 @@ Status IoQueue::prepare(std::vector<Plug::Pending>& reqs, std::vector<Unit>& uni
       // the batch have already been written; refuse the whole batch first.
       std::uint64_t abs = dev_->offset() + p.offset;
       auto addr = reinterpret_cast<std::uintptr_t>(p.data);
-      if (abs % topo.dio_offset_align || p.len % topo.dio_offset_align || addr % topo.dio_mem_align)
+      std::uint64_t off_align = std::max(topo.dio_offset_align, 1u);
+      std::uint64_t mem_align = std::max(topo.dio_mem_align, 1u);
+      if (abs % off_align || p.len % off_align || addr % mem_align)
         return make_error(Errc::invalid_argument,
                           describe(p.op, p.len, p.offset) + ": not aligned for direct I/O (offset and length must be multiples of " +
                               std::to_string(topo.dio_offset_align) + ", buffer address of " +
