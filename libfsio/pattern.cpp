@@ -1,0 +1,125 @@
+#include "libfsio/pattern.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+namespace fsio {
+namespace {
+
+constexpr std::size_t words_per_sector = pattern_sector / 8;
+using Sector = std::array<std::uint64_t, words_per_sector>;
+
+// splitmix64 (Steele, Lea, Flood 2014): one add and a mix per word, and any
+// seed, zero included, gives a full-period stream.
+std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t to_le(std::uint64_t v) {
+  if constexpr (std::endian::native == std::endian::little) return v;
+  else return __builtin_bswap64(v);
+}
+
+// The sector starting at absolute offset `sector_off`, as little-endian words.
+void make_sector(std::uint64_t sector_off, std::uint64_t seed, std::uint64_t* out) {
+  out[0] = to_le(sector_off);
+  out[1] = to_le(seed);
+  std::uint64_t state = mix(seed ^ mix(sector_off + 0x9e3779b97f4a7c15ULL));
+  for (std::size_t i = 2; i < words_per_sector; ++i) {
+    state += 0x9e3779b97f4a7c15ULL;
+    out[i] = to_le(mix(state));
+  }
+}
+
+std::uint64_t load_word(const std::byte* p) {
+  std::uint64_t v;
+  std::memcpy(&v, p, 8);
+  return to_le(v);
+}
+
+}  // namespace
+
+void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t seed) {
+  std::size_t done = 0;
+  while (done < buf.size()) {
+    const std::uint64_t pos = offset + done;
+    const std::uint64_t sector_off = pos - pos % pattern_sector;
+    const std::size_t skip = pos - sector_off;
+    const std::size_t n = std::min<std::size_t>(pattern_sector - skip, buf.size() - done);
+    if (skip == 0 && n == pattern_sector && reinterpret_cast<std::uintptr_t>(buf.data() + done) % 8 == 0) {
+      make_sector(sector_off, seed, reinterpret_cast<std::uint64_t*>(buf.data() + done));
+    } else {
+      Sector s;
+      make_sector(sector_off, seed, s.data());
+      std::memcpy(buf.data() + done, reinterpret_cast<const std::byte*>(s.data()) + skip, n);
+    }
+    done += n;
+  }
+}
+
+std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset,
+                                             std::uint64_t seed) {
+  std::size_t done = 0;
+  while (done < buf.size()) {
+    const std::uint64_t pos = offset + done;
+    const std::uint64_t sector_off = pos - pos % pattern_sector;
+    const std::size_t skip = pos - sector_off;
+    const std::size_t n = std::min<std::size_t>(pattern_sector - skip, buf.size() - done);
+    Sector s;
+    make_sector(sector_off, seed, s.data());
+    const auto* want = reinterpret_cast<const std::byte*>(s.data());
+    const std::byte* got = buf.data() + done;
+    if (std::memcmp(want + skip, got, n) != 0) {
+      std::size_t i = 0;
+      while (want[skip + i] == got[i]) ++i;
+      PatternMismatch m;
+      m.offset = pos + i;
+      m.word_offset = m.offset - m.offset % 8;
+      // The whole word when the buffer holds it; the missing bytes count as expected.
+      std::byte word[8];
+      const std::size_t in_sector = m.word_offset - sector_off;
+      std::memcpy(word, want + in_sector, 8);
+      for (std::size_t k = 0; k < 8; ++k) {
+        const std::uint64_t at = m.word_offset + k;
+        if (at >= offset && at < offset + buf.size()) word[k] = buf[at - offset];
+      }
+      m.expected = load_word(want + in_sector);
+      m.actual = load_word(word);
+      if (skip == 0 && n >= 16) {
+        m.header_read = true;
+        m.stamped_offset = load_word(got);
+        m.stamped_seed = load_word(got + 8);
+      }
+      return m;
+    }
+    done += n;
+  }
+  return std::nullopt;
+}
+
+std::string describe(const PatternMismatch& m, std::uint64_t seed) {
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "first mismatch at byte 0x%" PRIx64 ": expected 0x%016" PRIx64 ", read 0x%016" PRIx64
+                " (8-byte word at 0x%" PRIx64 ")",
+                m.offset, m.expected, m.actual, m.word_offset);
+  std::string out = text;
+  if (m.header_read) {
+    const std::uint64_t sector = m.offset - m.offset % pattern_sector;
+    if (m.stamped_offset != sector || m.stamped_seed != seed) {
+      std::snprintf(text, sizeof text,
+                    "; the sector at 0x%" PRIx64 " holds the stamp of offset 0x%" PRIx64 ", seed %" PRIu64,
+                    sector, m.stamped_offset, m.stamped_seed);
+      out += text;
+    }
+  }
+  return out;
+}
+
+}  // namespace fsio
