@@ -1,0 +1,559 @@
+#include "libfsio/bench.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <bit>
+#include <cinttypes>
+#include <cstdio>
+#include <vector>
+
+#include "libfsio/buffer.hpp"
+#include "libfsio/progress.hpp"
+#include "libfsio/signatures.hpp"
+#include "libfsio/size.hpp"
+
+namespace fsio {
+
+// ---- options -------------------------------------------------------------
+
+Result<BenchRw> parse_bench_rw(std::string_view text) {
+  if (text == "read") return BenchRw::read;
+  if (text == "write") return BenchRw::write;
+  if (text == "randread") return BenchRw::randread;
+  if (text == "randwrite") return BenchRw::randwrite;
+  return make_error(Errc::invalid_argument,
+                    "rw '" + std::string(text) + "': expected read, write, randread or randwrite");
+}
+
+const char* bench_rw_name(BenchRw rw) {
+  switch (rw) {
+    case BenchRw::read: return "read";
+    case BenchRw::write: return "write";
+    case BenchRw::randread: return "randread";
+    case BenchRw::randwrite: return "randwrite";
+  }
+  return "?";
+}
+
+namespace {
+// Bounds that keep one run's buffers (iodepth x bs, allocated up front) sane,
+// and io_uring's own ring limit (IORING_MAX_ENTRIES is 32768).
+constexpr std::uint64_t max_bs = 256u << 20;
+constexpr std::uint64_t max_buffer_bytes = 4ull << 30;
+constexpr unsigned max_iodepth = 32768;
+}  // namespace
+
+Status validate(const BenchOptions& o) {
+  if (o.bs == 0 || o.bs > max_bs)
+    return make_error(Errc::invalid_argument, "bs " + std::to_string(o.bs) + ": must be 1 byte to 256 MiB");
+  if (o.iodepth == 0 || o.iodepth > max_iodepth)
+    return make_error(Errc::invalid_argument,
+                      "iodepth " + std::to_string(o.iodepth) + ": must be 1 to " + std::to_string(max_iodepth));
+  if (o.bs * o.iodepth > max_buffer_bytes)
+    return make_error(Errc::invalid_argument, "bs x iodepth = " + format_size(o.bs * o.iodepth) +
+                                                  " of buffers: more than " + format_size(max_buffer_bytes));
+  if (o.batch > o.iodepth)
+    return make_error(Errc::invalid_argument, "batch " + std::to_string(o.batch) + ": more than iodepth " +
+                                                  std::to_string(o.iodepth));
+  if (!(o.runtime >= 0) || o.runtime > 1e7)
+    return make_error(Errc::invalid_argument, "runtime " + std::to_string(o.runtime) + ": must be 0 to 1e7 seconds");
+  if (o.sync && !bench_writes(o.rw))
+    return make_error(Errc::invalid_argument, "--sync applies to write and randwrite only");
+  if (o.create_size && *o.create_size == 0)
+    return make_error(Errc::invalid_argument, "create size 0: nothing to create");
+  return {};
+}
+
+Result<BenchRange> plan_range(const BenchOptions& o, std::uint64_t device_size, std::uint32_t align) {
+  FSIO_TRY(validate(o));
+  if (align == 0) align = 1;
+  if (o.offset >= device_size)
+    return make_error(Errc::invalid_argument, "offset " + std::to_string(o.offset) +
+                                                  " is at or past the end of the target (" +
+                                                  std::to_string(device_size) + " bytes)");
+  BenchRange r;
+  r.begin = o.offset;
+  if (o.size == 0) {
+    r.end = device_size;
+  } else {
+    if (o.size > device_size - o.offset)
+      return make_error(Errc::invalid_argument,
+                        "size " + std::to_string(o.size) + " at offset " + std::to_string(o.offset) +
+                            " runs past the end of the target (" + std::to_string(device_size) +
+                            " bytes; --create makes a file bigger)");
+    r.end = o.offset + o.size;
+  }
+  if (o.offset % align || o.bs % align)
+    return make_error(Errc::invalid_argument, "direct I/O needs offset and bs in multiples of " +
+                                                  std::to_string(align) + " bytes (offset " +
+                                                  std::to_string(o.offset) + ", bs " + std::to_string(o.bs) +
+                                                  "); use --buffered");
+  if (r.end != device_size && (r.end - r.begin) % align)
+    return make_error(Errc::invalid_argument, "direct I/O needs size in multiples of " + std::to_string(align) +
+                                                  " bytes (size " + std::to_string(r.end - r.begin) + ")");
+  r.blocks = (r.end - r.begin + o.bs - 1) / o.bs;
+  return r;
+}
+
+Result<Device> open_bench_target(const std::string& path, const BenchOptions& o) {
+  FSIO_TRY(validate(o));
+  OpenOptions open;
+  open.write = bench_writes(o.rw) || o.create_size.has_value();
+  open.direct = o.direct;
+  open.create_size = o.create_size;
+  auto dev = FSIO_TRY(Device::open(path, open));
+  if (bench_writes(o.rw) && !o.force) {
+    auto sigs = FSIO_TRY_CTX(probe_signatures(dev), path);
+    if (!sigs.empty())
+      return make_error(Errc::busy, path + ": holds " + describe(sigs.front()) +
+                                        "; writing would destroy it (use --force to write anyway)");
+  }
+  return dev;
+}
+
+// ---- latency histogram ----------------------------------------------------
+
+unsigned LatencyHistogram::bucket_of(std::uint64_t ns) {
+  // Values below 2^(sub_bits+1) get a bucket each; above, a power of two
+  // [2^m, 2^(m+1)) is split into sub_buckets equal parts (fio's plat_val_to_idx).
+  if (ns < 2 * sub_buckets) return unsigned(ns);
+  const unsigned msb = unsigned(std::bit_width(ns)) - 1;
+  const unsigned shift = msb - sub_bits;
+  const unsigned group = shift + 1;
+  return group * sub_buckets + unsigned((ns >> shift) & (sub_buckets - 1));
+}
+
+std::uint64_t LatencyHistogram::bucket_low(unsigned index) {
+  if (index < 2 * sub_buckets) return index;
+  const unsigned group = index / sub_buckets;
+  const unsigned shift = group - 1;
+  return (std::uint64_t(sub_buckets) + index % sub_buckets) << shift;
+}
+
+std::uint64_t LatencyHistogram::bucket_high(unsigned index) {
+  if (index < 2 * sub_buckets) return index;
+  const unsigned shift = index / sub_buckets - 1;
+  return bucket_low(index) + ((std::uint64_t{1} << shift) - 1);
+}
+
+void LatencyHistogram::add(std::uint64_t ns, std::uint64_t count) {
+  hist_[bucket_of(ns)] += count;
+  count_ += count;
+  sum_ += double(ns) * double(count);
+  min_ = std::min(min_, ns);
+  max_ = std::max(max_, ns);
+}
+
+std::uint64_t LatencyHistogram::percentile(double pct) const {
+  if (count_ == 0) return 0;
+  pct = std::clamp(pct, 0.0, 100.0);
+  // At least one sample: p0 is the smallest bucket that holds anything.
+  const auto want = std::max<std::uint64_t>(1, std::uint64_t(pct / 100.0 * double(count_) + 0.9999999));
+  std::uint64_t seen = 0;
+  for (unsigned i = 0; i < buckets; ++i) {
+    seen += hist_[i];
+    if (seen >= want) {
+      const std::uint64_t mid = bucket_low(i) + (bucket_high(i) - bucket_low(i)) / 2;
+      return std::clamp(mid, min_, max_);
+    }
+  }
+  return max_;
+}
+
+// ---- the run --------------------------------------------------------------
+
+BlockOrder::BlockOrder(std::uint64_t n, bool random, std::uint64_t key) : n_(n), random_(random && n > 1) {
+  const auto bits = unsigned(std::bit_width(n > 0 ? n - 1 : 0));
+  mask_ = bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  shift_ = std::max(1u, bits / 2);
+  std::uint64_t k = key;
+  for (auto& r : keys_) {
+    k += 0x9e3779b97f4a7c15ULL;
+    r = (k ^ (k >> 29)) * 0xbf58476d1ce4e5b9ULL;
+  }
+}
+
+std::uint64_t BlockOrder::step(std::uint64_t x) const {
+  // Each round: multiply by an odd number, xor-shift right, add; every one a
+  // bijection modulo 2^bits, so their composition is one too.
+  for (auto k : keys_) {
+    x = (x * (k | 1)) & mask_;
+    x ^= x >> shift_;
+    x = (x + (k >> 17)) & mask_;
+  }
+  return x;
+}
+
+
+namespace {
+
+std::uint64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return std::uint64_t(ts.tv_sec) * 1000000000u + std::uint64_t(ts.tv_nsec);
+}
+
+std::string hex(std::uint64_t v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+  return b;
+}
+
+// One buffer and, when it leads an engine request, that request.
+struct Slot {
+  std::byte* buf = nullptr;
+  std::uint64_t offset = 0;    // window offset of this block
+  std::uint64_t want = 0;      // bytes of this block that count
+  std::uint64_t ask = 0;       // bytes asked of the kernel (a direct read's tail: aligned up)
+  // As the lead of an engine request (members[0] is the lead itself):
+  iovec* iov = nullptr;        // capacity: max_merge
+  unsigned iovcnt = 0;
+  unsigned* members = nullptr;
+  unsigned nmembers = 0;
+  std::uint64_t req_offset = 0;  // window offset still to transfer
+  std::uint64_t req_bytes = 0;   // bytes asked of the kernel
+  std::uint64_t req_want = 0;    // bytes that must arrive for the request to be complete
+  std::uint64_t t_submit = 0;
+};
+
+struct PassSpec {
+  IoOp op = IoOp::read;
+  std::uint64_t blocks = 0;  // block indices [0, blocks) of the order
+  bool stamp = false;        // write the verify pattern into each buffer
+  bool check = false;        // check each read buffer against the pattern
+  bool measured = true;      // latencies and stats land in the result
+};
+
+class Runner {
+ public:
+  Runner(Device& dev, const BenchOptions& o, const BenchRange& range, Engine& engine, Progress* progress)
+      : dev_(dev), o_(o), range_(range), engine_(engine), progress_(progress),
+        order_(range.blocks, bench_random(o.rw), o.seed) {
+    const auto& topo = dev.topology();
+    align_ = dev.direct() ? std::max<std::uint32_t>(topo.dio_offset_align, 1) : 1;
+    merge_ = o.batch > 1 && o.merge && !bench_random(o.rw);
+    max_merge_ = merge_ ? std::min(o.batch, 1024u) : 1;
+    max_request_ = std::max<std::uint64_t>(o.bs, topo.max_request);
+    const std::size_t mem_align = std::max<std::size_t>({4096, topo.dio_mem_align, std::bit_ceil(align_)});
+    const std::size_t stride = (o.bs + mem_align - 1) / mem_align * mem_align;
+    arena_ = AlignedBuffer(stride * o.iodepth, mem_align);
+    slots_.resize(o.iodepth);
+    iovs_.resize(std::size_t(o.iodepth) * max_merge_);
+    member_ids_.resize(std::size_t(o.iodepth) * max_merge_);
+    for (unsigned i = 0; i < o.iodepth; ++i) {
+      slots_[i].buf = arena_.data() + std::size_t(i) * stride;
+      slots_[i].iov = &iovs_[std::size_t(i) * max_merge_];
+      slots_[i].members = &member_ids_[std::size_t(i) * max_merge_];
+    }
+    comps_.resize(engine.depth());
+    round_.reserve(o.iodepth);
+    free_.reserve(o.iodepth);
+    // Writes without --verify send one fixed, incompressible fill, like fio's
+    // default random buffers.
+    for (unsigned i = 0; i < o.iodepth; ++i)
+      stamp_pattern({slots_[i].buf, std::size_t(o.bs)}, std::uint64_t(i) * o.bs, o.seed ^ 0xf111);
+  }
+
+  Status pass(const PassSpec& spec, BenchResult& res);
+  std::uint64_t issued() const { return issued_; }
+
+ private:
+  bool take_block(std::uint64_t b, Slot& s);
+  void open_request(unsigned id);
+  bool try_merge(unsigned lead, unsigned id);
+  Status queue_lead(unsigned lead, IoOp op, bool retry);
+  void complete(unsigned lead, std::uint64_t t, const PassSpec& spec, BenchResult& res);
+
+  Device& dev_;
+  const BenchOptions& o_;
+  BenchRange range_;
+  Engine& engine_;
+  Progress* progress_;
+  BlockOrder order_;
+  std::uint32_t align_ = 1;
+  bool merge_ = false;
+  unsigned max_merge_ = 1;
+  std::uint64_t max_request_ = 0;
+  AlignedBuffer arena_;
+  std::vector<Slot> slots_;
+  std::vector<iovec> iovs_;
+  std::vector<unsigned> member_ids_;
+  std::vector<IoCompletion> comps_;
+  std::vector<unsigned> round_;  // leads queued since the last commit
+  std::vector<unsigned> free_;
+  unsigned engine_in_flight_ = 0;
+  std::uint64_t issued_ = 0;     // blocks handed out by the last pass
+  IoStats* stats_ = nullptr;
+  VerifyResult* verify_ = nullptr;
+  std::uint64_t* eod_ = nullptr;  // where the measured pass counts guard-truncated bytes
+};
+
+// Offset and length of block b (an index into the order) into s; false when
+// nothing of it can be transferred.
+//
+// The end of the target: a block device gets the end-of-device guard
+// (Device::clamp: whole logical sectors; a 4Kn device refuses a partial one).
+// A regular file opened O_DIRECT is read with the aligned length and the
+// kernel returns the short tail (EOF semantics hold for direct I/O), so a read
+// still covers the file to its last byte. A direct write cannot cover a
+// partial sector without growing the file: its tail stays unwritten and is
+// counted in eod_truncated.
+bool Runner::take_block(std::uint64_t b, Slot& s) {
+  const std::uint64_t off = range_.begin + order_(b) * o_.bs;
+  const std::uint64_t full = std::min(o_.bs, range_.end - off);
+  std::uint64_t want = full;
+  std::uint64_t ask = (want + align_ - 1) / align_ * align_;
+  const bool is_read = !bench_writes(o_.rw);
+  if (off + ask > dev_.size() && (dev_.is_block_device() || !is_read)) {
+    auto clamped = dev_.clamp(off, ask);
+    ask = clamped ? *clamped / align_ * align_ : 0;
+    want = std::min(want, ask);
+  }
+  if (eod_) *eod_ += full - want;
+  if (want == 0) return false;
+  s.offset = off;
+  s.want = want;
+  s.ask = is_read ? ask : want;
+  return true;
+}
+
+void Runner::open_request(unsigned id) {
+  Slot& s = slots_[id];
+  s.iov[0] = iovec{s.buf, std::size_t(s.ask)};
+  s.iovcnt = 1;
+  s.members[0] = id;
+  s.nmembers = 1;
+  s.req_offset = s.offset;
+  s.req_bytes = s.ask;
+  s.req_want = s.want;
+}
+
+bool Runner::try_merge(unsigned lead, unsigned id) {
+  Slot& l = slots_[lead];
+  const Slot& s = slots_[id];
+  if (!merge_ || l.nmembers >= max_merge_) return false;
+  if (l.req_offset + l.req_bytes != s.offset || l.req_bytes != l.req_want) return false;
+  if (l.req_bytes + s.want > max_request_ || s.ask != s.want) return false;
+  l.iov[l.iovcnt++] = iovec{s.buf, std::size_t(s.want)};
+  l.members[l.nmembers++] = id;
+  l.req_bytes += s.want;
+  l.req_want += s.want;
+  return true;
+}
+
+Status Runner::queue_lead(unsigned lead, IoOp op, bool retry) {
+  Slot& l = slots_[lead];
+  IoRequest req;
+  req.op = op;
+  req.offset = dev_.offset() + l.req_offset;
+  req.iov = l.iov;
+  req.iovcnt = l.iovcnt;
+  req.bytes = l.req_bytes;
+  req.dsync = op == IoOp::write && o_.sync;
+  req.user_data = lead;
+  FSIO_TRY(engine_.queue(req));
+  ++engine_in_flight_;
+  stats_->peak_in_flight = std::max(stats_->peak_in_flight, engine_in_flight_);
+  if (retry) ++stats_->retries;
+  else ++stats_->requests_submitted;
+  round_.push_back(lead);
+  return {};
+}
+
+void Runner::complete(unsigned lead, std::uint64_t t, const PassSpec& spec, BenchResult& res) {
+  const Slot& l = slots_[lead];
+  const std::uint64_t lat = t > l.t_submit ? t - l.t_submit : 0;
+  std::uint64_t bytes = 0;
+  for (unsigned k = 0; k < l.nmembers; ++k) {
+    const unsigned id = l.members[k];
+    const Slot& s = slots_[id];
+    bytes += s.want;
+    if (spec.check) {
+      verify_->bytes_checked += s.want;
+      if (auto m = check_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed)) {
+        ++verify_->bad_blocks;
+        if (!verify_->first || m->offset < verify_->first->offset) verify_->first = *m;
+      }
+    }
+    free_.push_back(id);
+  }
+  if (spec.measured) {
+    res.clat.add(lat, l.nmembers);
+    res.ios += l.nmembers;
+    res.io_bytes += bytes;
+  }
+  if (spec.op == IoOp::read) stats_->bytes_read += bytes;
+  else stats_->bytes_written += bytes;
+  if (progress_ && spec.measured) progress_->add(bytes);
+}
+
+Status Runner::pass(const PassSpec& spec, BenchResult& res) {
+  IoStats scratch;
+  stats_ = spec.measured ? &res.stats : &scratch;
+  verify_ = spec.check ? &*res.verify : nullptr;
+  eod_ = spec.measured ? &res.eod_truncated : nullptr;
+  free_.clear();
+  for (unsigned i = o_.iodepth; i-- > 0;) free_.push_back(i);
+  engine_in_flight_ = 0;
+  issued_ = 0;
+
+  const unsigned depth = std::min(o_.iodepth, engine_.depth());
+  const unsigned batch = o_.batch;
+  const std::uint64_t syscalls0 = engine_.syscalls();
+  const std::uint64_t deadline_ns = o_.runtime > 0 && spec.measured ? std::uint64_t(o_.runtime * 1e9) : 0;
+  const std::uint64_t t0 = now_ns();
+  std::uint64_t t_last = t0;
+  std::uint64_t next = 0;
+  bool stop = false;
+  std::optional<Error> failure;
+
+  while (true) {
+    // Fill: every free buffer (or, with --batch, a batch once that many are free).
+    const std::uint64_t left = spec.blocks - next;
+    const bool fill = !stop && left > 0 &&
+                      (batch == 0 || engine_in_flight_ == 0 ||
+                       free_.size() >= std::min<std::uint64_t>(batch, left));
+    if (fill) {
+      round_.clear();
+      unsigned taken = 0;
+      int open = -1;  // the request being built, not yet queued
+      while (!free_.empty() && next < spec.blocks && (batch == 0 || taken < batch) &&
+             engine_in_flight_ + (open >= 0) < depth) {
+        const unsigned id = free_.back();
+        const bool ok = take_block(next, slots_[id]);
+        ++next;
+        if (!ok) continue;
+        free_.pop_back();
+        ++taken;
+        ++stats_->requests_queued;
+        if (spec.stamp) stamp_pattern({slots_[id].buf, std::size_t(slots_[id].want)}, slots_[id].offset, o_.seed);
+        if (open >= 0 && try_merge(unsigned(open), id)) continue;
+        if (open >= 0) {
+          if (auto st = queue_lead(unsigned(open), spec.op, false); !st) { failure = std::move(st).error(); stop = true; break; }
+        }
+        open_request(id);
+        open = int(id);
+      }
+      if (open >= 0 && !failure) {
+        if (auto st = queue_lead(unsigned(open), spec.op, false); !st) { failure = std::move(st).error(); stop = true; }
+      }
+      issued_ = next;
+    }
+    if (!round_.empty()) {
+      auto n = engine_.commit();
+      if (!n) return dev_.error(std::move(n).error());
+      const std::uint64_t t = now_ns();
+      for (unsigned lead : round_) slots_[lead].t_submit = t;
+      round_.clear();
+    }
+    if (engine_in_flight_ == 0) break;
+
+    // Reap: at least one completion; with --batch (no merging) enough to
+    // free a whole batch, like fio's iodepth_batch_complete_min.
+    unsigned min_complete = 1;
+    if (batch > 1 && !merge_ && !stop && next < spec.blocks && free_.size() < batch)
+      min_complete = std::min<unsigned>(unsigned(batch - free_.size()), engine_in_flight_);
+    auto got = engine_.reap(comps_, min_complete);
+    if (!got) return dev_.error(std::move(got).error());
+    const std::uint64_t t = now_ns();
+    t_last = t;
+    for (unsigned i = 0; i < *got; ++i) {
+      const unsigned lead = unsigned(comps_[i].user_data);
+      Slot& l = slots_[lead];
+      --engine_in_flight_;
+      const std::int64_t r = comps_[i].result;
+      const char* what = spec.op == IoOp::read ? "read " : "write ";
+      if (r < 0 || (r == 0 && l.req_want > 0)) {
+        if (!failure) {
+          const std::string ctx = what + std::to_string(l.req_bytes) + " bytes at " + hex(l.req_offset);
+          failure = r < 0 ? errno_error(int(-r), ctx) : make_error(Errc::io, ctx + ": unexpected end of file");
+        }
+        stop = true;
+        for (unsigned k = 0; k < l.nmembers; ++k) free_.push_back(l.members[k]);
+        continue;
+      }
+      const auto done = std::uint64_t(r);
+      if (done >= l.req_want || stop) {
+        // Complete (a short read past the want is the tail of an odd target);
+        // after a stop a short transfer is counted for what it moved, no retry.
+        if (done < l.req_want) {
+          for (unsigned k = 0; k < l.nmembers; ++k) free_.push_back(l.members[k]);
+          continue;
+        }
+        complete(lead, t, spec, res);
+        continue;
+      }
+      // A short transfer: resubmit the rest from where it stopped.
+      std::uint64_t skip = done;
+      unsigned first = 0;
+      while (skip >= l.iov[first].iov_len) skip -= l.iov[first++].iov_len;
+      l.iov[first].iov_base = static_cast<std::byte*>(l.iov[first].iov_base) + skip;
+      l.iov[first].iov_len -= skip;
+      std::copy(l.iov + first, l.iov + l.iovcnt, l.iov);
+      l.iovcnt -= first;
+      l.req_offset += done;
+      l.req_bytes -= done;
+      l.req_want -= done;
+      if (auto st = queue_lead(lead, spec.op, true); !st) {
+        if (!failure) failure = std::move(st).error();
+        stop = true;
+      }
+    }
+    if (!stop && deadline_ns && t - t0 >= deadline_ns) {
+      stop = true;
+      res.runtime_capped = next < spec.blocks;
+    }
+    if (!stop && InterruptGuard::requested()) {
+      stop = true;
+      res.interrupted = true;
+    }
+  }
+  stats_->syscalls += engine_.syscalls() - syscalls0;
+  if (spec.measured) {
+    res.elapsed = double(t_last - t0) / 1e9;
+    stats_->elapsed_seconds = res.elapsed;
+  }
+  if (failure) return dev_.error(std::move(*failure));
+  return {};
+}
+
+}  // namespace
+
+Result<BenchResult> run_bench(Device& dev, const BenchOptions& o, Progress* progress) {
+  FSIO_TRY_CTX(validate(o), dev.path());
+  auto engine = FSIO_TRY_CTX(make_engine(o.engine, dev.fd(), o.iodepth), dev.path());
+  return run_bench(dev, o, std::move(engine), progress);
+}
+
+Result<BenchResult> run_bench(Device& dev, const BenchOptions& o, std::unique_ptr<Engine> engine,
+                              Progress* progress) {
+  const std::uint32_t align = dev.direct() ? std::max<std::uint32_t>(dev.topology().dio_offset_align, 1) : 1;
+  auto range = FSIO_TRY_CTX(plan_range(o, dev.size(), align), dev.path());
+  if (bench_writes(o.rw) && !dev.writable())
+    return make_error(Errc::invalid_argument, dev.path() + ": opened read-only for a write benchmark");
+
+  BenchResult res;
+  res.rw = o.rw;
+  res.engine = engine->name();
+  res.direct = dev.direct();
+  res.note = dev.direct_fallback();
+  res.bs = o.bs;
+  res.iodepth = o.iodepth;
+  res.range = range;
+  if (o.verify) res.verify = VerifyResult{};
+
+  Runner runner(dev, o, range, *engine, progress);
+  const IoOp op = bench_writes(o.rw) ? IoOp::write : IoOp::read;
+  // The measured pass; a read with --verify checks what it reads.
+  FSIO_TRY(runner.pass({op, range.blocks, o.verify && op == IoOp::write, o.verify && op == IoOp::read, true}, res));
+
+  // --verify on a write: read back exactly the blocks the pass wrote.
+  if (o.verify && op == IoOp::write && !res.interrupted) {
+    if (!dev.direct()) FSIO_TRY(dev.flush());
+    FSIO_TRY(runner.pass({IoOp::read, runner.issued(), false, true, false}, res));
+  }
+  return res;
+}
+
+}  // namespace fsio
