@@ -1,0 +1,52 @@
+#include "cmd/common.hpp"
+
+#include <cstdio>
+
+#include "libfsio/size.hpp"
+
+namespace fsio::cli {
+
+int report(const char* tool, const Error& error) {
+  std::fprintf(stderr, "%s: %s\n", tool, error.message().c_str());
+  return error.code == Errc::invalid_argument ? exit_usage : exit_failure;
+}
+
+CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64_t* out,
+                             const std::string& help) {
+  auto* opt = app.add_option_function<std::string>(
+      name,
+      [out, name](const std::string& text) {
+        auto bytes = parse_size(text);
+        if (!bytes) throw CLI::ValidationError(name, bytes.error().message());
+        *out = *bytes;
+      },
+      help);
+  opt->type_name("SIZE");
+  return opt;
+}
+
+nlohmann::json to_json(const IoStats& s) {
+  return {
+      {"requests_queued", s.requests_queued},
+      {"requests_submitted", s.requests_submitted},
+      {"syscalls", s.syscalls},
+      {"bytes_read", s.bytes_read},
+      {"bytes_written", s.bytes_written},
+      {"flushes", s.flushes},
+      {"retries", s.retries},
+      {"peak_in_flight", s.peak_in_flight},
+      {"elapsed_seconds", s.elapsed_seconds},
+  };
+}
+
+int parse(CLI::App& app, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // app.exit prints help/version on stdout and errors on stderr.
+    return app.exit(e) == 0 ? exit_ok : exit_usage;
+  }
+  return -1;
+}
+
+}  // namespace fsio::cli
