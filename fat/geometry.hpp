@@ -1,0 +1,119 @@
+// Choosing a FAT layout: what mkfat takes (FormatOptions), what it knows
+// about the device (DeviceFacts), and the resulting Geometry, chosen exactly
+// as mkfs.fat 4.2 chooses it (see /work/shared/reference/fat-mkfs-fsck.md
+// and FORMAT.md). compute_geometry is pure: no I/O, no clock.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fat/table.hpp"
+#include "libfsio/result.hpp"
+
+namespace fat {
+
+// Everything mkfat takes; option letters are mkfs.fat's. Zero / nullopt means
+// "choose like mkfs.fat".
+struct FormatOptions {
+  unsigned fat_type = 0;                    // -F: 0 auto, 12, 16, 32
+  unsigned sectors_per_cluster = 0;         // -s: 1..128, power of two; 0 auto
+  std::uint32_t cluster_size = 0;           // bytes, alternative to -s (must be spc * sector)
+  std::uint32_t sector_size = 0;            // -S: logical sector, 512..32768; 0 device's or 512
+  unsigned num_fats = 2;                    // -f: 1..4
+  unsigned root_entries = 0;                // -r: 16..32768 (FAT12/16); 0 auto
+  unsigned reserved_sectors = 0;            // -R: minimum, 1..65535; 0 auto (1, FAT32 32)
+  bool no_align = false;                    // -a: do not align to the cluster size
+  std::optional<std::uint32_t> hidden_sectors;  // -h
+  unsigned media = 0;                       // -M: 0xF0 or 0xF8..0xFF; 0 auto
+  std::optional<unsigned> drive_number;     // -D: 0..255
+  std::optional<unsigned> backup_boot;      // -b: FAT32 backup boot sector (0 = none)
+  unsigned heads = 0;                       // -g heads/spt; both or neither
+  unsigned sectors_per_track = 0;
+  std::uint64_t offset_sectors = 0;         // --offset: filesystem start, in logical sectors
+  std::uint64_t blocks = 0;                 // BLOCKS argument: KiB to use; 0 = whole device
+  std::optional<std::uint32_t> volume_id;   // -i
+  std::string label;                        // -n (empty: "NO NAME", no root entry)
+  bool uppercase_label = false;             // convert a lowercase label instead of warning
+  bool invariant = false;                   // --invariant: fixed id and timestamp
+  enum class Mbr { automatic, yes, no } mbr = Mbr::automatic;  // --mbr
+};
+
+// What the caller learned about the target (mkfs.fat's get_device_info).
+// An image file is the default: nothing known, not a fixed disk.
+struct DeviceFacts {
+  bool block_device = false;
+  bool fixed_disk = false;        // non-removable disk or one of its partitions
+  bool whole_disk = false;        // not a partition (with fixed_disk: --mbr auto writes one)
+  std::uint32_t logical_sector_size = 0;  // BLKSSZGET; 0 = unknown (files)
+  unsigned heads = 0;             // HDIO_GETGEO; 0 = unknown
+  unsigned sectors_per_track = 0;
+  std::optional<std::uint64_t> partition_start;  // sectors; sets hidden sectors
+  std::optional<std::uint64_t> disk_sectors;     // whole disk size for the CHS default
+};
+
+struct Geometry {
+  FatType type = FatType::fat32;
+  std::uint32_t sector_size = 512;
+  std::uint32_t sectors_per_cluster = 1;
+  std::uint32_t reserved_sectors = 1;
+  std::uint32_t num_fats = 2;
+  std::uint32_t root_entries = 0;           // 0 on FAT32
+  std::uint32_t total_sectors = 0;          // of the filesystem
+  std::uint32_t fat_sectors = 0;            // per copy
+  std::uint32_t cluster_count = 0;
+  std::uint8_t media = 0xF8;
+  std::uint8_t drive_number = 0x80;
+  std::uint32_t heads = 0;
+  std::uint32_t sectors_per_track = 0;
+  std::uint32_t hidden_sectors = 0;
+  std::uint32_t fsinfo_sector = 0;          // FAT32: 1; else 0
+  std::uint32_t backup_boot_sector = 0;     // FAT32: 6 usually; 0 = none
+  std::uint32_t root_cluster = 0;           // FAT32: 2; else 0
+  bool aligned = true;                      // structures aligned to the cluster size
+  bool write_mbr = false;                   // fake MBR partition table in sector 0
+  std::uint64_t offset_bytes = 0;           // filesystem start in the device window
+  std::vector<std::string> warnings;        // what mkfs.fat warns about, reworded
+
+  std::uint32_t root_dir_sectors() const { return (root_entries * 32 + sector_size - 1) / sector_size; }
+  std::uint64_t first_fat_sector() const { return reserved_sectors; }
+  std::uint64_t root_dir_sector() const { return reserved_sectors + std::uint64_t(num_fats) * fat_sectors; }
+  std::uint64_t data_start_sector() const { return root_dir_sector() + root_dir_sectors(); }
+  std::uint64_t cluster_bytes() const { return std::uint64_t(sectors_per_cluster) * sector_size; }
+  std::uint64_t filesystem_bytes() const { return std::uint64_t(total_sectors) * sector_size; }
+  FatLayout fat_layout() const;
+};
+
+// mkfs.fat's choices for a target of device_bytes bytes (the whole device or
+// image, --offset included). Errc::invalid_argument with the numbers when
+// mkfs.fat would refuse; Errc::unsupported for valid options we refuse.
+fsio::Result<Geometry> compute_geometry(std::uint64_t device_bytes, const FormatOptions& options,
+                                        const DeviceFacts& facts = {});
+
+// The numbers a tool prints (text or JSON).
+struct VolumeSummary {
+  std::string fat_type;              // "FAT32"
+  std::uint32_t sector_size = 0;
+  std::uint64_t cluster_bytes = 0;
+  std::uint32_t sectors_per_cluster = 0;
+  std::uint64_t cluster_count = 0;
+  std::uint64_t total_sectors = 0;
+  std::uint64_t filesystem_bytes = 0;
+  std::uint64_t data_bytes = 0;      // cluster_count * cluster_bytes
+  std::uint32_t reserved_sectors = 0;
+  std::uint32_t num_fats = 0;
+  std::uint32_t fat_sectors = 0;
+  std::uint32_t root_entries = 0;
+  std::uint64_t data_start_sector = 0;
+  std::uint32_t hidden_sectors = 0;
+  std::uint32_t heads = 0;
+  std::uint32_t sectors_per_track = 0;
+  std::uint8_t media = 0;
+  std::uint32_t fsinfo_sector = 0;
+  std::uint32_t backup_boot_sector = 0;
+  std::uint64_t offset_bytes = 0;
+};
+VolumeSummary describe(const Geometry& geometry);
+
+}  // namespace fat

@@ -1,0 +1,49 @@
+// Internal to geometry.cpp: the two halves of mkfs.fat's parameter choice.
+#pragma once
+
+#include <cstdint>
+
+#include "fat/geometry.hpp"
+
+namespace fat {
+
+// Cluster-count limits (mkfs.fat 4.2, reference section 2):
+// fatgen103 p.14 calls a volume with < 4085 clusters FAT12 and < 65525 FAT16,
+// but Windows' fastfat.sys treats < 4087 as FAT12 while Linux treats >= 4085
+// as FAT16, so 4085 and 4086 are never made. FAT32 is recognised by
+// BPB_FATSz16 == 0, not by count; its cluster numbers have 28 bits and the
+// top values are reserved: mkfs.fat allows 2^28 - 10 = 268435446 clusters.
+inline constexpr std::int64_t kMaxClusters12 = 4084;
+inline constexpr std::int64_t kMinClusters16 = 4087;
+inline constexpr std::int64_t kMaxClusters16 = 65524;
+inline constexpr std::int64_t kMinClusters32 = 65525;
+inline constexpr std::int64_t kMaxClusters32 = 268435446;
+
+// mkfs.fat switches to FAT32 by itself from 512 MiB of device size.
+inline constexpr std::uint64_t kAutoFat32Bytes = 512ull << 20;
+// Filesystems of at most 8192 sectors (4 MiB at 512 B) are never aligned.
+inline constexpr std::uint64_t kNoAlignSectors = 8192;
+
+// What establish_params decides before any layout arithmetic.
+struct InitialParams {
+  unsigned fat_type = 0;          // 0 = choose 12 or 16 later
+  bool type_by_user = false;
+  std::uint32_t spc = 4;          // where the cluster-size search starts
+  std::uint32_t root_entries = 512;
+  std::uint8_t media = 0xF8;
+  std::uint32_t heads = 0;
+  std::uint32_t sectors_per_track = 0;
+  std::uint32_t hidden = 0;
+};
+
+fsio::Result<InitialParams> initial_params(std::uint64_t device_bytes, const FormatOptions& o,
+                                           const DeviceFacts& facts, std::uint32_t ss);
+
+// The sector count, the cluster-size search and the final alignment; fills g.
+fsio::Status choose_layout(std::uint64_t device_bytes, const FormatOptions& o,
+                           const InitialParams& p, std::uint32_t spc_asked, Geometry& g);
+
+// "2 MiB", "1.5 GiB", "4000 bytes": for messages.
+std::string human_bytes(std::uint64_t bytes);
+
+}  // namespace fat

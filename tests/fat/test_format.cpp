@@ -1,0 +1,239 @@
+// format_volume through the real libfsio, judged by the peer tools:
+// fsck.fat -n, mtools (minfo, mdir, mcopy) and mkfs.fat's own output.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "fat/boot_sector.hpp"
+#include "fat/dirent.hpp"
+#include "fat/format.hpp"
+#include "fat/geometry.hpp"
+#include "fat_test_util.hpp"
+#include "libfsio/device.hpp"
+#include "libfsio/engine.hpp"
+#include "libfsio/io_queue.hpp"
+
+namespace fat {
+namespace {
+
+using test::TempDir;
+
+constexpr std::uint64_t KiB = 1024, MiB = KiB * 1024;
+
+struct Case {
+  const char* name;
+  std::uint64_t size;
+  FatType type;
+};
+const Case kCases[] = {
+    {"fat12", 1440 * KiB, FatType::fat12},
+    {"fat16", 64 * MiB, FatType::fat16},
+    {"fat32", 600 * MiB, FatType::fat32},
+};
+
+fsio::Result<FormatReport> format_image(const std::string& img, std::uint64_t size, const FormatOptions& o,
+                                        const FormatExtras& extras = {},
+                                        std::unique_ptr<fsio::Engine> engine = nullptr,
+                                        fsio::IoStats* stats = nullptr) {
+  auto g = FSIO_TRY(compute_geometry(size, o));
+  fsio::OpenOptions oo;
+  oo.write = true;
+  oo.direct = false;
+  oo.allow_mounted = true;
+  auto dev = FSIO_TRY(fsio::Device::open(img, oo));
+  auto queue = engine ? FSIO_TRY(fsio::IoQueue::create(dev, std::move(engine), fsio::QueueOptions{}))
+                      : FSIO_TRY(fsio::IoQueue::create(dev, fsio::QueueOptions{}));
+  auto report = format_volume(queue, g, o, nullptr, extras);
+  if (stats) *stats = queue.stats();
+  return report;
+}
+
+void require_tools() {
+  for (const char* t : {"fsck.fat", "minfo", "mdir", "mkfs.fat"})
+    if (!test::have_tool(t)) GTEST_SKIP() << t << " is not installed; format not checked by peers";
+}
+
+class FormatPeers : public ::testing::TestWithParam<Case> {};
+
+TEST_P(FormatPeers, FsckMinfoAndMdirAcceptTheVolume) {
+  require_tools();
+  const Case c = GetParam();
+  TempDir dir;
+  const std::string img = dir.file("img");
+  test::make_sparse(img, c.size);
+  FormatOptions o;
+  o.label = "FSIO TEST";
+  o.invariant = true;
+  fsio::IoStats stats;
+  auto report = format_image(img, c.size, o, {}, nullptr, &stats);
+  ASSERT_TRUE(report.has_value()) << report.error().message();
+  EXPECT_EQ(report->summary.fat_type, fat_type_name(c.type));
+  EXPECT_EQ(report->volume_id, kInvariantVolumeId);
+  EXPECT_EQ(report->label, "FSIO TEST");
+  EXPECT_EQ(report->plugs, 3u);
+  EXPECT_EQ(report->flushes, 3u);
+  // Large merged requests: far fewer than one per sector.
+  EXPECT_LT(stats.requests_submitted, 40u) << "queued " << stats.requests_queued;
+
+  const auto fsck = test::run("fsck.fat -n " + img);
+  EXPECT_EQ(fsck.exit_code, 0) << fsck.output;
+  const auto info = test::run("MTOOLS_SKIP_CHECK=1 minfo -i " + img + " ::");
+  EXPECT_EQ(info.exit_code, 0) << info.output;
+  EXPECT_NE(info.output.find(std::string("disk type=\"") + fat_type_name(c.type)), std::string::npos) << info.output;
+  const auto ls = test::run("MTOOLS_SKIP_CHECK=1 mdir -i " + img + " ::");
+  EXPECT_EQ(ls.exit_code, 0) << ls.output;
+  EXPECT_NE(ls.output.find("Volume in drive : is FSIO TEST"), std::string::npos) << ls.output;
+  EXPECT_NE(ls.output.find("Volume Serial Number is 1234-ABCD"), std::string::npos) << ls.output;
+}
+
+// Outside the boot code, our metadata is byte-identical to mkfs.fat's.
+TEST_P(FormatPeers, MetadataIsByteIdenticalToMkfsFatInvariant) {
+  require_tools();
+  const Case c = GetParam();
+  TempDir dir;
+  const std::string ours = dir.file("ours"), theirs = dir.file("theirs");
+  test::make_sparse(ours, c.size);
+  test::make_sparse(theirs, c.size);
+  const auto mk = test::run("mkfs.fat --invariant -n PEERS " + theirs);
+  ASSERT_EQ(mk.exit_code, 0) << mk.output;
+  FormatOptions o;
+  o.label = "PEERS";
+  o.invariant = true;
+  ASSERT_TRUE(format_image(ours, c.size, o).has_value());
+  const auto g = compute_geometry(c.size, o).value();
+  const std::uint64_t root_bytes = c.type == FatType::fat32 ? g.cluster_bytes() : g.root_dir_sectors() * 512ull;
+  const std::uint64_t end = g.root_dir_sector() * 512 + root_bytes;
+  const auto a = test::read_bytes(ours, 0, end), b = test::read_bytes(theirs, 0, end);
+  const std::size_t code = c.type == FatType::fat32 ? 0x5A : 0x3E;
+  std::vector<std::uint64_t> boots{0};
+  if (g.backup_boot_sector) boots.push_back(g.backup_boot_sector * 512ull);
+  for (std::uint64_t i = 0; i < end; ++i) {
+    bool in_code = false;
+    for (std::uint64_t s : boots) in_code |= i >= s + code && i < s + 510;
+    if (!in_code) {
+      ASSERT_EQ(a[i], b[i]) << "byte " << i << " of " << end;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Widths, FormatPeers, ::testing::ValuesIn(kCases),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(Format, WipesForeignSignaturesInTheDataAreaAndNothingElse) {
+  require_tools();
+  TempDir dir;
+  const std::string img = dir.file("img");
+  const std::uint64_t size = 600 * MiB;
+  test::make_sparse(img, size);
+  // A btrfs magic at 64 KiB + 0x40 sits in FAT32's data area at this size?
+  // No: the FATs cover it. Put fake signatures where we would not write.
+  const auto g = compute_geometry(size, {}).value();
+  const std::uint64_t data = g.data_start_sector() * 512 + g.cluster_bytes();  // after the root cluster
+  const std::uint64_t sig1 = data + 64 * KiB + 0x40, sig2 = size - 4096 + 100;
+  {
+    std::FILE* f = std::fopen(img.c_str(), "r+b");
+    ASSERT_NE(f, nullptr);
+    for (std::uint64_t at : {sig1 - 512, sig1, sig2}) {
+      std::fseek(f, long(at), SEEK_SET);
+      std::fwrite("_BHRfS_M", 1, 8, f);
+    }
+    std::fclose(f);
+  }
+  FormatExtras extras;
+  extras.wipe = {{sig1, 8}, {sig2, 8}, {1080, 2} /* ext4 magic: inside the metadata, written anyway */};
+  auto report = format_image(img, size, {}, extras);
+  ASSERT_TRUE(report.has_value()) << report.error().message();
+  EXPECT_EQ(report->bytes_wiped, 2 * 512u);
+  for (std::uint64_t at : {sig1, sig2}) {
+    const auto b = test::read_bytes(img, at, 8);
+    for (std::byte x : b) EXPECT_EQ(x, std::byte(0)) << "at " << at;
+  }
+  const auto kept = test::read_bytes(img, sig1 - 512, 8);
+  EXPECT_EQ(std::memcmp(kept.data(), "_BHRfS_M", 8), 0) << "a neighbouring sector was touched";
+  EXPECT_EQ(test::run("fsck.fat -n " + img).exit_code, 0);
+}
+
+// A crash in the middle leaves no valid-looking filesystem: the old boot
+// sector is zeroed first and the new one written last.
+TEST(Format, FailureBeforeTheLastPhaseLeavesNoBootSector) {
+  require_tools();
+  TempDir dir;
+  const std::string img = dir.file("img");
+  const std::uint64_t size = 64 * MiB;
+  test::make_sparse(img, size);
+  ASSERT_EQ(test::run("mkfs.fat " + img).exit_code, 0);  // an old, valid FAT
+  fsio::OpenOptions oo;
+  oo.write = true;
+  oo.direct = false;
+  oo.allow_mounted = true;
+  auto dev = fsio::Device::open(img, oo);
+  ASSERT_TRUE(dev.has_value()) << dev.error().message();
+  fsio::FaultSpec spec;
+  spec.nth_write = 3;  // phase 1's two writes (boot, backup boot) succeed, phase 2 dies
+  auto engine = fsio::make_fault_engine(fsio::make_sync_engine(dev->fd(), 8), spec);
+  auto queue = fsio::IoQueue::create(*dev, std::move(engine), fsio::QueueOptions{});
+  ASSERT_TRUE(queue.has_value());
+  FormatOptions o;
+  o.fat_type = 32;
+  const auto g = compute_geometry(size, o).value();
+  auto report = format_volume(*queue, g, o, nullptr);
+  ASSERT_FALSE(report.has_value());
+  EXPECT_NE(report.error().message().find("writing FAT metadata"), std::string::npos) << report.error().message();
+  for (std::uint64_t sector : {0u, 6u}) {  // the boot sector and its backup
+    const auto boot = test::read_bytes(img, sector * 512, 512);
+    for (std::byte b : boot) ASSERT_EQ(b, std::byte(0)) << "sector " << sector;
+  }
+  EXPECT_NE(test::run("fsck.fat -n " + img).exit_code, 0);
+}
+
+// mtools writes a long name into our volume; its checksum is ours.
+TEST(Format, MtoolsLongNameChecksumMatchesLfnChecksum) {
+  require_tools();
+  if (!test::have_tool("mcopy")) GTEST_SKIP() << "mcopy missing";
+  TempDir dir;
+  const std::string img = dir.file("img");
+  test::make_sparse(img, 64 * MiB);
+  ASSERT_TRUE(format_image(img, 64 * MiB, {}).has_value());
+  const std::string src = dir.file("A rather long file name.txt");
+  test::make_sparse(src, 10);
+  const auto cp = test::run("MTOOLS_SKIP_CHECK=1 mcopy -i " + img + " '" + src + "' ::");
+  ASSERT_EQ(cp.exit_code, 0) << cp.output;
+  const auto g = compute_geometry(64 * MiB, {}).value();
+  const auto root = test::read_bytes(img, g.root_dir_sector() * 512, 32 * 8);
+  int lfn = 0;
+  for (int i = 0; i < 8; ++i) {
+    const auto e = fsio::load<DirEntry>(root, i * 32);
+    if (e.name[0] == 0) break;
+    if (e.attributes == attr::long_name) {
+      ++lfn;
+      continue;
+    }
+    ASSERT_GT(lfn, 0);
+    std::array<std::uint8_t, 11> n;
+    std::memcpy(n.data(), e.name, 11);
+    for (int k = 0; k < lfn; ++k)
+      EXPECT_EQ(fsio::load<LfnEntry>(root, (i - 1 - k) * 32).checksum, lfn_checksum(n));
+    return;
+  }
+  FAIL() << "no long-name entry found";
+}
+
+TEST(Identity, InvariantSourceDateEpochAndExplicitIdCombine) {
+  FormatOptions o;
+  o.invariant = true;
+  auto id = resolve_identity(o, std::nullopt).value();
+  EXPECT_EQ(id.volume_id, 0x1234ABCDu);
+  EXPECT_EQ(id.time, kInvariantTime);
+  FormatOptions plain;
+  id = resolve_identity(plain, "1700000000").value();
+  EXPECT_EQ(id.time, 1700000000);
+  EXPECT_TRUE(id.utc);
+  EXPECT_EQ(id.volume_id, std::uint32_t(1700000000ull << 20));
+  plain.volume_id = 0xCAFE;
+  EXPECT_EQ(resolve_identity(plain, "1").value().volume_id, 0xCAFEu);
+  EXPECT_FALSE(resolve_identity(plain, "soon").has_value());
+}
+
+}  // namespace
+}  // namespace fat
