@@ -27,7 +27,7 @@ nlohmann::json to_json(const std::string& target, const BenchResult& r) {
       {"target", target}, {"rw", fsio::bench_rw_name(r.rw)}, {"bs", r.bs}, {"iodepth", r.iodepth},
       {"engine", r.engine}, {"direct", r.direct}, {"offset", r.range.begin},
       {"size", r.range.end - r.range.begin}, {"io_bytes", r.io_bytes}, {"bw_bytes", r.bw_bytes()},
-      {"iops", r.iops()}, {"runtime", r.runtime_ms()}, {"total_ios", r.ios},
+      {"iops", r.iops()}, {"runtime", r.runtime_ms()}, {"total_ios", r.ios}, {"eod_truncated", r.eod_truncated},
       {"clat_ns", {{"min", r.clat.min()}, {"max", r.clat.max()}, {"mean", r.clat.mean()},
                    {"p50", r.clat.percentile(50)}, {"p99", r.clat.percentile(99)},
                    {"p99.9", r.clat.percentile(99.9)}, {"percentile", pct}}},
@@ -68,6 +68,9 @@ void print_human(const std::string& target, const BenchResult& r) {
   std::printf("    requests: %" PRIu64 " queued, %" PRIu64 " submitted, %" PRIu64 " syscalls, %" PRIu64
               " retries, peak %u in flight\n",
               s.requests_queued, s.requests_submitted, s.syscalls, s.retries, s.peak_in_flight);
+  if (r.eod_truncated)
+    std::printf("  end of device: %" PRIu64 " bytes in a partial last sector cannot be transferred\n",
+                r.eod_truncated);
   if (r.verify)
     std::printf("  verify: %s checked, %s\n", fsio::format_size(r.verify->bytes_checked).c_str(),
                 r.verify->first ? "MISMATCH" : "no mismatch");
@@ -123,6 +126,7 @@ int main(int argc, char** argv) {
                           !quiet && !json && fsio::stderr_is_terminal());
   auto res = fsio::run_bench(*dev, o, &progress);
   if (!res) return report("ddbench", res.error());
+  if (!res->note.empty() && !quiet) std::fprintf(stderr, "ddbench: %s: %s\n", target.c_str(), res->note.c_str());
 
   if (json) std::cout << to_json(target, *res).dump(2) << '\n';
   else if (!quiet) print_human(target, *res);
