@@ -41,7 +41,7 @@ constexpr std::string_view kMessage =
     "This is not a bootable disk. Please remove it, or boot from another\r\n"
     "device, and press any key to try again.\r\n";
 
-void put_boot_code(std::uint8_t* code, std::size_t code_size, std::size_t code_offset) {
+void put_boot_code(std::uint8_t* code, std::size_t code_offset) {
   static_assert(sizeof kStub + kMessage.size() + 1 <= kBootCodeSize32 - 70,
                 "stub and message must leave the MBR area (bytes 440-509) free");
   std::memcpy(code, kStub, sizeof kStub);
@@ -49,7 +49,6 @@ void put_boot_code(std::uint8_t* code, std::size_t code_size, std::size_t code_o
   code[kStubMessageOperand] = std::uint8_t(msg & 0xFF);
   code[kStubMessageOperand + 1] = std::uint8_t(msg >> 8);
   std::memcpy(code + sizeof kStub, kMessage.data(), kMessage.size());
-  (void)code_size;
 }
 
 void put_extended(ExtendedBpb& ext, const Geometry& g, std::uint32_t volume_id,
@@ -130,13 +129,13 @@ Sector512 build_boot_sector(const Geometry& g, std::uint32_t volume_id,
     bs.fat32.fs_info_sector = std::uint16_t(g.fsinfo_sector);
     bs.fat32.backup_boot_sector = std::uint16_t(g.backup_boot_sector);
     put_extended(bs.ext, g, volume_id, label);
-    put_boot_code(bs.boot_code, kBootCodeSize32, offsetof(BootSector32, boot_code));
+    put_boot_code(bs.boot_code, offsetof(BootSector32, boot_code));
     fsio::store(std::span(out), bs);
   } else {
     BootSector16 bs{};
     put_bpb(bs, g, offsetof(BootSector16, boot_code));
     put_extended(bs.ext, g, volume_id, label);
-    put_boot_code(bs.boot_code, kBootCodeSize16, offsetof(BootSector16, boot_code));
+    put_boot_code(bs.boot_code, offsetof(BootSector16, boot_code));
     fsio::store(std::span(out), bs);
   }
   if (g.write_mbr) put_mbr(reinterpret_cast<std::uint8_t*>(out.data()), g, volume_id);
