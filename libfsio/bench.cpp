@@ -1,5 +1,6 @@
 #include "libfsio/bench.hpp"
 
+#include <fcntl.h>
 #include <time.h>
 
 #include <algorithm>
@@ -236,8 +237,9 @@ struct PassSpec {
 
 class Runner {
  public:
-  Runner(Device& dev, const BenchOptions& o, const BenchRange& range, Engine& engine, Progress* progress)
-      : dev_(dev), o_(o), range_(range), engine_(engine), progress_(progress),
+  Runner(Device& dev, const BenchOptions& o, const BenchRange& range, std::unique_ptr<Engine> engine,
+         Progress* progress)
+      : dev_(dev), o_(o), range_(range), progress_(progress),
         order_(range.blocks, bench_random(o.rw), o.seed) {
     const auto& topo = dev.topology();
     align_ = dev.direct() ? std::max<std::uint32_t>(topo.dio_offset_align, 1) : 1;
@@ -255,7 +257,12 @@ class Runner {
       slots_[i].iov = &iovs_[std::size_t(i) * max_merge_];
       slots_[i].members = &member_ids_[std::size_t(i) * max_merge_];
     }
-    comps_.resize(engine.depth());
+    // An engine that does the I/O inside commit() (psync) is timed from
+    // before the commit, like fio's sync engines; io_uring from after the
+    // submit returns, like fio's io_uring engine (fio_ioring_queued).
+    async_ = std::string_view(engine->name()) == "uring";
+    comps_.resize(engine->depth());
+    engine_ = std::move(engine);
     round_.reserve(o.iodepth);
     free_.reserve(o.iodepth);
     // Writes without --verify send one fixed, incompressible fill, like fio's
@@ -277,7 +284,6 @@ class Runner {
   Device& dev_;
   const BenchOptions& o_;
   BenchRange range_;
-  Engine& engine_;
   Progress* progress_;
   BlockOrder order_;
   std::uint32_t align_ = 1;
@@ -296,6 +302,10 @@ class Runner {
   IoStats* stats_ = nullptr;
   VerifyResult* verify_ = nullptr;
   std::uint64_t* eod_ = nullptr;  // where the measured pass counts guard-truncated bytes
+  bool async_ = true;
+  // Last member, so it is destroyed first: an engine torn down after a
+  // failed reap waits for the kernel to finish with arena_'s buffers.
+  std::unique_ptr<Engine> engine_;
 };
 
 // Offset and length of block b (an index into the order) into s; false when
@@ -368,7 +378,7 @@ Status Runner::queue_lead(unsigned lead, IoOp op, bool retry) {
   req.bytes = l.req_bytes;
   req.dsync = op == IoOp::write && o_.sync;
   req.user_data = lead;
-  FSIO_TRY(engine_.queue(req));
+  FSIO_TRY(engine_->queue(req));
   ++engine_in_flight_;
   stats_->peak_in_flight = std::max(stats_->peak_in_flight, engine_in_flight_);
   if (retry) ++stats_->retries;
@@ -414,9 +424,9 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
   engine_in_flight_ = 0;
   issued_ = 0;
 
-  const unsigned depth = std::min(o_.iodepth, engine_.depth());
+  const unsigned depth = std::min(o_.iodepth, engine_->depth());
   const unsigned batch = o_.batch;
-  const std::uint64_t syscalls0 = engine_.syscalls();
+  const std::uint64_t syscalls0 = engine_->syscalls();
   const std::uint64_t deadline_ns = o_.runtime > 0 && spec.measured ? std::uint64_t(o_.runtime * 1e9) : 0;
   const std::uint64_t t0 = now_ns();
   std::uint64_t t_last = t0;
@@ -457,20 +467,27 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
       issued_ = next;
     }
     if (!round_.empty()) {
-      auto n = engine_.commit();
+      const std::uint64_t before = async_ ? 0 : now_ns();
+      auto n = engine_->commit();
       if (!n) return dev_.error(std::move(n).error());
-      const std::uint64_t t = now_ns();
+      const std::uint64_t t = async_ ? now_ns() : before;
       for (unsigned lead : round_) slots_[lead].t_submit = t;
       round_.clear();
     }
     if (engine_in_flight_ == 0) break;
 
-    // Reap: at least one completion; with --batch (no merging) enough to
-    // free a whole batch, like fio's iodepth_batch_complete_min.
+    // Reap: without waiting while another batch could go out now (so --batch
+    // 1 keeps iodepth in flight, one submit per request, like fio's
+    // default); else at least one completion, or with --batch (no merging)
+    // enough to free a whole batch, like fio's iodepth_batch_complete_min.
+    const bool more = !stop && next < spec.blocks;
+    const std::uint64_t want_free = std::min<std::uint64_t>(std::max(batch, 1u), spec.blocks - next);
     unsigned min_complete = 1;
-    if (batch > 1 && !merge_ && !stop && next < spec.blocks && free_.size() < batch)
+    if (more && free_.size() >= want_free && engine_in_flight_ < depth)
+      min_complete = 0;
+    else if (batch > 1 && !merge_ && more && free_.size() < batch)
       min_complete = std::min<unsigned>(unsigned(batch - free_.size()), engine_in_flight_);
-    auto got = engine_.reap(comps_, min_complete);
+    auto got = engine_->reap(comps_, min_complete);
     if (!got) return dev_.error(std::move(got).error());
     const std::uint64_t t = now_ns();
     t_last = t;
@@ -525,13 +542,19 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
       res.interrupted = true;
     }
   }
-  stats_->syscalls += engine_.syscalls() - syscalls0;
+  stats_->syscalls += engine_->syscalls() - syscalls0;
   if (spec.measured) {
     res.elapsed = double(t_last - t0) / 1e9;
     stats_->elapsed_seconds = res.elapsed;
   }
   if (failure) return dev_.error(std::move(*failure));
   return {};
+}
+
+// Advisory: a failure only means a warmer cache, never wrong results.
+void invalidate_cache(const Device& dev, const BenchRange& range) {
+  (void)posix_fadvise(dev.fd(), off_t(dev.offset() + range.begin), off_t(range.end - range.begin),
+                      POSIX_FADV_DONTNEED);
 }
 
 }  // namespace
@@ -566,7 +589,12 @@ Result<BenchResult> run_bench(Device& dev, const BenchOptions& o, std::unique_pt
   res.range = range;
   if (o.verify) res.verify = VerifyResult{};
 
-  Runner runner(dev, o, range, *engine, progress);
+  // Drop the range from the page cache first, as fio does (invalidate=1):
+  // cached pages make every direct write invalidate them (and io_uring punt
+  // it to a worker), and make a buffered read measure memory, not the device.
+  invalidate_cache(dev, range);
+
+  Runner runner(dev, o, range, std::move(engine), progress);
   const IoOp op = bench_writes(o.rw) ? IoOp::write : IoOp::read;
   // The measured pass; a read with --verify checks what it reads.
   if (auto st = runner.pass({op, range.blocks, o.verify && op == IoOp::write, o.verify && op == IoOp::read, true}, res);
@@ -578,7 +606,11 @@ Result<BenchResult> run_bench(Device& dev, const BenchOptions& o, std::unique_pt
 
   // --verify on a write: read back exactly the blocks the pass wrote.
   if (o.verify && op == IoOp::write && !res.interrupted) {
-    if (!dev.direct()) FSIO_TRY(dev.flush());
+    if (!dev.direct()) {
+      // Read back from the device, not from the pages just written.
+      FSIO_TRY(dev.flush());
+      invalidate_cache(dev, range);
+    }
     FSIO_TRY(runner.pass({IoOp::read, runner.issued(), false, true, false}, res));
   }
   return res;
