@@ -93,7 +93,9 @@ Status BlockWriter::commit_open_block() {
     for (auto [b, e] : covered_) std::memcpy(disk.data() + b, open_buf_.data() + b, e - b);
     open_buf_ = std::move(disk);
   }
-  staged_.emplace(open_block_, std::move(open_buf_));
+  // A staged block is updated in place and never reopened, so this is new.
+  bool inserted = staged_.emplace(open_block_, std::move(open_buf_)).second;
+  FSIO_ASSERT(inserted);
   covered_.clear();
   staged_bytes_ += bs_;
   ++commits_;

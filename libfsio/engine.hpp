@@ -8,7 +8,9 @@
 // merge nor retry: IoQueue does that above them, so every engine sees the
 // same merged requests. Offsets here are absolute file offsets. The iovecs
 // and the memory they point to must stay valid until the request is reaped.
-// An engine is used by one thread.
+// An engine is used by one thread; the io_uring engine binds its ring
+// (IORING_SETUP_SINGLE_ISSUER) to the thread of its first commit(), so it may
+// be created on another thread but not passed around after first use.
 #pragma once
 
 #include <sys/uio.h>
