@@ -50,6 +50,13 @@ inline Device open_ok(const std::string& path, const OpenOptions& o) {
   return std::move(r).value();
 }
 
+// Device::clamp, throwing (not aborting) when it refuses.
+inline std::uint64_t clamp_ok(const Device& d, std::uint64_t offset, std::uint64_t length) {
+  auto r = d.clamp(offset, length);
+  if (!r) throw std::runtime_error("clamp failed: " + r.error().message());
+  return *r;
+}
+
 inline bool have_tool(const std::string& name) { return run("command -v " + name) == 0; }
 inline bool is_root() { return ::geteuid() == 0; }
 

@@ -10,6 +10,7 @@ namespace fsio {
 namespace {
 
 using test::LoopDevice;
+using test::clamp_ok;
 using test::open_ok;
 using test::TempDir;
 
@@ -64,11 +65,11 @@ TEST_F(LoopDeviceTest, BlockDeviceClampsToWholeSectorsEvenBuffered) {
   OpenOptions o = read_only();
   o.length = 10000;  // a window that ends inside a sector
   Device d = open_ok(loop->path(), o);
-  EXPECT_EQ(d.clamp(0, 16384).value(), 8192u);
+  EXPECT_EQ(clamp_ok(d, 0, 16384), 8192u);
   EXPECT_FALSE(d.clamp(8192, 4096).has_value());
   OpenOptions whole = read_only();
   Device w = open_ok(loop->path(), whole);
-  EXPECT_EQ(w.clamp((16 << 20) - 4096, 65536).value(), 4096u);
+  EXPECT_EQ(clamp_ok(w, (16 << 20) - 4096, 65536), 4096u);
   EXPECT_FALSE(w.clamp(16 << 20, 4096).has_value());
 }
 
@@ -135,6 +136,7 @@ TEST_F(LoopDeviceTest, QueryTopologyOfARegularFileUsesTheOverride) {
   auto t0 = query_topology(fd, dir / "backing", false, 0);
   ::close(fd);
   ASSERT_TRUE(t.has_value());
+  ASSERT_TRUE(t0.has_value());
   EXPECT_EQ(t->logical_sector, 4096u);
   EXPECT_EQ(t0->logical_sector, 512u);
 }

@@ -15,6 +15,7 @@ using test::TempDir;
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+using test::clamp_ok;
 using test::open_ok;
 
 OpenOptions buffered() {
@@ -132,18 +133,18 @@ TEST_F(DeviceFile, SectorSizeOverrideMustBeAPowerOfTwo) {
 TEST_F(DeviceFile, ClampReturnsARequestInsideWhole) {
   test::make_file(dir / "img", 10000);
   Device d = open_ok(dir / "img", buffered());
-  EXPECT_EQ(d.clamp(0, 4096).value(), 4096u);
-  EXPECT_EQ(d.clamp(4096, 5904).value(), 5904u);  // ends exactly at the end
-  EXPECT_EQ(d.clamp(100, 7).value(), 7u);
-  EXPECT_EQ(d.clamp(0, 0).value(), 0u);
-  EXPECT_EQ(d.clamp(20000, 0).value(), 0u);  // zero length: nothing to guard
+  EXPECT_EQ(clamp_ok(d, 0, 4096), 4096u);
+  EXPECT_EQ(clamp_ok(d, 4096, 5904), 5904u);  // ends exactly at the end
+  EXPECT_EQ(clamp_ok(d, 100, 7), 7u);
+  EXPECT_EQ(clamp_ok(d, 0, 0), 0u);
+  EXPECT_EQ(clamp_ok(d, 20000, 0), 0u);  // zero length: nothing to guard
 }
 
 TEST_F(DeviceFile, BufferedImageClampsToTheRealEndSoTheOddTailIsReadable) {
   test::make_file(dir / "img", 10000);
   Device d = open_ok(dir / "img", buffered());
-  EXPECT_EQ(d.clamp(9728, 4096).value(), 272u);
-  EXPECT_EQ(d.clamp(8192, 4096).value(), 1808u);
+  EXPECT_EQ(clamp_ok(d, 9728, 4096), 272u);
+  EXPECT_EQ(clamp_ok(d, 8192, 4096), 1808u);
 }
 
 TEST_F(DeviceFile, ClampAtOrBeyondTheEndIsAnErrorNamingTheOffsetInHex) {
@@ -164,7 +165,7 @@ TEST_F(DeviceFile, ClampGuardsTheWindowEndNotTheFileEnd) {
   o.offset = 4096;
   o.length = 8192;
   Device d = open_ok(dir / "img", o);
-  EXPECT_EQ(d.clamp(8000, 1000).value(), 192u);
+  EXPECT_EQ(clamp_ok(d, 8000, 1000), 192u);
   EXPECT_FALSE(d.clamp(8192, 1).has_value());
 }
 
@@ -175,7 +176,7 @@ TEST_F(DeviceFile, DirectImageClampsToWholeLogicalSectors) {
   OpenOptions o;  // direct by default
   Device d = open_ok(dir / "img", o);
   if (!d.direct()) GTEST_SKIP() << dir.path() << ": " << d.direct_fallback();
-  EXPECT_EQ(d.clamp(8192, 4096).value(), 1536u);  // 1808 bytes inside -> 3 sectors
+  EXPECT_EQ(clamp_ok(d, 8192, 4096), 1536u);  // 1808 bytes inside -> 3 sectors
   auto tail = d.clamp(9728, 4096);                // only 272 bytes: less than a sector
   ASSERT_FALSE(tail.has_value());
   EXPECT_EQ(tail.error().code, Errc::invalid_argument);
@@ -189,8 +190,8 @@ TEST_F(DeviceFile, DirectImageWith4096SectorOverrideClampsToWhole4K) {
   Device d = open_ok(dir / "img", o);
   if (!d.direct()) GTEST_SKIP() << dir.path() << ": " << d.direct_fallback();
   EXPECT_EQ(d.logical_sector_size(), 4096u);
-  EXPECT_EQ(d.clamp(4096, 16384).value(), 8192u);  // 10240 inside -> two 4K sectors
-  EXPECT_EQ(d.clamp(0, 4096).value(), 4096u);
+  EXPECT_EQ(clamp_ok(d, 4096, 16384), 8192u);  // 10240 inside -> two 4K sectors
+  EXPECT_EQ(clamp_ok(d, 0, 4096), 4096u);
   EXPECT_FALSE(d.clamp(12288, 4096).has_value());  // only the 2048-byte partial sector
 }
 
@@ -299,7 +300,7 @@ TEST(DeviceDirectFallback, RamfsFallsBackToBufferedAndSaysWhy) {
   EXPECT_EQ(::fcntl(d.fd(), F_GETFL) & O_DIRECT, 0);
   EXPECT_EQ(d.size(), 64u << 10);
   // Buffered after all, so the odd tail rule for files applies.
-  EXPECT_EQ(d.clamp((64 << 10) - 100, 512).value(), 100u);
+  EXPECT_EQ(clamp_ok(d, (64 << 10) - 100, 512), 100u);
 }
 
 }  // namespace
