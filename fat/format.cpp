@@ -216,11 +216,15 @@ fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& g
   }
   FSIO_TRY(flush(queue, "writing FAT metadata", report));
 
-  // Phase 3: the backup first, so that once the primary exists its backup does.
-  pieces.clear();
-  if (g.backup_boot_sector) pieces.push_back({base + std::uint64_t(g.backup_boot_sector) * ss, boot.span()});
-  pieces.push_back({base, boot.span()});
-  FSIO_TRY(write_pieces(queue, pieces, "writing the boot sector", report));
+  // Phase 3: the backup first, so that once the primary exists its backup
+  // does. A plug sorts by offset (sector 0 would go first), so the backup
+  // gets a plug and a flush of its own.
+  if (g.backup_boot_sector) {
+    FSIO_TRY(write_pieces(queue, {{base + std::uint64_t(g.backup_boot_sector) * ss, boot.span()}},
+                          "writing the backup boot sector", report));
+    FSIO_TRY(flush(queue, "writing the backup boot sector", report));
+  }
+  FSIO_TRY(write_pieces(queue, {{base, boot.span()}}, "writing the boot sector", report));
   FSIO_TRY(flush(queue, "writing the boot sector", report));
   if (progress) progress->add(2 * std::uint64_t(ss));
   return report;

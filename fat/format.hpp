@@ -70,7 +70,7 @@ std::uint64_t format_bytes(const Geometry& geometry);
 //   1. zero the boot sector (and FAT32 backup boot sector), flush: from here
 //      on no old boot sector describes a half-written new layout;
 //   2. everything else (reserved area, FATs, root directory, wipes), flush;
-//   3. backup boot sector, then the boot sector, flush.
+//   3. backup boot sector, flush, then the boot sector, flush.
 // A crash before phase 3 completes leaves a device without a valid-looking
 // FAT boot sector (blkid and the kernel see nothing) rather than an old or
 // new boot sector over inconsistent tables. Every request is whole

@@ -8,11 +8,12 @@ MKFAT=$BUILD/cmd/mkfat
 export MTOOLS_SKIP_CHECK=1
 
 T=$(mktemp -d /var/tmp/fsio-test.XXXXXX)
-LOOPS=()
 MOUNTS=()
 cleanup() {
   for m in "${MOUNTS[@]:+${MOUNTS[@]}}"; do umount "$m" 2>/dev/null || true; done
-  for l in "${LOOPS[@]:+${LOOPS[@]}}"; do losetup -d "$l" 2>/dev/null || true; done
+  # new_loop runs in $(...), a subshell, so find our loops by backing file.
+  losetup -l -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$T/" 'index($2, t) == 1 {print $1}' |
+    while read -r l; do losetup -d "$l" 2>/dev/null || true; done
   rm -rf "$T"
 }
 trap cleanup EXIT
@@ -27,7 +28,6 @@ new_loop() {
   local dev
   need_root
   dev=$(losetup -f --show ${2:+--sector-size "$2"} "$1") || skip "losetup failed"
-  LOOPS+=("$dev")
   echo "$dev"
 }
 

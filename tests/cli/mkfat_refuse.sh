@@ -45,10 +45,10 @@ expect_rc 1 "$MKFAT" "$T/fat.img"; unchanged "$T/fat.img" "$before" "vfat refusa
 pass "refuses to reformat FAT without --force"
 
 # Impossible geometry: numbers in the message, exit 2, nothing written.
-truncate -s 1G "$T/big.img"; before=$(sha "$T/big.img")
+truncate -s 1G "$T/big.img"; big_before=$(sha "$T/big.img")
 expect_rc 2 "$MKFAT" -F 12 "$T/big.img"
 grep -Eq '[0-9]' "$T/err" || fail "no numbers in: $(cat "$T/err")"
-unchanged "$T/big.img" "$before" "FAT12 on 1 GiB"
+unchanged "$T/big.img" "$big_before" "FAT12 on 1 GiB"
 pass "FAT12 on 1 GiB refused: $(head -1 "$T/err")"
 truncate -s 1M "$T/tiny.img"; before=$(sha "$T/tiny.img")
 expect_rc 2 "$MKFAT" -F 16 "$T/tiny.img"; unchanged "$T/tiny.img" "$before" "FAT16 on 1 MiB"
@@ -58,7 +58,7 @@ pass "FAT16 on 1 MiB refused: $(head -1 "$T/err")"
 for bad in "-n TOO_LONG_LABEL1" "-n A*B" "-s 3" "-S 1000" "-f 0" "-F 13" "-i xyz" "--cluster-size 3000"; do
   # shellcheck disable=SC2086
   expect_rc 2 "$MKFAT" $bad "$T/big.img"
-  unchanged "$T/big.img" "$before" "$bad"
+  unchanged "$T/big.img" "$big_before" "$bad"
 done
 pass "bad options refused with exit 2"
 
