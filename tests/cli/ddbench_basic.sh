@@ -61,14 +61,15 @@ expect_rc 0 "$DDBENCH" --quiet --rw read "$img"
 [ ! -s "$T/out" ] || fail "--quiet printed: $(cat "$T/out")"
 pass "human summary and --quiet"
 
-# Merging: only with --batch, never with --no-merge; fewer submissions and syscalls.
+# Merging: only with --batch, never with --no-merge; fewer submissions.
 expect_rc 0 "$DDBENCH" --rw write --bs 4K --iodepth 32 --json "$img"
 plain_sub=$(json "$T/out" 'j["stats"]["requests_submitted"]'); plain_sys=$(json "$T/out" 'j["stats"]["syscalls"]')
 [ "$plain_sub" -eq 8192 ] || fail "default submitted $plain_sub requests for 8192 blocks (fio does not merge)"
 expect_rc 0 "$DDBENCH" --rw write --bs 4K --iodepth 32 --batch 16 --json "$img"
 sub=$(json "$T/out" 'j["stats"]["requests_submitted"]'); sys=$(json "$T/out" 'j["stats"]["syscalls"]')
 [ "$sub" -le 1024 ] || fail "--batch 16 submitted $sub requests"
-[ "$sys" -lt "$plain_sys" ] || fail "--batch 16 made $sys syscalls, default $plain_sys"
+# Syscall counts depend on how fast completions arrive (a reap that finds
+# CQEs in the ring costs none), so they are reported, not compared.
 expect_rc 0 "$DDBENCH" --rw write --bs 4K --iodepth 32 --batch 16 --no-merge --json "$img"
 [ "$(json "$T/out" 'j["stats"]["requests_submitted"]')" -eq 8192 ] || fail "--no-merge merged"
 pass "merging: default $plain_sub requests/$plain_sys syscalls, --batch 16 $sub/$sys, --no-merge none"
