@@ -34,6 +34,20 @@ compare 64M -R 8
 compare 8G -s 64
 compare 1000000000 -F 32
 compare 600M -h 2048
-compare 3T
+compare 40G -F 32 -s 128
 compare 2M -F 32
 compare 5T -F 12
+
+# A partition inside an image: --offset in sectors, the partition table
+# before the volume is not a reason to refuse, and it survives.
+need sfdisk
+for f in a b; do rm -f "$T/$f.img"; truncate -s 64M "$T/$f.img"; echo 'start=2048, type=c' | sfdisk -q "$T/$f.img"; done
+mkfs.fat --offset 2048 -n PART "$T/a.img" >/dev/null
+head -c 1048576 "$T/b.img" > "$T/pt.before"
+expect_rc 0 "$MKFAT" --offset 2048 -n PART "$T/b.img"
+a=$(python3 "$SRC/tests/cli/fatinfo.py" "$T/a.img" 1048576 | sed 's/"volume_id": "[0-9a-f]*"//')
+b=$(python3 "$SRC/tests/cli/fatinfo.py" "$T/b.img" 1048576 | sed 's/"volume_id": "[0-9a-f]*"//')
+[ "$a" = "$b" ] || { echo "mkfs.fat: $a"; echo "mkfat:    $b"; fail "geometry differs with --offset"; }
+cmp -n 1048576 "$T/pt.before" "$T/b.img" || fail "--offset changed the partition table or the gap before the volume"
+blkid -p -O 1048576 -o export "$T/b.img" | grep -qx TYPE=vfat || fail "blkid finds no FAT at the offset"
+pass "--offset 2048 inside a partitioned image matches mkfs.fat, partition table kept"
