@@ -14,7 +14,7 @@ if [ -z "$img" ]; then
 fi
 
 echo "== ddbench: sequential write then read of a new 256 MiB image, 1 MiB blocks, iodepth 32"
-build/cmd/ddbench --create 256M --rw write --bs 1M --iodepth 32 --verify --force "$img"
+build/cmd/ddbench --create 256M --rw write --bs 1M --iodepth 32 --verify "$img"
 build/cmd/ddbench --rw read --bs 1M --iodepth 32 "$img"
 
 echo "== mkfat: FAT32 with label DEMO (the image holds no filesystem yet, so no --force)"
