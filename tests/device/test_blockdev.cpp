@@ -18,7 +18,6 @@ class LoopDeviceTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!test::is_root()) GTEST_SKIP() << "loop devices need root";
-    ASSERT_TRUE(dir.ok());
     test::make_file(dir / "backing", 16 << 20);
   }
   // Binds a loop device; skips the test when the system cannot.
@@ -123,9 +122,9 @@ TEST_F(LoopDeviceTest, DiscardIsWindowRelativeAndSectorChecked) {
   ASSERT_TRUE(st.has_value()) << st.error().message();
   ASSERT_TRUE(d.flush().has_value());
   // The loop driver punches the hole in the backing file.
-  EXPECT_EQ(test::read_bytes(dir / "backing", 1 << 20, 65536), std::string(65536, '\0'));
-  EXPECT_EQ(test::read_bytes(dir / "backing", (1 << 20) - 4096, 4096), std::string(4096, 'x'));
-  EXPECT_EQ(test::read_bytes(dir / "backing", (1 << 20) + 65536, 4096), std::string(4096, 'x'));
+  EXPECT_EQ(test::read_string(dir / "backing", 1 << 20, 65536), std::string(65536, '\0'));
+  EXPECT_EQ(test::read_string(dir / "backing", (1 << 20) - 4096, 4096), std::string(4096, 'x'));
+  EXPECT_EQ(test::read_string(dir / "backing", (1 << 20) + 65536, 4096), std::string(4096, 'x'));
 }
 
 TEST_F(LoopDeviceTest, QueryTopologyOfARegularFileUsesTheOverride) {

@@ -5,6 +5,8 @@
 #include <linux/magic.h>
 #include <sys/vfs.h>
 
+#include <filesystem>
+
 #include "libfsio/device.hpp"
 #include "tests/device/helpers.hpp"
 
@@ -26,7 +28,6 @@ OpenOptions buffered() {
 
 class DeviceFile : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(dir.ok()); }
   TempDir dir;
 };
 
@@ -244,9 +245,9 @@ TEST_F(DeviceFile, DiscardPunchesAWindowRelativeHole) {
   auto st = d.discard(4096, 8192);  // file bytes 8192..16383
   if (!st && st.error().code == Errc::unsupported) GTEST_SKIP() << st.error().message();
   ASSERT_TRUE(st.has_value()) << st.error().message();
-  EXPECT_EQ(test::read_bytes(dir / "img", 4096, 4096), std::string(4096, 'x'));
-  EXPECT_EQ(test::read_bytes(dir / "img", 8192, 8192), std::string(8192, '\0'));
-  EXPECT_EQ(test::read_bytes(dir / "img", 16384, 4096), std::string(4096, 'x'));
+  EXPECT_EQ(test::read_string(dir / "img", 4096, 4096), std::string(4096, 'x'));
+  EXPECT_EQ(test::read_string(dir / "img", 8192, 8192), std::string(8192, '\0'));
+  EXPECT_EQ(test::read_string(dir / "img", 16384, 4096), std::string(4096, 'x'));
   EXPECT_EQ(std::filesystem::file_size(dir / "img"), 64u << 10);  // KEEP_SIZE
 }
 
@@ -259,7 +260,7 @@ TEST_F(DeviceFile, DiscardBeyondTheWindowOrReadOnlyIsRefused) {
   auto st = d.discard(28 << 10, 8192);
   ASSERT_FALSE(st.has_value());
   EXPECT_EQ(st.error().code, Errc::invalid_argument);
-  EXPECT_EQ(test::read_bytes(dir / "img", 32 << 10, 4096), std::string(4096, 'x'));
+  EXPECT_EQ(test::read_string(dir / "img", 32 << 10, 4096), std::string(4096, 'x'));
   Device r = open_ok(dir / "img", buffered());
   EXPECT_FALSE(r.discard(0, 4096).has_value());
 }
@@ -271,7 +272,6 @@ TEST(DeviceDirectFallback, TmpfsOpensDirectOrSaysWhyNot) {
   if (::statfs("/dev/shm", &sf) != 0 || sf.f_type != TMPFS_MAGIC)
     GTEST_SKIP() << "/dev/shm is not tmpfs here; cannot test the tmpfs case";
   TempDir dir("/dev/shm");
-  ASSERT_TRUE(dir.ok());
   OpenOptions o;
   o.write = true;
   o.create_size = 1 << 20;
@@ -288,7 +288,6 @@ TEST(DeviceDirectFallback, TmpfsOpensDirectOrSaysWhyNot) {
 TEST(DeviceDirectFallback, RamfsFallsBackToBufferedAndSaysWhy) {
   if (!test::is_root()) GTEST_SKIP() << "mounting ramfs needs root";
   TempDir dir;
-  ASSERT_TRUE(dir.ok());
   test::MountPoint mnt("none", dir.path(), "-t ramfs");
   if (!mnt.ok()) GTEST_SKIP() << "cannot mount ramfs on " << dir.path();
   OpenOptions o;

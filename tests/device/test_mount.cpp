@@ -2,6 +2,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
 
 #include "libfsio/device.hpp"
 #include "libfsio/mount.hpp"
@@ -20,7 +25,6 @@ std::optional<std::string> mount_of(const std::string& path) {
 
 TEST(FindMount, PlainImageIsNotMounted) {
   TempDir dir;
-  ASSERT_TRUE(dir.ok());
   test::make_file(dir / "img", 1 << 20);
   EXPECT_EQ(mount_of(dir / "img"), std::nullopt);
 }
@@ -39,12 +43,12 @@ class MountedImage : public ::testing::Test {
   void SetUp() override {
     if (!test::is_root()) GTEST_SKIP() << "mounting needs root";
     if (!test::have_tool("mkfs.ext4")) GTEST_SKIP() << "mkfs.ext4 is missing (install e2fsprogs)";
-    ASSERT_TRUE(dir.ok());
     image = dir / "ext4 image.img";  // a space: mountinfo escapes it as \040
     mnt_dir = dir / "mnt point";
     std::filesystem::create_directory(mnt_dir);
     test::make_file(image, 16 << 20);
-    ASSERT_EQ(test::run("mkfs.ext4 -q -F '" + image + "'"), 0);
+    const auto mk = test::run("mkfs.ext4 -q -F '" + image + "'");
+    ASSERT_EQ(mk.exit_code, 0) << mk.output;
     loop = std::make_unique<test::LoopDevice>(image);
     if (!loop->ok()) GTEST_SKIP() << "losetup failed: cannot bind a loop device";
     mnt = std::make_unique<test::MountPoint>(loop->path(), mnt_dir);
@@ -115,7 +119,6 @@ TEST(FindMountPartitions, MountedPartitionMakesTheWholeDiskBusy) {
   if (!test::is_root()) GTEST_SKIP() << "mounting needs root";
   if (!test::have_tool("mkfs.ext4")) GTEST_SKIP() << "mkfs.ext4 is missing (install e2fsprogs)";
   TempDir dir;
-  ASSERT_TRUE(dir.ok());
   std::string image = dir / "disk.img";
   test::make_file(image, 32 << 20);
   // A hand-written MBR: one Linux partition from sector 2048 to the end.
@@ -149,7 +152,8 @@ TEST(FindMountPartitions, MountedPartitionMakesTheWholeDiskBusy) {
     part = dir / name;
     ASSERT_EQ(::mknod(part.c_str(), S_IFBLK | 0600, makedev(maj, min)), 0) << part;
   }
-  ASSERT_EQ(test::run("mkfs.ext4 -q -F " + part), 0);
+  const auto mk = test::run("mkfs.ext4 -q -F " + part);
+  ASSERT_EQ(mk.exit_code, 0) << mk.output;
   std::filesystem::create_directory(dir / "mnt");
   test::MountPoint mnt(part, dir / "mnt");
   if (!mnt.ok()) GTEST_SKIP() << "mount " << part << " failed";

@@ -28,7 +28,6 @@ const Signature* find_type(const std::vector<Signature>& sigs, const std::string
 
 class Signatures : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(dir.ok()); }
   TempDir dir;
 };
 
@@ -42,7 +41,8 @@ TEST_F(Signatures, ZeroImageHasNone) {
 TEST_F(Signatures, Ext4MagicIsFoundAt0x438WithItsLabel) {
   if (!test::have_tool("mkfs.ext4")) GTEST_SKIP() << "mkfs.ext4 is missing (install e2fsprogs)";
   test::make_file(dir / "ext4.img", 8 << 20);
-  ASSERT_EQ(test::run("mkfs.ext4 -q -F -L data " + dir / "ext4.img"), 0);
+  const auto mk = test::run("mkfs.ext4 -q -F -L data " + dir / "ext4.img");
+  ASSERT_EQ(mk.exit_code, 0) << mk.output;
   for (bool direct : {true, false}) {  // an O_DIRECT descriptor must work too
     OpenOptions o;
     o.direct = direct;
@@ -62,24 +62,26 @@ TEST_F(Signatures, Ext4MagicIsFoundAt0x438WithItsLabel) {
 TEST_F(Signatures, VfatMagicIsFoundAtFilSysType) {
   if (!test::have_tool("mkfs.fat")) GTEST_SKIP() << "mkfs.fat is missing (install dosfstools)";
   test::make_file(dir / "fat.img", 8 << 20);
-  ASSERT_EQ(test::run("mkfs.fat -n CARD " + dir / "fat.img"), 0);
+  const auto mk = test::run("mkfs.fat -n CARD " + dir / "fat.img");
+  ASSERT_EQ(mk.exit_code, 0) << mk.output;
   auto sigs = probe(dir / "fat.img");
   const Signature* fat = find_type(sigs, "vfat");
   ASSERT_NE(fat, nullptr);
   EXPECT_EQ(fat->offset, 0x36u);
   EXPECT_EQ(fat->length, 8u);
   EXPECT_EQ(fat->label, "CARD");
-  EXPECT_EQ(test::read_bytes(dir / "fat.img", fat->offset, fat->length), "FAT12   ");
+  EXPECT_EQ(test::read_string(dir / "fat.img", fat->offset, fat->length), "FAT12   ");
 }
 
 TEST_F(Signatures, SignatureInsideAWindowIsReportedWindowRelative) {
   if (!test::have_tool("mkfs.ext4")) GTEST_SKIP() << "mkfs.ext4 is missing (install e2fsprogs)";
   test::make_file(dir / "part.img", 8 << 20);
-  ASSERT_EQ(test::run("mkfs.ext4 -q -F " + dir / "part.img"), 0);
+  const auto mk = test::run("mkfs.ext4 -q -F " + dir / "part.img");
+  ASSERT_EQ(mk.exit_code, 0) << mk.output;
   test::make_file(dir / "disk.img", 16 << 20);
-  ASSERT_EQ(test::run("dd if=" + dir / "part.img" + " of=" + dir / "disk.img" +
-                      " bs=1M seek=4 conv=notrunc status=none"),
-            0);
+  const auto dd = test::run("dd if=" + dir / "part.img" + " of=" + dir / "disk.img" +
+                            " bs=1M seek=4 conv=notrunc status=none");
+  ASSERT_EQ(dd.exit_code, 0) << dd.output;
   OpenOptions o;
   o.offset = 4 << 20;
   o.length = 8 << 20;
@@ -95,7 +97,8 @@ TEST_F(Signatures, SignatureInsideAWindowIsReportedWindowRelative) {
 TEST_F(Signatures, AllSignaturesAreListedIncludingAPartitionTable) {
   if (!test::have_tool("mkfs.ext4")) GTEST_SKIP() << "mkfs.ext4 is missing (install e2fsprogs)";
   test::make_file(dir / "both.img", 8 << 20);
-  ASSERT_EQ(test::run("mkfs.ext4 -q -F " + dir / "both.img"), 0);
+  const auto mk = test::run("mkfs.ext4 -q -F " + dir / "both.img");
+  ASSERT_EQ(mk.exit_code, 0) << mk.output;
   {
     std::fstream f(dir / "both.img", std::ios::in | std::ios::out | std::ios::binary);
     unsigned char entry[16] = {0x00, 0, 0, 0, 0x83, 0, 0, 0, 0x00, 0x08, 0, 0, 0x00, 0x38, 0, 0};

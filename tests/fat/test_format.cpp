@@ -9,14 +9,15 @@
 #include "fat/dirent.hpp"
 #include "fat/format.hpp"
 #include "fat/geometry.hpp"
-#include "fat_test_util.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/engine.hpp"
 #include "libfsio/io_queue.hpp"
+#include "tests/support/support.hpp"
 
 namespace fat {
 namespace {
 
+namespace test = fsio::test;
 using test::TempDir;
 
 constexpr std::uint64_t KiB = 1024, MiB = KiB * 1024;
@@ -60,8 +61,8 @@ TEST_P(FormatPeers, FsckMinfoAndMdirAcceptTheVolume) {
   require_tools();
   const Case c = GetParam();
   TempDir dir;
-  const std::string img = dir.file("img");
-  test::make_sparse(img, c.size);
+  const std::string img = dir / "img";
+  test::make_file(img, c.size);
   FormatOptions o;
   o.label = "FSIO TEST";
   o.invariant = true;
@@ -95,9 +96,9 @@ TEST_P(FormatPeers, MetadataIsByteIdenticalToMkfsFatInvariant) {
   require_tools();
   const Case c = GetParam();
   TempDir dir;
-  const std::string ours = dir.file("ours"), theirs = dir.file("theirs");
-  test::make_sparse(ours, c.size);
-  test::make_sparse(theirs, c.size);
+  const std::string ours = dir / "ours", theirs = dir / "theirs";
+  test::make_file(ours, c.size);
+  test::make_file(theirs, c.size);
   const auto mk = test::run("mkfs.fat --invariant -n PEERS " + theirs);
   ASSERT_EQ(mk.exit_code, 0) << mk.output;
   FormatOptions o;
@@ -126,9 +127,9 @@ INSTANTIATE_TEST_SUITE_P(Widths, FormatPeers, ::testing::ValuesIn(kCases),
 TEST(Format, WipesForeignSignaturesInTheDataAreaAndNothingElse) {
   require_tools();
   TempDir dir;
-  const std::string img = dir.file("img");
+  const std::string img = dir / "img";
   const std::uint64_t size = 600 * MiB;
-  test::make_sparse(img, size);
+  test::make_file(img, size);
   // A btrfs magic at 64 KiB + 0x40 sits in FAT32's data area at this size?
   // No: the FATs cover it. Put fake signatures where we would not write.
   const auto g = compute_geometry(size, {}).value();
@@ -162,9 +163,9 @@ TEST(Format, WipesForeignSignaturesInTheDataAreaAndNothingElse) {
 TEST(Format, FailureBeforeTheLastPhaseLeavesNoBootSector) {
   require_tools();
   TempDir dir;
-  const std::string img = dir.file("img");
+  const std::string img = dir / "img";
   const std::uint64_t size = 64 * MiB;
-  test::make_sparse(img, size);
+  test::make_file(img, size);
   ASSERT_EQ(test::run("mkfs.fat " + img).exit_code, 0);  // an old, valid FAT
   fsio::OpenOptions oo;
   oo.write = true;
@@ -195,11 +196,11 @@ TEST(Format, MtoolsLongNameChecksumMatchesLfnChecksum) {
   require_tools();
   if (!test::have_tool("mcopy")) GTEST_SKIP() << "mcopy missing";
   TempDir dir;
-  const std::string img = dir.file("img");
-  test::make_sparse(img, 64 * MiB);
+  const std::string img = dir / "img";
+  test::make_file(img, 64 * MiB);
   ASSERT_TRUE(format_image(img, 64 * MiB, {}).has_value());
-  const std::string src = dir.file("A rather long file name.txt");
-  test::make_sparse(src, 10);
+  const std::string src = dir / "A rather long file name.txt";
+  test::make_file(src, 10);
   const auto cp = test::run("MTOOLS_SKIP_CHECK=1 mcopy -i " + img + " '" + src + "' ::");
   ASSERT_EQ(cp.exit_code, 0) << cp.output;
   const auto g = compute_geometry(64 * MiB, {}).value();
@@ -249,9 +250,9 @@ namespace {
 TEST(FatTableOnDisk, DirtySectorsOfEveryCopyGoOutInOnePlug) {
   require_tools();
   TempDir dir;
-  const std::string img = dir.file("img");
+  const std::string img = dir / "img";
   const std::uint64_t size = 64 * MiB;
-  test::make_sparse(img, size);
+  test::make_file(img, size);
   FormatOptions o;
   o.fat_type = 32;
   ASSERT_TRUE(format_image(img, size, o).has_value());

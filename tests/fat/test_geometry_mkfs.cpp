@@ -17,11 +17,12 @@
 #include "fat/fsinfo.hpp"
 #include "fat/geometry.hpp"
 #include "fat/label.hpp"
-#include "fat_test_util.hpp"
+#include "tests/support/support.hpp"
 
 namespace fat {
 namespace {
 
+namespace test = fsio::test;
 using test::TempDir;
 
 constexpr std::uint64_t KiB = 1024, MiB = KiB * 1024, GiB = MiB * 1024, TiB = GiB * 1024;
@@ -131,8 +132,8 @@ struct Tally {
 
 // Runs one case; returns "" when we agree with mkfs.fat, else what differs.
 std::string compare_one(const TempDir& dir, std::uint64_t size, const Variant& v, Tally& tally) {
-  const std::string img = dir.file("img");
-  test::make_sparse(img, size);
+  const std::string img = dir / "img";
+  test::make_file(img, size);
   const auto r = test::run("mkfs.fat --invariant " + v.args + " " + img);
   const auto ours = compute_geometry(size, v.opts);
   std::string diff;

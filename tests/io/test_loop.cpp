@@ -2,8 +2,6 @@
 // does not help (a 4 KiB-sector device over a backing file that is not a
 // multiple of 4 KiB), with O_DIRECT, through both engines.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
@@ -12,45 +10,10 @@
 #include "io_test_util.hpp"
 #include "libfsio/block_writer.hpp"
 #include "libfsio/buffer.hpp"
+#include "tests/support/support.hpp"
 
 namespace fsio::test {
 namespace {
-
-// Runs a command, returning its stdout (trailing newline dropped) and status.
-std::pair<int, std::string> run(const std::string& cmd) {
-  std::string out;
-  FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-  if (!p) return {-1, out};
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  int status = pclose(p);
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-// A loop device over a backing file, detached on destruction.
-class LoopDevice {
- public:
-  // Empty path() when it could not be set up; why() says why.
-  LoopDevice(const std::string& backing, unsigned sector_size) {
-    std::string cmd = "losetup --find --show";
-    if (sector_size != 512) cmd += " --sector-size " + std::to_string(sector_size);
-    auto [rc, out] = run(cmd + " '" + backing + "'");
-    if (rc == 0 && out.rfind("/dev/loop", 0) == 0) path_ = out;
-    else why_ = "losetup failed (exit " + std::to_string(rc) + ")";
-  }
-  ~LoopDevice() {
-    if (!path_.empty()) run("losetup -d " + path_);
-  }
-  LoopDevice(const LoopDevice&) = delete;
-  LoopDevice& operator=(const LoopDevice&) = delete;
-  const std::string& path() const { return path_; }
-  const std::string& why() const { return why_; }
-
- private:
-  std::string path_;
-  std::string why_;
-};
 
 struct LoopCase {
   EngineKind engine;
@@ -60,15 +23,15 @@ struct LoopCase {
 class Loop : public ::testing::TestWithParam<LoopCase> {
  protected:
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "loop device tests need root";
-    if (run("command -v losetup").first != 0) GTEST_SKIP() << "losetup is not installed";
+    if (!is_root()) GTEST_SKIP() << "loop device tests need root";
+    if (!have_tool("losetup")) GTEST_SKIP() << "losetup is not installed";
     if (GetParam().engine == EngineKind::uring) {
       std::string why;
       if (!make_inner(EngineKind::uring, -1, 4, &why)) GTEST_SKIP() << "io_uring unavailable here: " << why;
     }
     img_ = std::make_unique<TempImage>(kBacking);
     loop_ = std::make_unique<LoopDevice>(img_->path(), GetParam().sector);
-    if (loop_->path().empty()) GTEST_SKIP() << "cannot set up a loop device: " << loop_->why();
+    if (!loop_->ok()) GTEST_SKIP() << "cannot set up a loop device: " << loop_->why();
   }
 
   static constexpr std::uint64_t kBacking = (1 << 20) + 1536;  // not a multiple of 4096
