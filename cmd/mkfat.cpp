@@ -90,19 +90,10 @@ Result<std::vector<fat::ByteRange>> check_target(const fsio::Device& dev, const 
   if (auto where = FSIO_TRY(fsio::find_mount(dev.path())))
     return fsio::make_error(Errc::busy, dev.path() + ": mounted on " + *where + "; refusing to format it");
   // Probe exactly the volume: with --offset, a partition table before it is expected.
-  fsio::OpenOptions ro;
-  ro.direct = false;
-  ro.offset = dev.offset() + g.offset_bytes;
-  ro.length = g.filesystem_bytes();
-  auto volume = FSIO_TRY(fsio::Device::open(dev.path(), ro));
-  auto sigs = FSIO_TRY(fsio::probe_signatures(volume));
+  auto sigs = FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset() + g.offset_bytes, g.filesystem_bytes(), force,
+                                             "formatting"));
   std::vector<fat::ByteRange> wipe;
-  for (const auto& s : sigs) {
-    if (!force)
-      return fsio::make_error(Errc::busy, dev.path() + ": holds " + fsio::describe(s) +
-                                              "; use --force to overwrite it");
-    wipe.push_back({g.offset_bytes + s.offset, s.length});
-  }
+  for (const auto& s : sigs) wipe.push_back({g.offset_bytes + s.offset, s.length});
   return wipe;
 }
 

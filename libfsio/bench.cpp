@@ -104,21 +104,9 @@ Result<Device> open_bench_target(const std::string& path, const BenchOptions& o)
   open.write = bench_writes(o.rw) || o.create_size.has_value();
   open.direct = o.direct;
   open.create_size = o.create_size;
-  if (bench_writes(o.rw) && !o.force) {
-    // Probe through a read-only open first: opening for writing with
-    // create_size would already have grown the file.
-    OpenOptions ro;
-    ro.direct = false;
-    auto existing = Device::open(path, ro);
-    if (existing) {
-      auto sigs = FSIO_TRY_CTX(probe_signatures(*existing), path);
-      if (!sigs.empty())
-        return make_error(Errc::busy, path + ": holds " + describe(sigs.front()) +
-                                          "; writing would destroy it (use --force to write anyway)");
-    } else if (existing.error().code != Errc::not_found || !o.create_size) {
-      return std::move(existing).error();
-    }
-  }
+  // Probed through a read-only open first: opening for writing with
+  // create_size would already have grown the file.
+  if (bench_writes(o.rw) && !o.force) FSIO_TRY(check_overwrite(path, 0, std::nullopt, false, "writing"));
   return Device::open(path, open);
 }
 

@@ -104,4 +104,23 @@ std::string describe(const Signature& sig) {
   return text;
 }
 
+Result<std::vector<Signature>> check_overwrite(const std::string& path, std::uint64_t offset,
+                                               std::optional<std::uint64_t> length, bool force,
+                                               const std::string& action) {
+  OpenOptions ro;
+  ro.direct = false;
+  ro.offset = offset;
+  ro.length = length;
+  auto range = Device::open(path, ro);
+  if (!range) {
+    if (range.error().code == Errc::not_found) return std::vector<Signature>{};
+    return std::move(range).error();
+  }
+  auto found = FSIO_TRY_CTX(probe_signatures(*range), path);
+  if (!found.empty() && !force)
+    return make_error(Errc::busy, path + ": holds " + describe(found.front()) + "; " + action +
+                                      " would destroy it (use --force to overwrite it)");
+  return found;
+}
+
 }  // namespace fsio
