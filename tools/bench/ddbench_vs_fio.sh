@@ -9,14 +9,14 @@
 # readpages lesson: buffered 1 MiB sequential reads of the raw loop device
 # against the same bytes read as a file, page cache dropped before each run.
 # Every run is capped at RUNTIME seconds (default 2), so the whole script
-# takes about ten minutes on two cores. Needs root (loop device, drop_caches).
+# takes about twenty minutes on two cores. Needs root (loop device, drop_caches).
 #
-# Usage: tools/bench/ddbench_vs_fio.sh [BUILD_DIR]     env: REPS=5 RUNTIME=2 SIZE=1G
+# Usage: tools/bench/ddbench_vs_fio.sh [BUILD_DIR]     env: REPS=6 RUNTIME=2 SIZE=1G
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
 DDBENCH=$build/cmd/ddbench
-REPS=${REPS:-5}
+REPS=${REPS:-6}
 RUNTIME=${RUNTIME:-2}
 SIZE=${SIZE:-1G}
 [ -x "$DDBENCH" ] || { echo "build ddbench first (tools/setup.sh $build)" >&2; exit 1; }
@@ -79,8 +79,16 @@ PY
 }
 
 echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype /var/tmp | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)" >&2
+# Each pair is preceded by an untimed warm-up of the same row, so neither tool
+# pays alone for what the previous row left behind (the host's cache under a
+# virtual disk, a dirty page cache): measured on this machine, the first run
+# after a row of writes could be several times slower (the same buffered read:
+# 484, then 3303 MiB/s), whichever tool it was. The order
+# inside the pair alternates every repetition.
 for rep in $(seq 1 "$REPS"); do
   for row in "${rows[@]}"; do
+    warm=$dir/warm.tsv; results_keep=$results; results=$warm
+    run_one fio "$row"; results=$results_keep
     if [ $((rep % 2)) -eq 1 ]; then run_one ddbench "$row"; run_one fio "$row"
     else run_one fio "$row"; run_one ddbench "$row"; fi
   done
