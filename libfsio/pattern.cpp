@@ -43,15 +43,27 @@ std::uint64_t load_word(const std::byte* p) {
   return to_le(v);
 }
 
-}  // namespace
-
-void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t seed) {
+// Cuts [offset, offset + size) at pattern-sector boundaries and calls
+// fn(done, sector_off, skip, n) for each piece: `done` bytes into the range,
+// the piece's sector starts at absolute `sector_off`, the piece begins
+// `skip` bytes into it and is `n` bytes long. Stops when fn returns false.
+template <class Fn>
+void for_each_piece(std::uint64_t offset, std::size_t size, Fn fn) {
   std::size_t done = 0;
-  while (done < buf.size()) {
+  while (done < size) {
     const std::uint64_t pos = offset + done;
     const std::uint64_t sector_off = pos - pos % pattern_sector;
     const std::size_t skip = pos - sector_off;
-    const std::size_t n = std::min<std::size_t>(pattern_sector - skip, buf.size() - done);
+    const std::size_t n = std::min<std::size_t>(pattern_sector - skip, size - done);
+    if (!fn(done, sector_off, skip, n)) return;
+    done += n;
+  }
+}
+
+}  // namespace
+
+void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t seed) {
+  for_each_piece(offset, buf.size(), [&](std::size_t done, std::uint64_t sector_off, std::size_t skip, std::size_t n) {
     if (skip == 0 && n == pattern_sector && reinterpret_cast<std::uintptr_t>(buf.data() + done) % 8 == 0) {
       make_sector(sector_off, seed, reinterpret_cast<std::uint64_t*>(buf.data() + done));
     } else {
@@ -59,18 +71,15 @@ void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t
       make_sector(sector_off, seed, s.data());
       std::memcpy(buf.data() + done, reinterpret_cast<const std::byte*>(s.data()) + skip, n);
     }
-    done += n;
-  }
+    return true;
+  });
 }
 
 std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset,
                                              std::uint64_t seed) {
-  std::size_t done = 0;
-  while (done < buf.size()) {
+  std::optional<PatternMismatch> found;
+  for_each_piece(offset, buf.size(), [&](std::size_t done, std::uint64_t sector_off, std::size_t skip, std::size_t n) {
     const std::uint64_t pos = offset + done;
-    const std::uint64_t sector_off = pos - pos % pattern_sector;
-    const std::size_t skip = pos - sector_off;
-    const std::size_t n = std::min<std::size_t>(pattern_sector - skip, buf.size() - done);
     Sector s;
     make_sector(sector_off, seed, s.data());
     const auto* want = reinterpret_cast<const std::byte*>(s.data());
@@ -96,11 +105,12 @@ std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std
         m.stamped_offset = load_word(got);
         m.stamped_seed = load_word(got + 8);
       }
-      return m;
+      found = m;
+      return false;
     }
-    done += n;
-  }
-  return std::nullopt;
+    return true;
+  });
+  return found;
 }
 
 std::string describe(const PatternMismatch& m, std::uint64_t seed) {
