@@ -152,9 +152,10 @@ int run(Args& a) {
   if (!identity) { created_cleanup(); return fsio::cli::report(tool, identity.error()); }
   auto queue = fsio::IoQueue::create(*dev);
   if (!queue) return fsio::cli::report(tool, queue.error());
+  // Like mke2fs: a device that cannot discard is still formatted, with a word.
   if (a.discard)
-    if (auto d = dev->discard(geo->offset_bytes, geo->filesystem_bytes()); !d)
-      return fsio::cli::report(tool, d.error());
+    if (auto d = dev->discard(geo->offset_bytes, geo->filesystem_bytes()); !d && !a.quiet)
+      std::fprintf(stderr, "mkfat: warning: discard failed, formatting anyway: %s\n", d.error().message().c_str());
 
   fsio::InterruptGuard interrupt;
   fsio::Progress progress("mkfat", fat::format_bytes(*geo), !a.quiet && !a.json && fsio::stderr_is_terminal());
