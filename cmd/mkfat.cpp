@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "cmd/common.hpp"
 #include "fat/device_facts.hpp"
@@ -21,21 +22,26 @@ namespace {
 using fsio::Errc;
 using fsio::Result;
 
+// mkfs.fat counts BLOCKS in KiB and --offset in sectors; with a suffix ("64M",
+// "1MiB") either is a size in bytes instead. `plain` says which was typed.
+struct CountOrSize {
+  std::uint64_t value = 0;
+  bool plain = false;
+  std::uint64_t bytes(std::uint64_t unit) const { return plain ? value * unit : value; }
+};
+
 struct Args {
   fat::FormatOptions fmt;
+  std::optional<CountOrSize> offset_parsed;  // --offset, unit resolved once the sector size is known
   std::string target, blocks, offset, label, volume_id, cluster_size, media, drive, hidden, backup;
   bool create = false, force = false, dry_run = false, discard = false, json = false, stats = false,
        quiet = false;
 };
 
-// mkfs.fat counts BLOCKS in KiB and --offset in sectors; with a suffix ("64M",
-// "1MiB") either is a size in bytes instead.
-Result<std::uint64_t> count_or_size(const std::string& text, std::uint64_t unit, const char* what) {
-  const bool plain = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+Result<CountOrSize> count_or_size(const std::string& text, const char* what) {
   auto v = fsio::parse_size(text);
   if (!v) return std::move(v).error().wrap(what);
-  if (plain) return *v * unit;
-  return *v;
+  return CountOrSize{*v, text.find_first_not_of("0123456789") == std::string::npos};
 }
 
 Result<unsigned> number(const std::string& text, const char* what, unsigned max) {
@@ -51,10 +57,11 @@ Result<unsigned> number(const std::string& text, const char* what, unsigned max)
 // Turns the text options into FormatOptions; every mistake is a usage error.
 fsio::Status finish_options(Args& a) {
   auto& f = a.fmt;
-  if (!a.blocks.empty()) f.blocks = FSIO_TRY(count_or_size(a.blocks, 1024, "BLOCKS")) / 1024;
+  if (!a.blocks.empty()) f.blocks = FSIO_TRY(count_or_size(a.blocks, "BLOCKS")).bytes(1024) / 1024;
   if (a.create && f.blocks == 0)
     return fsio::make_error(Errc::invalid_argument, "-C needs the size of the image to create (BLOCKS)");
-  if (!a.cluster_size.empty()) f.cluster_size = std::uint32_t(FSIO_TRY(count_or_size(a.cluster_size, 1, "--cluster-size")));
+  if (!a.cluster_size.empty()) f.cluster_size = std::uint32_t(FSIO_TRY(count_or_size(a.cluster_size, "--cluster-size")).value);
+  if (!a.offset.empty()) a.offset_parsed = FSIO_TRY(count_or_size(a.offset, "--offset"));
   if (!a.volume_id.empty()) f.volume_id = FSIO_TRY(fat::parse_volume_id(a.volume_id));
   if (!a.media.empty()) f.media = FSIO_TRY(number(a.media, "-M", 0xFF));
   if (!a.drive.empty()) f.drive_number = FSIO_TRY(number(a.drive, "-D", 0xFF));
@@ -100,10 +107,6 @@ Result<std::vector<fat::ByteRange>> check_target(const fsio::Device& dev, const 
 int run(Args& a) {
   const char* tool = "mkfat";
   if (auto st = finish_options(a); !st) return fsio::cli::report(tool, st.error());
-  if (!a.offset.empty()) {
-    auto off = count_or_size(a.offset, 1, "--offset");  // sectors are resolved below, once the sector size is known
-    if (!off) return fsio::cli::report(tool, off.error());
-  }
 
   struct stat st{};
   if (a.create && ::stat(a.target.c_str(), &st) == 0)
@@ -118,16 +121,14 @@ int run(Args& a) {
   auto created_cleanup = [&] { if (a.create) ::unlink(a.target.c_str()); };
 
   const fat::DeviceFacts facts = fat::device_facts(*dev);
-  if (!a.offset.empty()) {
-    const bool plain = a.offset.find_first_not_of("0123456789") == std::string::npos;
+  if (const auto& off = a.offset_parsed) {
     const std::uint32_t ss = a.fmt.sector_size ? a.fmt.sector_size : facts.logical_sector_size ? facts.logical_sector_size : 512;
-    const std::uint64_t v = *count_or_size(a.offset, 1, "--offset");
-    if (!plain && v % ss) {
+    if (!off->plain && off->value % ss) {
       created_cleanup();
       return fsio::cli::report(tool, fsio::make_error(Errc::invalid_argument, "--offset " + a.offset +
                                                                                   ": not a multiple of the " + std::to_string(ss) + "-byte sector"));
     }
-    a.fmt.offset_sectors = plain ? v : v / ss;
+    a.fmt.offset_sectors = off->plain ? off->value : off->value / ss;
   }
   auto geo = fat::compute_geometry(dev->size(), a.fmt, facts);
   if (!geo) { created_cleanup(); return fsio::cli::report(tool, std::move(geo).error().wrap(a.target)); }
