@@ -1,5 +1,7 @@
 #include "libfsio/buffer.hpp"
 
+#include <sys/mman.h>
+
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -18,10 +20,18 @@ AlignedBuffer::AlignedBuffer(std::size_t size, std::size_t alignment) : size_(si
   if (alignment < 4096) alignment = 4096;
   FSIO_ASSERT(std::has_single_bit(alignment));
   if (size == 0) return;
+  // A buffer of a huge page or more is placed and advised for transparent
+  // huge pages (Debian's default is THP on madvise only): direct I/O pins
+  // the pages of every request, and one 2 MiB folio pins and maps into a bio
+  // as one segment where 4 KiB pages take 512.
+  constexpr std::size_t kHugePage = std::size_t(2) << 20;
+  const bool huge = size >= kHugePage;
+  if (huge && alignment < kHugePage) alignment = kHugePage;
   // aligned_alloc wants the size to be a multiple of the alignment.
   std::size_t alloc = (size + alignment - 1) / alignment * alignment;
   auto* p = static_cast<std::byte*>(std::aligned_alloc(alignment, alloc));
   if (p == nullptr) throw std::bad_alloc();  // out of memory is not an expected failure
+  if (huge) (void)madvise(p, alloc, MADV_HUGEPAGE);  // advisory: 4 KiB pages still work
   std::memset(p, 0, alloc);
   data_.reset(p);
 }
