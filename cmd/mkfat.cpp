@@ -95,7 +95,7 @@ void print_summary(const std::string& target, const fat::VolumeSummary& s, bool 
 // Everything that can refuse, before a single byte is written.
 Result<std::vector<fat::ByteRange>> check_target(const fsio::Device& dev, const fat::Geometry& g, bool force) {
   if (auto where = FSIO_TRY(fsio::find_mount(dev.path())))
-    return fsio::make_error(Errc::busy, dev.path() + ": mounted on " + *where + "; refusing to format it");
+    return fsio::make_error(Errc::busy, dev.path() + ": " + fsio::describe_use(*where) + "; refusing to format it");
   // Probe exactly the volume: with --offset, a partition table before it is expected.
   auto sigs = FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset() + g.offset_bytes, g.filesystem_bytes(), force,
                                              "formatting"));

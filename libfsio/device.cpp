@@ -74,7 +74,7 @@ Result<Device> Device::open(const std::string& path, const OpenOptions& o) {
   if (o.write && exists && !o.allow_mounted) {
     auto where = FSIO_TRY(find_mount(path));
     if (where)
-      return make_error(Errc::busy, path + ": mounted on " + *where + "; refusing to write to a mounted filesystem");
+      return make_error(Errc::busy, path + ": " + describe_use(*where) + "; refusing to write to it");
   }
 
   int flags = open_flags(o, is_block, !exists);

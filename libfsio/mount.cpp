@@ -4,7 +4,8 @@
 // stacked on it (holders: dm, md) is mounted. An image file is in use if a
 // loop device backed by it is, where "backed by it" compares the backing
 // file's st_dev/st_ino, so other spellings of the path (symlinks, relative
-// paths, bind mounts) still match.
+// paths, bind mounts) still match. A block device can be a loop device's
+// backing file too, and a device or file can be active swap.
 #include "libfsio/mount.hpp"
 
 #include <sys/stat.h>
@@ -87,21 +88,44 @@ std::optional<std::string> mounted_block(dev_t dev, const MountTable& table, int
   return std::nullopt;
 }
 
-// Loop devices whose backing file is the file with this st_dev/st_ino.
-std::optional<std::string> mounted_image(const struct stat& file, const MountTable& table) {
+// Does the file at `path` name the target: the same block device (by device
+// number) or the same regular file (by st_dev/st_ino)?
+bool same_target(const std::string& path, const struct stat& target) {
+  struct stat st {};
+  // A deleted backing file reads "path (deleted)" and fails to stat: it
+  // cannot be the target we were given, which exists.
+  if (::stat(path.c_str(), &st) != 0) return false;
+  if (S_ISBLK(target.st_mode)) return S_ISBLK(st.st_mode) && st.st_rdev == target.st_rdev;
+  return S_ISREG(st.st_mode) && st.st_dev == target.st_dev && st.st_ino == target.st_ino;
+}
+
+// Mounted through a loop device backed by the target (an image file, or a
+// block device under a loop device).
+std::optional<std::string> mounted_through_loop(const struct stat& target, const MountTable& table) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/sys/block", ec)) {
     if (entry.path().filename().string().rfind("loop", 0) != 0) continue;
     std::ifstream in(entry.path() / "loop" / "backing_file");
     std::string backing;
     if (!std::getline(in, backing) || backing.empty()) continue;  // unbound loop device
-    struct stat st {};
-    // A deleted backing file reads "path (deleted)" and fails to stat: it
-    // cannot be the file we were given, which exists.
-    if (::stat(backing.c_str(), &st) != 0) continue;
-    if (st.st_dev != file.st_dev || st.st_ino != file.st_ino) continue;
+    if (!same_target(backing, target)) continue;
     if (auto loop = read_dev_file(entry.path() / "dev"))
       if (auto mp = mounted_block(*loop, table)) return mp;
+  }
+  return std::nullopt;
+}
+
+// Active swap (/proc/swaps: "Filename Type Size Used Priority", the name
+// escaped like mountinfo's). A swap device is also held O_EXCL by the
+// kernel, but a swap file is not, and the message should say why.
+std::optional<std::string> in_swap(const struct stat& target) {
+  std::ifstream in("/proc/swaps");
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string name;
+    if (fields >> name && same_target(unescape(name), target)) return std::string(kSwap);
   }
   return std::nullopt;
 }
@@ -112,9 +136,11 @@ Result<std::optional<std::string>> find_mount(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return errno_error(path + ": stat");
   auto table = FSIO_TRY(read_mountinfo());
-  if (S_ISBLK(st.st_mode)) return mounted_block(st.st_rdev, table);
-  if (S_ISREG(st.st_mode)) return mounted_image(st, table);
-  return std::optional<std::string>{};
+  if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) return std::optional<std::string>{};
+  if (S_ISBLK(st.st_mode))
+    if (auto mp = mounted_block(st.st_rdev, table)) return mp;
+  if (auto mp = mounted_through_loop(st, table)) return mp;
+  return in_swap(st);
 }
 
 }  // namespace fsio

@@ -162,5 +162,51 @@ TEST(FindMountPartitions, MountedPartitionMakesTheWholeDiskBusy) {
   EXPECT_EQ(mount_of(image), dir / "mnt");
 }
 
+// A block device can itself back a loop device: mounting the upper loop
+// device makes the lower one busy, although nothing mounts it directly.
+TEST_F(MountedImage, BlockDeviceUnderAMountedLoopDeviceIsBusy) {
+  mnt.reset();
+  TempDir inner_dir;
+  // The lower loop device gets a filesystem through an upper loop device over it.
+  test::LoopDevice upper(loop->path());
+  if (!upper.ok()) GTEST_SKIP() << "losetup over " << loop->path() << " failed: " << upper.why();
+  std::filesystem::create_directory(inner_dir / "mnt");
+  test::MountPoint upper_mnt(upper.path(), inner_dir / "mnt");
+  if (!upper_mnt.ok()) GTEST_SKIP() << "mount " << upper.path() << " failed";
+  EXPECT_EQ(mount_of(loop->path()), inner_dir / "mnt");
+  OpenOptions o;
+  o.write = true;
+  auto r = Device::open(loop->path(), o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, Errc::busy);
+  EXPECT_NE(r.error().message().find(inner_dir / "mnt"), std::string::npos) << r.error().message();
+}
+
+// An active swap file is in use although nothing mounts it.
+TEST(FindMountSwap, ActiveSwapFileIsBusy) {
+  if (!test::is_root()) GTEST_SKIP() << "swapon needs root";
+  if (!test::have_tool("mkswap") || !test::have_tool("swapon")) GTEST_SKIP() << "mkswap/swapon missing (util-linux)";
+  TempDir dir;
+  const std::string file = dir / "swapfile";
+  test::make_file(file, 8 << 20, 'x');  // swap files must have no holes
+  ::chmod(file.c_str(), 0600);
+  ASSERT_EQ(test::run("mkswap '" + file + "'").exit_code, 0);
+  EXPECT_EQ(mount_of(file), std::nullopt);
+  const auto on = test::run("swapon '" + file + "'");
+  if (on.exit_code != 0) GTEST_SKIP() << "swapon failed here (no swap on this filesystem?): " << on.output;
+  struct SwapOff {
+    std::string file;
+    ~SwapOff() { test::run("swapoff '" + file + "'"); }
+  } off{file};
+  EXPECT_EQ(mount_of(file), std::string(kSwap));
+  OpenOptions o;
+  o.write = true;
+  o.direct = false;
+  auto r = Device::open(file, o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, Errc::busy);
+  EXPECT_NE(r.error().message().find("in use as swap"), std::string::npos) << r.error().message();
+}
+
 }  // namespace
 }  // namespace fsio
