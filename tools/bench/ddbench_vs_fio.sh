@@ -2,7 +2,7 @@
 # ddbench against fio on the same targets in one run, alternating (the order
 # flips every repetition), REPS times each; prints medians and ddbench/fio.
 #
-# Targets: a 1 GiB image under /var/tmp, read and written directly, and a loop
+# Targets: a 1 GiB image under DIR, read and written directly, and a loop
 # device over it with --direct-io=on. Rows: sequential read/write at 1 MiB
 # iodepth 32, 4 KiB iodepth 1 and 4 KiB iodepth 32, random read 4 KiB
 # iodepth 32 (all io_uring, O_DIRECT), 4 KiB iodepth 1 with psync, and the
@@ -11,7 +11,12 @@
 # Every run is capped at RUNTIME seconds (default 2), so the whole script
 # takes about twenty minutes on two cores. Needs root (loop device, drop_caches).
 #
-# Usage: tools/bench/ddbench_vs_fio.sh [BUILD_DIR]     env: REPS=6 RUNTIME=2 SIZE=1G
+# DIR (default /var/tmp) is where the image lives. The default puts it on the
+# machine's disk, which is what a user meets; DIR=/dev/shm puts it in RAM
+# (tmpfs takes O_DIRECT since Linux 6.6), which leaves the virtual disk's
+# swings out and shows what each tool itself costs per I/O.
+#
+# Usage: tools/bench/ddbench_vs_fio.sh [BUILD_DIR]     env: REPS=6 RUNTIME=2 SIZE=1G DIR=/var/tmp
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -19,11 +24,12 @@ DDBENCH=$build/cmd/ddbench
 REPS=${REPS:-6}
 RUNTIME=${RUNTIME:-2}
 SIZE=${SIZE:-1G}
+DIR=${DIR:-/var/tmp}
 [ -x "$DDBENCH" ] || { echo "build ddbench first (tools/setup.sh $build)" >&2; exit 1; }
 command -v fio >/dev/null || { echo "fio is not installed" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "needs root for the loop device and drop_caches" >&2; exit 1; }
 
-dir=$(mktemp -d /var/tmp/fsio-bench.XXXXXX)
+dir=$(mktemp -d "$DIR/fsio-bench.XXXXXX")
 loop=""
 cleanup() { [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null; rm -rf "$dir"; }
 trap cleanup EXIT INT TERM
@@ -78,7 +84,7 @@ PY
   fi
 }
 
-echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype /var/tmp | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)" >&2
+echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype "$DIR" | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)" >&2
 # Each pair is preceded by an untimed warm-up of the same row, so neither tool
 # pays alone for what the previous row left behind (the host's cache under a
 # virtual disk, a dirty page cache): measured on this machine, the first run
