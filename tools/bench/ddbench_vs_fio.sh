@@ -16,7 +16,12 @@
 # (tmpfs takes O_DIRECT since Linux 6.6), which leaves the virtual disk's
 # swings out and shows what each tool itself costs per I/O.
 #
-# Usage: tools/bench/ddbench_vs_fio.sh [BUILD_DIR]     env: REPS=6 RUNTIME=2 SIZE=1G DIR=/var/tmp
+# FIO_ARGS is added to every fio command line: FIO_ARGS=--mem=shmhuge (with
+# enough pages in /proc/sys/vm/nr_hugepages) gives fio huge-page buffers, as
+# ddbench takes for itself when its buffers come to 2 MiB or more.
+#
+# Usage: tools/bench/ddbench_vs_fio.sh [BUILD_DIR]
+#        env: REPS=6 RUNTIME=2 SIZE=1G DIR=/var/tmp FIO_ARGS=
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -25,6 +30,7 @@ REPS=${REPS:-6}
 RUNTIME=${RUNTIME:-2}
 SIZE=${SIZE:-1G}
 DIR=${DIR:-/var/tmp}
+FIO_ARGS=${FIO_ARGS:-}
 [ -x "$DDBENCH" ] || { echo "build ddbench first (tools/setup.sh $build)" >&2; exit 1; }
 command -v fio >/dev/null || { echo "fio is not installed" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "needs root for the loop device and drop_caches" >&2; exit 1; }
@@ -74,7 +80,7 @@ PY
     local ioengine=io_uring; [ "$engine" = psync ] && ioengine=psync
     fio --name=b --filename="$target" --rw="$rw" --bs="$bs" --iodepth="$qd" --ioengine="$ioengine" \
       --direct="$direct" --size="$SIZE" --runtime="$RUNTIME" --invalidate=1 \
-      --output-format=json --output="$out" >/dev/null
+      --output-format=json --output="$out" $FIO_ARGS >/dev/null
     python3 - "$out" "$name" "$rw" <<'PY' >>"$results"
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]
@@ -84,7 +90,7 @@ PY
   fi
 }
 
-echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype "$DIR" | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)" >&2
+echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype "$DIR" | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)${FIO_ARGS:+; fio $FIO_ARGS}" >&2
 # Each pair is preceded by an untimed warm-up of the same row, so neither tool
 # pays alone for what the previous row left behind (the host's cache under a
 # virtual disk, a dirty page cache): measured on this machine, the first run
