@@ -20,8 +20,12 @@
 # enough pages in /proc/sys/vm/nr_hugepages) gives fio huge-page buffers, as
 # ddbench takes for itself when its buffers come to 2 MiB or more.
 #
+# PIN=CPUS runs both tools under taskset -c CPUS, so the scheduler cannot
+# place one tool next to the loop worker and the other away from it (at
+# queue depth 1 that placement alone moved the rate by 10-30% here).
+#
 # Usage: tools/bench/ddbench_vs_fio.sh [BUILD_DIR]
-#        env: REPS=6 RUNTIME=2 SIZE=1G DIR=/var/tmp FIO_ARGS=
+#        env: REPS=6 RUNTIME=2 SIZE=1G DIR=/var/tmp FIO_ARGS= ROWS= PIN=
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -31,6 +35,8 @@ RUNTIME=${RUNTIME:-2}
 SIZE=${SIZE:-1G}
 DIR=${DIR:-/var/tmp}
 FIO_ARGS=${FIO_ARGS:-}
+pin=()
+[ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
 [ -x "$DDBENCH" ] || { echo "build ddbench first (tools/setup.sh $build)" >&2; exit 1; }
 command -v fio >/dev/null || { echo "fio is not installed" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || { echo "needs root for the loop device and drop_caches" >&2; exit 1; }
@@ -61,6 +67,13 @@ for t in "loop:$loop" "file:$img"; do
 done
 rows+=("loop buffered seq read 1M|$loop|read|1M|1|psync|0"
        "file buffered seq read 1M|$img|read|1M|1|psync|0")
+# ROWS, a bash regular expression, keeps only the rows whose name matches.
+if [ -n "${ROWS:-}" ]; then
+  keep=()
+  for r in "${rows[@]}"; do [[ ${r%%|*} =~ $ROWS ]] && keep+=("$r"); done
+  [ ${#keep[@]} -gt 0 ] || { echo "ROWS=$ROWS matches no row" >&2; exit 1; }
+  rows=("${keep[@]}")
+fi
 
 # run_one TOOL ROW -> appends "row<TAB>tool<TAB>bw_bytes<TAB>iops<TAB>p99_ns"
 run_one() {
@@ -69,7 +82,7 @@ run_one() {
   [ "$direct" = 0 ] && { sync; echo 1 >/proc/sys/vm/drop_caches; }
   if [ "$tool" = ddbench ]; then
     local mode=--direct; [ "$direct" = 0 ] && mode=--buffered
-    "$DDBENCH" --rw "$rw" --bs "$bs" --iodepth "$qd" --engine "$engine" $mode --size "$SIZE" \
+    "${pin[@]}" "$DDBENCH" --rw "$rw" --bs "$bs" --iodepth "$qd" --engine "$engine" $mode --size "$SIZE" \
       --runtime "$RUNTIME" --force --json "$target" >"$out"
     python3 - "$out" "$name" <<'PY' >>"$results"
 import json, sys
@@ -78,7 +91,7 @@ print(f"{sys.argv[2]}\tddbench\t{j['bw_bytes']}\t{j['iops']}\t{j['clat_ns']['p99
 PY
   else
     local ioengine=io_uring; [ "$engine" = psync ] && ioengine=psync
-    fio --name=b --filename="$target" --rw="$rw" --bs="$bs" --iodepth="$qd" --ioengine="$ioengine" \
+    "${pin[@]}" fio --name=b --filename="$target" --rw="$rw" --bs="$bs" --iodepth="$qd" --ioengine="$ioengine" \
       --direct="$direct" --size="$SIZE" --runtime="$RUNTIME" --invalidate=1 \
       --output-format=json --output="$out" $FIO_ARGS >/dev/null
     python3 - "$out" "$name" "$rw" <<'PY' >>"$results"
@@ -90,7 +103,7 @@ PY
   fi
 }
 
-echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype "$DIR" | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)${FIO_ARGS:+; fio $FIO_ARGS}" >&2
+echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype "$DIR" | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)${FIO_ARGS:+; fio $FIO_ARGS}${PIN:+; both on CPUs $PIN}" >&2
 # Each pair is preceded by an untimed warm-up of the same row, so neither tool
 # pays alone for what the previous row left behind (the host's cache under a
 # virtual disk, a dirty page cache): measured on this machine, the first run
@@ -136,7 +149,8 @@ for name in rows:
 n = len(data[(rows[0], "ddbench")])
 print(f"\nmedians of {n} runs each; paired = median over repetitions of ddbench/fio run back to back;\n"
       f"worst ddbench/fio ratio of medians {worst:.3f} (goal: >= 0.95 on every row)")
-lo, fi = med("loop buffered seq read 1M", "ddbench", 0), med("file buffered seq read 1M", "ddbench", 0)
-print(f"readpages lesson (ddbench, buffered 1 MiB reads): raw loop device {lo / 1048576:.0f} MiB/s, "
-      f"same bytes as a file {fi / 1048576:.0f} MiB/s, device/file {lo / fi:.2f}")
+if ("loop buffered seq read 1M", "ddbench") in data and ("file buffered seq read 1M", "ddbench") in data:
+    lo, fi = med("loop buffered seq read 1M", "ddbench", 0), med("file buffered seq read 1M", "ddbench", 0)
+    print(f"readpages lesson (ddbench, buffered 1 MiB reads): raw loop device {lo / 1048576:.0f} MiB/s, "
+          f"same bytes as a file {fi / 1048576:.0f} MiB/s, device/file {lo / fi:.2f}")
 PY
