@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 #include "libfsio/buffer.hpp"
 
@@ -31,6 +36,41 @@ TEST(AlignedBuffer, SmallAlignmentRequestStillGets4096) {
 TEST(AlignedBuffer, LargerPowerOfTwoAlignmentIsHonoured) {
   AlignedBuffer buf(4096, 1u << 16);
   EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buf.data()) % (1u << 16), 0u);
+}
+
+// The VmFlags line of /proc/self/smaps for the mapping that holds p.
+std::string vm_flags_of(const void* p) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
+      inside = addr >= lo && addr < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return {};
+}
+
+TEST(AlignedBuffer, TwoMiBOrMoreIsPlacedAndAdvisedForHugePages) {
+  for (std::size_t size : {std::size_t(2) << 20, (std::size_t(5) << 20) + 512}) {
+    AlignedBuffer buf(size);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buf.data()) % (2u << 20), 0u) << size;
+    EXPECT_TRUE(all_zero(buf.span())) << size;
+  }
+  if (!std::filesystem::exists("/sys/kernel/mm/transparent_hugepage/enabled"))
+    GTEST_SKIP() << "this kernel has no transparent huge pages; only the placement was checked";
+  AlignedBuffer big(4u << 20);
+  const std::string flags = vm_flags_of(big.data());
+  ASSERT_FALSE(flags.empty()) << "no mapping in /proc/self/smaps holds the buffer";
+  std::istringstream words(flags.substr(8));
+  std::string w;
+  bool hg = false;
+  while (words >> w) hg = hg || w == "hg";
+  EXPECT_TRUE(hg) << "not advised MADV_HUGEPAGE: " << flags;
 }
 
 TEST(AlignedBuffer, ZeroClearsWhatWasWritten) {
