@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   app.add_option("--batch", o.batch, "requests per submit (default: submit whenever there is room)");
   app.add_flag("--no-merge", no_merge, "never merge contiguous requests of a batch");
   app.add_option("--runtime", o.runtime, "stop issuing after this many seconds");
+  app.add_flag("--time-based", o.time_based, "go over the range again until --runtime is up (fio's time_based)");
   auto* create_opt = add_size_option(app, "--create", &create, "create or extend the target file to SIZE");
   app.add_flag("--verify", o.verify, "write: stamp, read back and check; read: check the stamps");
   app.add_option("--seed", o.seed, "seed stamped into the --verify pattern");
@@ -122,7 +123,8 @@ int main(int argc, char** argv) {
 
   fsio::InterruptGuard interrupt;
   const std::uint64_t start = std::min(o.offset, dev->size());
-  fsio::Progress progress("ddbench", o.size ? o.size : dev->size() - start,
+  // A time-based run has no byte total to count towards: the bar shows bytes and rate only.
+  fsio::Progress progress("ddbench", o.time_based ? 0 : o.size ? o.size : dev->size() - start,
                           !quiet && !json && fsio::stderr_is_terminal());
   auto res = fsio::run_bench(*dev, o, &progress);
   if (!res) return report("ddbench", res.error());

@@ -117,7 +117,8 @@ class Runner {
   std::vector<unsigned> round_;  // leads queued since the last commit
   std::vector<unsigned> free_;
   unsigned engine_in_flight_ = 0;
-  std::uint64_t issued_ = 0;     // blocks handed out by the last pass
+  std::uint64_t issued_ = 0;     // distinct blocks handed out by the last pass
+  bool wrapped_ = false;         // a time-based pass has started over the range
   IoStats* stats_ = nullptr;
   VerifyResult* verify_ = nullptr;
   std::uint64_t* eod_ = nullptr;  // where the measured pass counts guard-truncated bytes
@@ -155,7 +156,7 @@ bool Runner::take_block(std::uint64_t b, Slot& s) {
       ask = want;
     }
   }
-  if (eod_) *eod_ += full - want;
+  if (eod_ && !wrapped_) *eod_ += full - want;  // the tail counts once, however often it is read
   if (want == 0) return false;
   s.offset = off;
   s.want = want;
@@ -242,6 +243,11 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
   for (unsigned i = o_.iodepth; i-- > 0;) free_.push_back(i);
   engine_in_flight_ = 0;
   issued_ = 0;
+  wrapped_ = false;
+  // fio's time_based: the measured pass starts over at the first block of the
+  // same order until the runtime stops it.
+  const bool wrap = spec.measured && o_.time_based && spec.blocks > 0;
+  bool any_taken = false;  // a pass that transfers nothing must not start over
 
   const unsigned depth = std::min(o_.iodepth, engine_->depth());
   const unsigned batch = o_.batch;
@@ -254,6 +260,10 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
   std::optional<Error> failure;
 
   while (true) {
+    if (wrap && next == spec.blocks && !stop) {
+      next = 0;
+      wrapped_ = true;
+    }
     // Fill: every free buffer (or, with --batch, a batch once that many are free).
     const std::uint64_t left = spec.blocks - next;
     const bool fill = !stop && left > 0 &&
@@ -271,6 +281,7 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
         if (!ok) continue;
         free_.pop_back();
         ++taken;
+        any_taken = true;
         ++stats_->requests_queued;
         if (spec.stamp) stamp_pattern({slots_[id].buf, std::size_t(slots_[id].want)}, slots_[id].offset, o_.seed);
         if (open >= 0 && try_merge(unsigned(open), id)) continue;
@@ -283,7 +294,7 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
       if (open >= 0 && !failure) {
         if (auto st = queue_lead(unsigned(open), spec.op, false); !st) { failure = std::move(st).error(); stop = true; }
       }
-      issued_ = next;
+      issued_ = wrapped_ ? spec.blocks : next;
     }
     if (!round_.empty()) {
       const std::uint64_t before = async_ ? 0 : now_ns();
@@ -293,7 +304,12 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
       for (unsigned lead : round_) slots_[lead].t_submit = t;
       round_.clear();
     }
-    if (engine_in_flight_ == 0) break;
+    if (engine_in_flight_ == 0) {
+      // The rest of the range had nothing to transfer (a partial tail):
+      // start over, if the run is time based.
+      if (wrap && any_taken && !stop && next == spec.blocks) continue;
+      break;
+    }
 
     // Reap: without waiting while another batch could go out now (so --batch
     // 1 keeps iodepth in flight, one submit per request, like fio's
@@ -354,7 +370,7 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
     }
     if (!stop && deadline_ns && t - t0 >= deadline_ns) {
       stop = true;
-      res.runtime_capped = next < spec.blocks;
+      res.runtime_capped = wrap || next < spec.blocks;
     }
     if (!stop && InterruptGuard::requested()) {
       stop = true;

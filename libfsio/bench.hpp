@@ -54,6 +54,7 @@ struct BenchOptions {
   unsigned batch = 0;               // requests per submit; 0: submit whenever there is room
   bool merge = true;                // merge contiguous requests inside a batch
   double runtime = 0;               // seconds; stop issuing after this; 0: no cap
+  bool time_based = false;          // go over the range again until runtime is up (fio's time_based)
   bool verify = false;              // write: stamp, then read back and check; read: check
   std::uint64_t seed = 0x66736962;  // stamped into every verify sector ("fsib")
   std::optional<std::uint64_t> create_size;  // create/extend the target file first
@@ -154,7 +155,7 @@ struct BenchResult {
   LatencyHistogram clat;              // ns per request, submit to completion
   IoStats stats;                      // IoQueue's counter names for the measured pass
   bool interrupted = false;           // SIGINT/SIGTERM stopped the run
-  bool runtime_capped = false;        // --runtime stopped it before the range ended
+  bool runtime_capped = false;        // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
 
   double bw_bytes() const { return elapsed > 0 ? double(io_bytes) / elapsed : 0; }

@@ -55,6 +55,8 @@ Status validate(const BenchOptions& o) {
                                                   std::to_string(o.iodepth));
   if (!(o.runtime >= 0) || o.runtime > 1e7)
     return make_error(Errc::invalid_argument, "runtime " + std::to_string(o.runtime) + ": must be 0 to 1e7 seconds");
+  if (o.time_based && o.runtime == 0)
+    return make_error(Errc::invalid_argument, "--time-based needs --runtime: it runs until the runtime is up");
   if (o.sync && !bench_writes(o.rw))
     return make_error(Errc::invalid_argument, "--sync applies to write and randwrite only");
   if (o.create_size && *o.create_size == 0)

@@ -69,6 +69,14 @@ TEST(BenchOptions, NegativeRuntimeRefused) {
   expect_usage(validate(o), "runtime");
 }
 
+TEST(BenchOptions, TimeBasedNeedsRuntime) {
+  auto o = opts();
+  o.time_based = true;
+  expect_usage(validate(o), "--time-based needs --runtime");
+  o.runtime = 1;
+  EXPECT_TRUE(validate(o).has_value());
+}
+
 TEST(BenchOptions, SyncOnlyForWrites) {
   auto o = opts();
   o.sync = true;

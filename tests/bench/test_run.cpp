@@ -235,6 +235,48 @@ TEST_P(BenchRun, RuntimeCapStopsIssuingAndDrains) {
   EXPECT_LT(r.elapsed, 5.0);
 }
 
+// fio's time_based: a range much smaller than the runtime needs is covered
+// again and again, and every pass counts.
+TEST_P(BenchRun, TimeBasedGoesOverTheRangeAgainUntilTheRuntime) {
+  Scratch img(64 << 10);
+  auto o = base();
+  o.direct = false;
+  o.runtime = 0.05;
+  o.time_based = true;
+  auto r = run_ok(img.path(), o);
+  EXPECT_TRUE(r.runtime_capped);
+  EXPECT_GT(r.io_bytes, 2u * (64 << 10)) << "fewer than two passes in 50 ms over 64 KiB";
+  EXPECT_EQ(r.io_bytes, r.ios * 4096);
+  EXPECT_GE(r.elapsed, 0.05);
+}
+
+TEST_P(BenchRun, TimeBasedRandomWriteVerifiesEveryBlockOnce) {
+  Scratch img(64 << 10);
+  auto o = base();
+  o.rw = BenchRw::randwrite;
+  o.runtime = 0.05;
+  o.time_based = true;
+  o.verify = true;
+  auto r = run_ok(img.path(), o);
+  ASSERT_TRUE(r.verify.has_value());
+  EXPECT_GT(r.io_bytes, 64u << 10);
+  EXPECT_EQ(r.verify->bytes_checked, 64u << 10);
+  EXPECT_EQ(r.verify->bad_blocks, 0u);
+  auto all = img.read_all();
+  EXPECT_FALSE(check_pattern(all, 0, o.seed));
+}
+
+TEST_P(BenchRun, TimeBasedCountsAPartialTailOnce) {
+  Scratch img((64 << 10) + 100);
+  auto o = base();
+  o.rw = BenchRw::write;
+  o.runtime = 0.05;
+  o.time_based = true;
+  auto r = run_ok(img.path(), o);
+  EXPECT_GT(r.io_bytes, 64u << 10);
+  EXPECT_EQ(r.eod_truncated, 100u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, BenchRun, ::testing::Values(EngineKind::uring, EngineKind::psync),
                          [](const auto& info) { return info.param == EngineKind::uring ? "uring" : "psync"; });
 

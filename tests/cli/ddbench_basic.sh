@@ -86,6 +86,19 @@ expect_rc 2 "$DDBENCH"
 expect_rc 1 "$DDBENCH" "$T/missing.img"
 pass "usage errors exit 2, a missing target exits 1"
 
+# --time-based: the 32 MiB image is read over and over until --runtime is up.
+expect_rc 2 "$DDBENCH" --time-based "$img"
+grep -q -- "--time-based needs --runtime" "$T/err" || fail "--time-based without --runtime: $(cat "$T/err")"
+expect_rc 0 "$DDBENCH" --rw read --bs 1M --iodepth 4 --buffered --runtime 0.5 --time-based --json "$img"
+python3 - "$T/out" <<'PY' || fail "--time-based: $(cat "$T/out")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["runtime_capped"] is True
+assert j["io_bytes"] > 2 * (32 << 20) and j["io_bytes"] == j["total_ios"] << 20, j["io_bytes"]
+assert j["runtime"] >= 500, j["runtime"]
+PY
+pass "--time-based read $(json "$T/out" 'j["io_bytes"] >> 20') MiB of a 32 MiB image in $(json "$T/out" 'j["runtime"]') ms"
+
 # A loop device: the whole device is read, bytes equal its size.
 if [ "$(id -u)" -eq 0 ]; then
   loop=$(new_loop "$img")
