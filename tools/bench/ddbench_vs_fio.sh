@@ -20,12 +20,16 @@
 # enough pages in /proc/sys/vm/nr_hugepages) gives fio huge-page buffers, as
 # ddbench takes for itself when its buffers come to 2 MiB or more.
 #
+# TIME_BASED=1 runs both tools for the whole RUNTIME, going over the image
+# again as needed (fio's --time_based, ddbench's --time-based), so the fast
+# rows are timed over seconds rather than a fraction of one.
+#
 # PIN=CPUS runs both tools under taskset -c CPUS, so the scheduler cannot
 # place one tool next to the loop worker and the other away from it (at
 # queue depth 1 that placement alone moved the rate by 10-30% here).
 #
 # Usage: tools/bench/ddbench_vs_fio.sh [BUILD_DIR]
-#        env: REPS=6 RUNTIME=2 SIZE=1G DIR=/var/tmp FIO_ARGS= ROWS= PIN=
+#        env: REPS=6 RUNTIME=2 SIZE=1G DIR=/var/tmp FIO_ARGS= ROWS= PIN= TIME_BASED=
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -36,6 +40,8 @@ SIZE=${SIZE:-1G}
 DIR=${DIR:-/var/tmp}
 FIO_ARGS=${FIO_ARGS:-}
 pin=()
+dd_tb=() fio_tb=()
+[ -n "${TIME_BASED:-}" ] && { dd_tb=(--time-based); fio_tb=(--time_based); }
 [ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
 [ -x "$DDBENCH" ] || { echo "build ddbench first (tools/setup.sh $build)" >&2; exit 1; }
 command -v fio >/dev/null || { echo "fio is not installed" >&2; exit 1; }
@@ -83,7 +89,7 @@ run_one() {
   if [ "$tool" = ddbench ]; then
     local mode=--direct; [ "$direct" = 0 ] && mode=--buffered
     "${pin[@]}" "$DDBENCH" --rw "$rw" --bs "$bs" --iodepth "$qd" --engine "$engine" $mode --size "$SIZE" \
-      --runtime "$RUNTIME" --force --json "$target" >"$out"
+      --runtime "$RUNTIME" "${dd_tb[@]}" --force --json "$target" >"$out"
     python3 - "$out" "$name" <<'PY' >>"$results"
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -92,7 +98,7 @@ PY
   else
     local ioengine=io_uring; [ "$engine" = psync ] && ioengine=psync
     "${pin[@]}" fio --name=b --filename="$target" --rw="$rw" --bs="$bs" --iodepth="$qd" --ioengine="$ioengine" \
-      --direct="$direct" --size="$SIZE" --runtime="$RUNTIME" --invalidate=1 \
+      --direct="$direct" --size="$SIZE" --runtime="$RUNTIME" "${fio_tb[@]}" --invalidate=1 \
       --output-format=json --output="$out" $FIO_ARGS >/dev/null
     python3 - "$out" "$name" "$rw" <<'PY' >>"$results"
 import json, sys
@@ -103,7 +109,7 @@ PY
   fi
 }
 
-echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype "$DIR" | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)${FIO_ARGS:+; fio $FIO_ARGS}${PIN:+; both on CPUs $PIN}" >&2
+echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype "$DIR" | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)${FIO_ARGS:+; fio $FIO_ARGS}${PIN:+; both on CPUs $PIN}${TIME_BASED:+; time based}" >&2
 # Each pair is preceded by an untimed warm-up of the same row, so neither tool
 # pays alone for what the previous row left behind (the host's cache under a
 # virtual disk, a dirty page cache): measured on this machine, the first run
