@@ -116,18 +116,27 @@ std::optional<std::string> mounted_through_loop(const struct stat& target, const
 }
 
 // Active swap (/proc/swaps: "Filename Type Size Used Priority", the name
-// escaped like mountinfo's). A swap device is also held O_EXCL by the
-// kernel, but a swap file is not, and the message should say why.
-std::optional<std::string> in_swap(const struct stat& target) {
+// escaped like mountinfo's). A swap device goes into the table as if mounted
+// on kSwap, so a disk whose partition is swap is busy like one whose
+// partition is mounted. A swap file is returned when it is the target. (The
+// kernel holds a swap device O_EXCL, not a swap file, and either way the
+// message should say why.)
+std::optional<std::string> add_swap(MountTable& table, const struct stat& target) {
   std::ifstream in("/proc/swaps");
   std::string line;
   std::getline(in, line);  // header
+  std::optional<std::string> file_in_use;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string name;
-    if (fields >> name && same_target(unescape(name), target)) return std::string(kSwap);
+    if (!(fields >> name)) continue;
+    name = unescape(name);
+    struct stat st {};
+    if (::stat(name.c_str(), &st) != 0) continue;
+    if (S_ISBLK(st.st_mode)) table.emplace(st.st_rdev, std::string(kSwap));
+    else if (same_target(name, target)) file_in_use = std::string(kSwap);
   }
-  return std::nullopt;
+  return file_in_use;
 }
 
 }  // namespace
@@ -135,12 +144,12 @@ std::optional<std::string> in_swap(const struct stat& target) {
 Result<std::optional<std::string>> find_mount(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return errno_error(path + ": stat");
-  auto table = FSIO_TRY(read_mountinfo());
   if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) return std::optional<std::string>{};
+  auto table = FSIO_TRY(read_mountinfo());
+  if (auto swap_file = add_swap(table, st)) return swap_file;
   if (S_ISBLK(st.st_mode))
     if (auto mp = mounted_block(st.st_rdev, table)) return mp;
-  if (auto mp = mounted_through_loop(st, table)) return mp;
-  return in_swap(st);
+  return mounted_through_loop(st, table);
 }
 
 }  // namespace fsio

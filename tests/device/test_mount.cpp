@@ -208,5 +208,32 @@ TEST(FindMountSwap, ActiveSwapFileIsBusy) {
   EXPECT_NE(r.error().message().find("in use as swap"), std::string::npos) << r.error().message();
 }
 
+// Swap on a loop device over an image: the loop device is in use, and so is
+// the image under it, as with a mount.
+TEST(FindMountSwap, SwapOnALoopDeviceMakesItAndItsImageBusy) {
+  if (!test::is_root()) GTEST_SKIP() << "swapon needs root";
+  if (!test::have_tool("mkswap") || !test::have_tool("swapon")) GTEST_SKIP() << "mkswap/swapon missing (util-linux)";
+  TempDir dir;
+  const std::string image = dir / "swap.img";
+  test::make_file(image, 8 << 20);
+  test::LoopDevice loop(image);
+  if (!loop.ok()) GTEST_SKIP() << "losetup failed: " << loop.why();
+  ASSERT_EQ(test::run("mkswap " + loop.path()).exit_code, 0);
+  const auto on = test::run("swapon " + loop.path());
+  if (on.exit_code != 0) GTEST_SKIP() << "swapon " << loop.path() << " failed here: " << on.output;
+  struct SwapOff {
+    std::string dev;
+    ~SwapOff() { test::run("swapoff " + dev); }
+  } off{loop.path()};
+  EXPECT_EQ(mount_of(loop.path()), std::string(kSwap));
+  EXPECT_EQ(mount_of(image), std::string(kSwap));
+  OpenOptions o;
+  o.write = true;
+  auto r = Device::open(image, o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, Errc::busy);
+  EXPECT_NE(r.error().message().find("in use as swap"), std::string::npos) << r.error().message();
+}
+
 }  // namespace
 }  // namespace fsio
