@@ -88,15 +88,18 @@ std::optional<std::string> mounted_block(dev_t dev, const MountTable& table, int
   return std::nullopt;
 }
 
-// Does the file at `path` name the target: the same block device (by device
-// number) or the same regular file (by st_dev/st_ino)?
-bool same_target(const std::string& path, const struct stat& target) {
-  struct stat st {};
-  // A deleted backing file reads "path (deleted)" and fails to stat: it
-  // cannot be the target we were given, which exists.
-  if (::stat(path.c_str(), &st) != 0) return false;
+// Is `st` the target: the same block device (by device number) or the same
+// regular file (by st_dev/st_ino)?
+bool same_target(const struct stat& st, const struct stat& target) {
   if (S_ISBLK(target.st_mode)) return S_ISBLK(st.st_mode) && st.st_rdev == target.st_rdev;
   return S_ISREG(st.st_mode) && st.st_dev == target.st_dev && st.st_ino == target.st_ino;
+}
+
+// The same for a path. A deleted backing file reads "path (deleted)" and
+// fails to stat: it cannot be the target we were given, which exists.
+bool same_target(const std::string& path, const struct stat& target) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && same_target(st, target);
 }
 
 // Mounted through a loop device backed by the target (an image file, or a
@@ -134,7 +137,7 @@ std::optional<std::string> add_swap(MountTable& table, const struct stat& target
     struct stat st {};
     if (::stat(name.c_str(), &st) != 0) continue;
     if (S_ISBLK(st.st_mode)) table.emplace(st.st_rdev, std::string(kSwap));
-    else if (same_target(name, target)) file_in_use = std::string(kSwap);
+    else if (same_target(st, target)) file_in_use = std::string(kSwap);
   }
   return file_in_use;
 }

@@ -182,57 +182,75 @@ TEST_F(MountedImage, BlockDeviceUnderAMountedLoopDeviceIsBusy) {
   EXPECT_NE(r.error().message().find(inner_dir / "mnt"), std::string::npos) << r.error().message();
 }
 
+// swapon on construction, swapoff on destruction; ok() says whether swap is on.
+class ActiveSwap {
+ public:
+  explicit ActiveSwap(std::string what) : what_(std::move(what)) {
+    const auto on = test::run("swapon '" + what_ + "'");
+    on_ = on.exit_code == 0;
+    output_ = on.output;
+  }
+  ~ActiveSwap() {
+    if (on_) test::run("swapoff '" + what_ + "'");
+  }
+  ActiveSwap(const ActiveSwap&) = delete;
+  ActiveSwap& operator=(const ActiveSwap&) = delete;
+  bool ok() const { return on_; }
+  const std::string& output() const { return output_; }
+
+ private:
+  std::string what_;
+  std::string output_;
+  bool on_ = false;
+};
+
+bool can_swap(std::string* why) {
+  if (!test::is_root()) *why = "swapon needs root";
+  else if (!test::have_tool("mkswap") || !test::have_tool("swapon")) *why = "mkswap/swapon missing (util-linux)";
+  else return true;
+  return false;
+}
+
+void expect_refused_as_swap(const std::string& target) {
+  OpenOptions o;
+  o.write = true;
+  o.direct = false;
+  auto r = Device::open(target, o);
+  ASSERT_FALSE(r.has_value()) << target;
+  EXPECT_EQ(r.error().code, Errc::busy);
+  EXPECT_NE(r.error().message().find("in use as swap"), std::string::npos) << r.error().message();
+}
+
 // An active swap file is in use although nothing mounts it.
 TEST(FindMountSwap, ActiveSwapFileIsBusy) {
-  if (!test::is_root()) GTEST_SKIP() << "swapon needs root";
-  if (!test::have_tool("mkswap") || !test::have_tool("swapon")) GTEST_SKIP() << "mkswap/swapon missing (util-linux)";
+  if (std::string why; !can_swap(&why)) GTEST_SKIP() << why;
   TempDir dir;
   const std::string file = dir / "swapfile";
   test::make_file(file, 8 << 20, 'x');  // swap files must have no holes
   ::chmod(file.c_str(), 0600);
   ASSERT_EQ(test::run("mkswap '" + file + "'").exit_code, 0);
   EXPECT_EQ(mount_of(file), std::nullopt);
-  const auto on = test::run("swapon '" + file + "'");
-  if (on.exit_code != 0) GTEST_SKIP() << "swapon failed here (no swap on this filesystem?): " << on.output;
-  struct SwapOff {
-    std::string file;
-    ~SwapOff() { test::run("swapoff '" + file + "'"); }
-  } off{file};
+  ActiveSwap swap(file);
+  if (!swap.ok()) GTEST_SKIP() << "swapon failed here (no swap on this filesystem?): " << swap.output();
   EXPECT_EQ(mount_of(file), std::string(kSwap));
-  OpenOptions o;
-  o.write = true;
-  o.direct = false;
-  auto r = Device::open(file, o);
-  ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().code, Errc::busy);
-  EXPECT_NE(r.error().message().find("in use as swap"), std::string::npos) << r.error().message();
+  expect_refused_as_swap(file);
 }
 
 // Swap on a loop device over an image: the loop device is in use, and so is
 // the image under it, as with a mount.
 TEST(FindMountSwap, SwapOnALoopDeviceMakesItAndItsImageBusy) {
-  if (!test::is_root()) GTEST_SKIP() << "swapon needs root";
-  if (!test::have_tool("mkswap") || !test::have_tool("swapon")) GTEST_SKIP() << "mkswap/swapon missing (util-linux)";
+  if (std::string why; !can_swap(&why)) GTEST_SKIP() << why;
   TempDir dir;
   const std::string image = dir / "swap.img";
   test::make_file(image, 8 << 20);
   test::LoopDevice loop(image);
   if (!loop.ok()) GTEST_SKIP() << "losetup failed: " << loop.why();
   ASSERT_EQ(test::run("mkswap " + loop.path()).exit_code, 0);
-  const auto on = test::run("swapon " + loop.path());
-  if (on.exit_code != 0) GTEST_SKIP() << "swapon " << loop.path() << " failed here: " << on.output;
-  struct SwapOff {
-    std::string dev;
-    ~SwapOff() { test::run("swapoff " + dev); }
-  } off{loop.path()};
+  ActiveSwap swap(loop.path());
+  if (!swap.ok()) GTEST_SKIP() << "swapon " << loop.path() << " failed here: " << swap.output();
   EXPECT_EQ(mount_of(loop.path()), std::string(kSwap));
   EXPECT_EQ(mount_of(image), std::string(kSwap));
-  OpenOptions o;
-  o.write = true;
-  auto r = Device::open(image, o);
-  ASSERT_FALSE(r.has_value());
-  EXPECT_EQ(r.error().code, Errc::busy);
-  EXPECT_NE(r.error().message().find("in use as swap"), std::string::npos) << r.error().message();
+  expect_refused_as_swap(image);
 }
 
 }  // namespace
