@@ -135,6 +135,7 @@ class LatencyHistogram {
 };
 
 struct VerifyResult {
+  bool complete = false;                     // every byte meant to be checked was (not interrupted)
   std::uint64_t bytes_checked = 0;
   std::uint64_t bad_blocks = 0;              // requests whose data did not match
   std::optional<PatternMismatch> first;      // the lowest-offset mismatch found
@@ -158,6 +159,8 @@ struct BenchResult {
   bool runtime_capped = false;        // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
 
+  // --verify passed: complete and no mismatch. An interrupted verify is not ok.
+  bool verify_ok() const { return verify && verify->complete && !verify->first; }
   double bw_bytes() const { return elapsed > 0 ? double(io_bytes) / elapsed : 0; }
   double iops() const { return elapsed > 0 ? double(ios) / elapsed : 0; }
   std::uint64_t runtime_ms() const { return std::uint64_t(elapsed * 1000 + 0.5); }

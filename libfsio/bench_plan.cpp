@@ -39,6 +39,12 @@ namespace {
 constexpr std::uint64_t max_bs = 256u << 20;
 constexpr std::uint64_t max_buffer_bytes = 4ull << 30;
 constexpr unsigned max_iodepth = 32768;
+
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
 }  // namespace
 
 Status validate(const BenchOptions& o) {
@@ -53,8 +59,10 @@ Status validate(const BenchOptions& o) {
   if (o.batch > o.iodepth)
     return make_error(Errc::invalid_argument, "batch " + std::to_string(o.batch) + ": more than iodepth " +
                                                   std::to_string(o.iodepth));
-  if (!(o.runtime >= 0) || o.runtime > 1e7)
-    return make_error(Errc::invalid_argument, "runtime " + std::to_string(o.runtime) + ": must be 0 to 1e7 seconds");
+  // Below a millisecond the deadline in nanoseconds would round to 0, "no cap".
+  if (!(o.runtime == 0 || (o.runtime >= 1e-3 && o.runtime <= 1e7)))
+    return make_error(Errc::invalid_argument,
+                      "runtime " + number_text(o.runtime) + ": must be 0 (no cap) or 0.001 to 1e7 seconds");
   if (o.time_based && o.runtime == 0)
     return make_error(Errc::invalid_argument, "--time-based needs --runtime: it runs until the runtime is up");
   if (o.sync && !bench_writes(o.rw))

@@ -2,7 +2,7 @@
 # ddbench's contract as a user sees it: --create, every --rw on an image and a
 # loop device, one JSON document with fio's field names and sane numbers,
 # human output like fio's, merging only with --batch, usage errors (exit 2),
-# and SIGINT: finish what is in flight, report it, exit 1.
+# and SIGINT: finish what is in flight, report it, exit 130.
 . "$(dirname "$0")/lib.sh"
 need python3
 [ -x "$DDBENCH" ] || fail "$DDBENCH not built"
@@ -109,14 +109,15 @@ else
   echo "SKIP part: loop device (not root)" >&2
 fi
 
-# SIGINT: stops issuing, reaps what is in flight, reports it, exits 1.
+# SIGINT: stops issuing, reaps what is in flight, reports it, exits 130
+# (128 + SIGINT, as if the signal had ended it: not a failure, not success).
 truncate -s 4G "$T/big.img"
 "$DDBENCH" --rw read --bs 4K --iodepth 1 --engine psync --buffered --json "$T/big.img" >"$T/int.json" 2>"$T/int.err" &
 pid=$!
 sleep 1
 kill -INT $pid
 rc=0; wait $pid || rc=$?
-[ "$rc" -eq 1 ] || fail "SIGINT: exit $rc, stderr: $(cat "$T/int.err")"
+[ "$rc" -eq 130 ] || fail "SIGINT: exit $rc, stderr: $(cat "$T/int.err")"
 grep -q interrupted "$T/int.err" || fail "SIGINT not reported: $(cat "$T/int.err")"
 python3 - "$T/int.json" <<'PY' || fail "SIGINT report: $(cat "$T/int.json")"
 import json, sys
@@ -124,4 +125,4 @@ j = json.load(open(sys.argv[1]))
 assert j["interrupted"] is True
 assert 0 < j["io_bytes"] < 4 << 30 and j["io_bytes"] == j["total_ios"] * 4096, j["io_bytes"]
 PY
-pass "SIGINT after 1 s: $(json "$T/int.json" 'j["io_bytes"]') bytes reported, exit 1"
+pass "SIGINT after 1 s: $(json "$T/int.json" 'j["io_bytes"]') bytes reported, exit 130"
