@@ -141,7 +141,16 @@ int main(int argc, char** argv) {
   fsio::Progress progress("ddbench", o.time_based ? 0 : o.size ? o.size : dev->size() - start,
                           !quiet && !json && fsio::stderr_is_terminal());
   auto res = fsio::run_bench(*dev, o, &progress);
-  if (!res) return report("ddbench", res.error());
+  if (!res) {
+    // A file --create made for a run that failed is only in the way (a
+    // full disk stays full): remove it, and say so.
+    std::string msg = res.error().message();
+    if (dev->created()) {
+      auto rm = dev->remove_created();
+      msg += rm ? "; removed " + target + ", which --create had made" : "; could not remove " + target;
+    }
+    return report("ddbench", fsio::Error{res.error().code, 0, msg});
+  }
   if (!res->note.empty() && !quiet) std::fprintf(stderr, "ddbench: %s: %s\n", target.c_str(), res->note.c_str());
 
   if (json) std::cout << to_json(target, *res).dump(2) << '\n';

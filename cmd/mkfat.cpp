@@ -116,6 +116,8 @@ Result<std::uint64_t> offset_sectors(const Args& a, std::uint64_t size, std::uin
 // -C: BLOCKS KiB after the offset, as mkfs.fat sizes the image it creates.
 Result<std::uint64_t> create_size(const Args& a) {
   const std::uint64_t bytes = a.fmt.blocks * 1024;  // parse_blocks bounded it
+  if (bytes > kMaxFileBytes)
+    return usage("BLOCKS " + *a.blocks + ": the image would be larger than a file can hold (2^63-1 bytes)");
   std::uint64_t offset = 0;
   if (a.offset_parsed) {
     const std::uint64_t ss = a.fmt.sector_size ? a.fmt.sector_size : 512;
@@ -217,6 +219,8 @@ int run(Args& a) {
   // would only block the retry.
   auto fail = [&](const fsio::Error& e) {
     std::string msg = e.message();
+    // What was written into an image that is removed again does not matter.
+    if (dev->created() && e.code == Errc::interrupted) msg = a.target + ": interrupted";
     if (dev->created()) {
       auto rm = dev->remove_created();
       msg += rm ? "; removed " + a.target + ", which -C had created"

@@ -76,13 +76,13 @@ Status check_not_read_only(const std::string& path, const struct stat& st) {
     if (ro) return Error{Errc::io, EROFS, path + ": the device is read-only (BLKROGET: losetup -r, a write-protect switch)" + refuse};
     return {};
   }
-  if (::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0)
-    return Error{Errc::io, errno, path + ": read-only (on a read-only filesystem, immutable, or not writable by us)" + refuse};
   if ((st.st_mode & 0222) == 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
     return Error{Errc::io, EACCES, path + ": read-only file (mode " + mode + ")" + refuse + " (chmod u+w to allow it)"};
   }
+  if (::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0)
+    return Error{Errc::io, errno, path + ": read-only (on a read-only filesystem, immutable, or not writable by us)" + refuse};
   return {};
 }
 

@@ -36,6 +36,13 @@ PY
 }
 check_json "$T/out" write $((32 << 20))
 pass "--create + sequential write, JSON fields like fio's"
+# tools/test.sh runs the CLI suite again with FSIO_ENGINE=psync: the forced
+# engine must be the one used, and announced.
+if [ -n "${FSIO_ENGINE:-}" ]; then
+  [ "$(json "$T/out" 'j["engine"]')" = "$FSIO_ENGINE" ] || fail "FSIO_ENGINE=$FSIO_ENGINE ignored: $(cat "$T/out")"
+  grep -q "note: FSIO_ENGINE=$FSIO_ENGINE is set" "$T/err" || fail "FSIO_ENGINE not announced: $(cat "$T/err")"
+  pass "FSIO_ENGINE=$FSIO_ENGINE is used and announced"
+fi
 
 for rw in read randread randwrite; do
   expect_rc 0 "$DDBENCH" --rw "$rw" --bs 4K --iodepth 16 --json "$img"
@@ -52,8 +59,9 @@ expect_rc 0 "$DDBENCH" --rw write --bs 64K --sync --engine uring --size 4M --off
 check_json "$T/out" write $((4 << 20))
 pass "psync, buffered, --sync, --size and --offset"
 
-# Human output: fio's summary line and latency percentiles, nothing on stderr.
-expect_rc 0 "$DDBENCH" --rw read --bs 1M "$img"
+# Human output: fio's summary line and latency percentiles, nothing on stderr
+# (without test overrides: FSIO_ENGINE would be announced there).
+expect_rc 0 env -u FSIO_ENGINE -u FSIO_FAULT "$DDBENCH" --rw read --bs 1M "$img"
 grep -Eq '^  read: IOPS=[0-9.k]+, BW=[0-9.]+MiB/s \([0-9.]+MB/s\)\(32 MiB/[0-9]+msec\)$' "$T/out" || fail "summary: $(cat "$T/out")"
 grep -q 'p99.9=' "$T/out" || fail "no percentiles: $(cat "$T/out")"
 [ ! -s "$T/err" ] || fail "stderr not empty: $(cat "$T/err")"
@@ -106,7 +114,7 @@ if [ "$(id -u)" -eq 0 ]; then
   check_json "$T/out" randread "$(blockdev --getsize64 "$loop")"
   pass "randread of $loop"
 else
-  echo "SKIP part: loop device (not root)" >&2
+  skip_part "loop device (not root)"
 fi
 
 # SIGINT: stops issuing, reaps what is in flight, reports it, exits 130
