@@ -75,9 +75,10 @@ struct BenchRange {
 Result<BenchRange> plan_range(const BenchOptions& options, std::uint64_t device_size, std::uint32_t align);
 
 // Opens the target the way `options` needs it: read-write for a write or a
-// create, direct or buffered. A write over a filesystem or partition table is
-// refused (Errc::busy, naming it) unless options.force; a mounted target is
-// refused by Device::open.
+// create, direct or buffered. A target in use or read-only is refused first
+// (Device::open's refusals, whatever options.force says); then a write over
+// a filesystem or partition table is refused (Errc::busy, naming it) unless
+// options.force.
 Result<Device> open_bench_target(const std::string& path, const BenchOptions& options);
 
 // The order blocks are visited in: identity for sequential runs; for random

@@ -1,6 +1,8 @@
 // ddbench's plan: options and their checks, the byte range a run covers,
 // the order it visits blocks in, and fio's latency histogram. Pure parts, no
 // I/O except opening the target; the run itself is in bench.cpp.
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
@@ -109,8 +111,15 @@ Result<Device> open_bench_target(const std::string& path, const BenchOptions& o)
   open.write = bench_writes(o.rw) || o.create_size.has_value();
   open.direct = o.direct;
   open.create_size = o.create_size;
-  // Probed through a read-only open first: opening for writing with
-  // create_size would already have grown the file.
+  // The refusals no option overrides come first (a mounted target must not
+  // be met with "use --force"), then the signatures; both through read-only
+  // opens, since opening for writing with create_size would grow the file.
+  if (open.write && ::access(path.c_str(), F_OK) == 0) {
+    OpenOptions check;
+    check.check_write = true;
+    check.direct = false;
+    FSIO_TRY(Device::open(path, check));
+  }
   if (bench_writes(o.rw) && !o.force) FSIO_TRY(check_overwrite(path, 0, std::nullopt, false, "writing"));
   return Device::open(path, open);
 }

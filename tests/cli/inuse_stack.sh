@@ -22,6 +22,13 @@ refused() {
   expect_rc 1 "$DDBENCH" --rw write --force --offset 60M --size 1M "$t"
   grep -q "mounted on $T/mnt" "$T/err" || fail "ddbench $t: $(cat "$T/err")"
   expect_rc 1 "$DDBENCH" --rw randwrite --force --bs 4K --size 1M "$t"
+  # Without --force the refusal must still be "mounted": suggesting --force
+  # for a live filesystem would send the admin the wrong way.
+  for tool in "$MKFAT" "$DDBENCH --rw write"; do
+    expect_rc 1 $tool "$t"
+    grep -q "mounted on $T/mnt" "$T/err" || fail "$tool $t without --force: $(cat "$T/err")"
+    if grep -q -- "--force" "$T/err"; then fail "$tool $t: a mounted target met with --force: $(cat "$T/err")"; fi
+  done
 }
 
 # no_stamps IMG: no 512-byte sector of IMG starts with its own offset and
