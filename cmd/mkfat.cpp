@@ -200,9 +200,13 @@ Result<fat::FormatReport> format(const Args& a, fsio::IoQueue& queue, const fat:
     return std::nullopt;
   }()));
   // Like mke2fs: a device that cannot discard is still formatted, with a word.
-  if (a.discard)
+  if (a.discard) {
     if (auto d = queue.device().discard(g.offset_bytes, g.filesystem_bytes()); !d && !a.quiet)
       std::fprintf(stderr, "mkfat: warning: discard failed, formatting anyway: %s\n", d.error().message().c_str());
+    if (fsio::InterruptGuard::requested())
+      return fsio::make_error(Errc::interrupted, a.target + ": interrupted after --discard: the old contents are "
+                                                             "discarded and no filesystem was made; run mkfat again");
+  }
   fsio::Progress progress("mkfat", fat::format_bytes(g), !a.quiet && !a.json && fsio::stderr_is_terminal());
   return fat::format_volume(queue, g, a.fmt, &progress, {wipe, identity});
 }
@@ -211,8 +215,10 @@ int run(Args& a) {
   const char* tool = "mkfat";
   if (auto st = finish_options(a); !st) return fsio::cli::report(tool, st.error());
   // Ctrl-C from here on is reported (exit 130) with the state it leaves,
-  // instead of killing the run between two writes.
-  fsio::InterruptGuard interrupt;
+  // instead of killing the run between two writes. A dry run writes
+  // nothing, so there Ctrl-C just ends it.
+  std::optional<fsio::InterruptGuard> interrupt;
+  if (!a.dry_run) interrupt.emplace();
   auto dev = open_target(a);
   if (!dev) return fsio::cli::report(tool, dev.error());
   // From here on a failure removes the image -C created: a half-made image

@@ -73,7 +73,7 @@ Status check_not_read_only(const std::string& path, const struct stat& st) {
     const int err = errno;
     ::close(fd);
     if (rc != 0) return errno_error(err, path + ": BLKROGET");
-    if (ro) return Error{Errc::io, EROFS, path + ": the device is read-only (BLKROGET: losetup -r, a write-protect switch)" + refuse};
+    if (ro) return make_error(Errc::io, path + ": the device is read-only (BLKROGET: losetup -r, a write-protect switch)" + refuse);
     return {};
   }
   if ((st.st_mode & 0222) == 0) {
@@ -82,7 +82,8 @@ Status check_not_read_only(const std::string& path, const struct stat& st) {
     return Error{Errc::io, EACCES, path + ": read-only file (mode " + mode + ")" + refuse + " (chmod u+w to allow it)"};
   }
   if (::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0)
-    return Error{Errc::io, errno, path + ": read-only (on a read-only filesystem, immutable, or not writable by us)" + refuse};
+    return Error{Errc::io, errno, path + ": not writable (a read-only filesystem, an immutable file, or no permission)" +
+                                      refuse + ", it is read-only for us"};
   return {};
 }
 

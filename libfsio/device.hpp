@@ -71,7 +71,8 @@ class Device {
   //    (BLKROGET: losetup -r, write-protected cards), a file the caller may
   //    not write (read-only mount, immutable, permissions) or that has no
   //    write permission bits at all (root could, but someone marked it
-  //    read-only): Errc::io with EROFS or EACCES, "PATH: read-only ...";
+  //    read-only): Errc::io ("PATH: the device is read-only (BLKROGET...)",
+  //    "PATH: read-only file (mode 0444)...", or the errno of access(W_OK));
   //  - a block device claimed by another exclusive opener (O_EXCL: md, dm,
   //    a mount we could not see): Errc::busy.
   // No option overrides these; allow_mounted (tests) skips only the first.
