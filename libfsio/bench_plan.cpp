@@ -21,8 +21,13 @@ Result<BenchRw> parse_bench_rw(std::string_view text) {
   if (text == "write") return BenchRw::write;
   if (text == "randread") return BenchRw::randread;
   if (text == "randwrite") return BenchRw::randwrite;
-  return make_error(Errc::invalid_argument,
-                    "rw '" + std::string(text) + "': expected read, write, randread or randwrite");
+  if (text == "rw" || text == "readwrite") return BenchRw::rw;
+  if (text == "randrw") return BenchRw::randrw;
+  // fio's trim workloads (trim, randtrim, trimwrite, randtrimwrite) discard
+  // data; ddbench does not discard.
+  return make_error(Errc::invalid_argument, "rw '" + std::string(text) +
+                                                "': expected read, write, randread, randwrite, rw (readwrite) "
+                                                "or randrw (ddbench does not trim)");
 }
 
 const char* bench_rw_name(BenchRw rw) {
@@ -31,8 +36,29 @@ const char* bench_rw_name(BenchRw rw) {
     case BenchRw::write: return "write";
     case BenchRw::randread: return "randread";
     case BenchRw::randwrite: return "randwrite";
+    case BenchRw::rw: return "rw";
+    case BenchRw::randrw: return "randrw";
   }
   return "?";
+}
+
+std::uint64_t BenchOptions::max_bs() const {
+  std::uint64_t m = 0;
+  for (unsigned d = 0; d < 2; ++d) {
+    if (bssplit[d].empty()) m = std::max(m, bs);
+    for (const auto& s : bssplit[d]) m = std::max(m, s.bs);
+  }
+  return m;
+}
+
+std::uint64_t BenchOptions::min_bs() const {
+  std::uint64_t m = ~std::uint64_t{0};
+  for (unsigned d = 0; d < 2; ++d) {
+    if (bssplit[d].empty()) m = std::min(m, bs);
+    for (const auto& s : bssplit[d])
+      if (s.percent > 0) m = std::min(m, s.bs);
+  }
+  return m;
 }
 
 namespace {
@@ -47,30 +73,60 @@ std::string number_text(double v) {
   std::snprintf(text, sizeof text, "%g", v);
   return text;
 }
+
+Error usage(std::string what) { return make_error(Errc::invalid_argument, std::move(what)); }
+
+Status validate_bs(const BenchOptions& o) {
+  if (o.bs == 0 || o.bs > max_bs) return usage("bs " + std::to_string(o.bs) + ": must be 1 byte to 256 MiB");
+  for (unsigned d = 0; d < 2; ++d) {
+    if (o.bssplit[d].empty()) continue;
+    unsigned total = 0;
+    for (const auto& s : o.bssplit[d]) {
+      if (s.bs == 0 || s.bs > max_bs)
+        return usage("bssplit: block size " + std::to_string(s.bs) + " must be 1 byte to 256 MiB");
+      total += s.percent;
+    }
+    if (total != 100) return usage("bssplit: the percentages add up to " + std::to_string(total) + ", not 100");
+  }
+  return {};
+}
+
+// Seconds: 0 (none) or a millisecond to ~4 months. Below a millisecond the
+// deadline in nanoseconds would round to 0, "no cap".
+Status validate_seconds(const char* name, double v) {
+  if (!(v == 0 || (v >= 1e-3 && v <= 1e7)))
+    return usage(std::string(name) + " " + number_text(v) + ": must be 0 (none) or 0.001 to 1e7 seconds");
+  return {};
+}
 }  // namespace
 
 Status validate(const BenchOptions& o) {
-  if (o.bs == 0 || o.bs > max_bs)
-    return make_error(Errc::invalid_argument, "bs " + std::to_string(o.bs) + ": must be 1 byte to 256 MiB");
+  FSIO_TRY(validate_bs(o));
   if (o.iodepth == 0 || o.iodepth > max_iodepth)
-    return make_error(Errc::invalid_argument,
-                      "iodepth " + std::to_string(o.iodepth) + ": must be 1 to " + std::to_string(max_iodepth));
-  if (o.bs * o.iodepth > max_buffer_bytes)
-    return make_error(Errc::invalid_argument, "bs x iodepth = " + format_size(o.bs * o.iodepth) +
-                                                  " of buffers: more than " + format_size(max_buffer_bytes));
+    return usage("iodepth " + std::to_string(o.iodepth) + ": must be 1 to " + std::to_string(max_iodepth));
+  if (o.max_bs() * o.iodepth > max_buffer_bytes)
+    return usage("bs x iodepth = " + format_size(o.max_bs() * o.iodepth) + " of buffers: more than " +
+                 format_size(max_buffer_bytes));
   if (o.batch > o.iodepth)
-    return make_error(Errc::invalid_argument, "batch " + std::to_string(o.batch) + ": more than iodepth " +
-                                                  std::to_string(o.iodepth));
-  // Below a millisecond the deadline in nanoseconds would round to 0, "no cap".
-  if (!(o.runtime == 0 || (o.runtime >= 1e-3 && o.runtime <= 1e7)))
-    return make_error(Errc::invalid_argument,
-                      "runtime " + number_text(o.runtime) + ": must be 0 (no cap) or 0.001 to 1e7 seconds");
+    return usage("batch " + std::to_string(o.batch) + ": more than iodepth " + std::to_string(o.iodepth));
+  FSIO_TRY(validate_seconds("runtime", o.runtime));
+  FSIO_TRY(validate_seconds("ramp_time", o.ramp_time));
   if (o.time_based && o.runtime == 0)
-    return make_error(Errc::invalid_argument, "--time-based needs --runtime: it runs until the runtime is up");
-  if (o.sync && !bench_writes(o.rw))
-    return make_error(Errc::invalid_argument, "--sync applies to write and randwrite only");
-  if (o.create_size && *o.create_size == 0)
-    return make_error(Errc::invalid_argument, "create size 0: nothing to create");
+    return usage("--time-based needs --runtime: it runs until the runtime is up");
+  if (o.sync && !bench_writes(o.rw)) return usage("--sync applies to write workloads only");
+  if (o.fsync_every && !bench_writes(o.rw)) return usage("fsync/fdatasync apply to write workloads only");
+  if (o.rwmixread > 100) return usage("rwmixread " + std::to_string(o.rwmixread) + ": must be 0 to 100");
+  if (o.loops == 0 || o.loops > 1000000) return usage("loops " + std::to_string(o.loops) + ": must be 1 to 1000000");
+  if (o.stat_window_ms == 0 || o.stat_window_ms > 3600000)
+    return usage("bw_avg_time " + std::to_string(o.stat_window_ms) + ": must be 1 to 3600000 ms");
+  if (o.log_window_ms > 3600000)
+    return usage("log_avg_msec " + std::to_string(o.log_window_ms) + ": must be 0 to 3600000 ms");
+  if (o.create_size && *o.create_size == 0) return usage("create size 0: nothing to create");
+  // Verify replays the write pass as reads: one direction, every block once.
+  if (o.verify && bench_mixed(o.rw))
+    return usage(std::string("verify with rw=") + bench_rw_name(o.rw) +
+                 ": ddbench verifies pure write or read workloads only");
+  if (o.verify && o.norandommap) return usage("verify with norandommap: a block written twice cannot be replayed");
   return {};
 }
 
@@ -78,101 +134,34 @@ Result<BenchRange> plan_range(const BenchOptions& o, std::uint64_t device_size, 
   FSIO_TRY(validate(o));
   if (align == 0) align = 1;
   if (o.offset >= device_size)
-    return make_error(Errc::invalid_argument, "offset " + std::to_string(o.offset) +
-                                                  " is at or past the end of the target (" +
-                                                  std::to_string(device_size) + " bytes)");
+    return usage("offset " + std::to_string(o.offset) + " is at or past the end of the target (" +
+                 std::to_string(device_size) + " bytes)");
   BenchRange r;
   r.begin = o.offset;
   if (o.size == 0) {
     r.end = device_size;
   } else {
     if (o.size > device_size - o.offset)
-      return make_error(Errc::invalid_argument,
-                        "size " + std::to_string(o.size) + " at offset " + std::to_string(o.offset) +
-                            " runs past the end of the target (" + std::to_string(device_size) +
-                            " bytes; --create makes a file bigger)");
+      return usage("size " + std::to_string(o.size) + " at offset " + std::to_string(o.offset) +
+                   " runs past the end of the target (" + std::to_string(device_size) +
+                   " bytes; --create makes a file bigger)");
     r.end = o.offset + o.size;
   }
-  if (o.offset % align || o.bs % align)
-    return make_error(Errc::invalid_argument, "direct I/O needs offset and bs in multiples of " +
-                                                  std::to_string(align) + " bytes (offset " +
-                                                  std::to_string(o.offset) + ", bs " + std::to_string(o.bs) +
-                                                  "); use --buffered");
+  const std::uint64_t bs_min = o.min_bs();
+  bool sizes_aligned = o.bs % align == 0;
+  for (const auto& split : o.bssplit)
+    for (const auto& s : split) sizes_aligned = sizes_aligned && s.bs % align == 0;
+  if (o.offset % align || !sizes_aligned)
+    return usage("direct I/O needs offset and bs in multiples of " + std::to_string(align) + " bytes (offset " +
+                 std::to_string(o.offset) + ", bs " + std::to_string(o.bs) + "); use --buffered");
   if (r.end != device_size && (r.end - r.begin) % align)
-    return make_error(Errc::invalid_argument, "direct I/O needs size in multiples of " + std::to_string(align) +
-                                                  " bytes (size " + std::to_string(r.end - r.begin) + ")");
-  r.blocks = (r.end - r.begin + o.bs - 1) / o.bs;
+    return usage("direct I/O needs size in multiples of " + std::to_string(align) + " bytes (size " +
+                 std::to_string(r.end - r.begin) + ")");
+  r.blocks = (r.end - r.begin + bs_min - 1) / bs_min;
   return r;
 }
 
-Result<Device> open_bench_target(const std::string& path, const BenchOptions& o) {
-  FSIO_TRY(validate(o));
-  OpenOptions open;
-  open.write = bench_writes(o.rw) || o.create_size.has_value();
-  open.direct = o.direct;
-  open.create_size = o.create_size;
-  // The refusals no option overrides come first (a mounted target must not
-  // be met with "use --force"), then the signatures; both through read-only
-  // opens, since opening for writing with create_size would grow the file.
-  if (open.write && ::access(path.c_str(), F_OK) == 0) {
-    OpenOptions check;
-    check.check_write = true;
-    check.direct = false;
-    FSIO_TRY(Device::open(path, check));
-  }
-  if (bench_writes(o.rw) && !o.force) FSIO_TRY(check_overwrite(path, 0, std::nullopt, false, "writing"));
-  return Device::open(path, open);
-}
-
-// ---- latency histogram ----------------------------------------------------
-
-unsigned LatencyHistogram::bucket_of(std::uint64_t ns) {
-  // Values below 2^(sub_bits+1) get a bucket each; above, a power of two
-  // [2^m, 2^(m+1)) is split into sub_buckets equal parts (fio's plat_val_to_idx).
-  if (ns < 2 * sub_buckets) return unsigned(ns);
-  const unsigned msb = unsigned(std::bit_width(ns)) - 1;
-  const unsigned shift = msb - sub_bits;
-  const unsigned group = shift + 1;
-  return group * sub_buckets + unsigned((ns >> shift) & (sub_buckets - 1));
-}
-
-std::uint64_t LatencyHistogram::bucket_low(unsigned index) {
-  if (index < 2 * sub_buckets) return index;
-  const unsigned group = index / sub_buckets;
-  const unsigned shift = group - 1;
-  return (std::uint64_t(sub_buckets) + index % sub_buckets) << shift;
-}
-
-std::uint64_t LatencyHistogram::bucket_high(unsigned index) {
-  if (index < 2 * sub_buckets) return index;
-  const unsigned shift = index / sub_buckets - 1;
-  return bucket_low(index) + ((std::uint64_t{1} << shift) - 1);
-}
-
-void LatencyHistogram::add(std::uint64_t ns, std::uint64_t count) {
-  hist_[bucket_of(ns)] += count;
-  count_ += count;
-  sum_ += double(ns) * double(count);
-  min_ = std::min(min_, ns);
-  max_ = std::max(max_, ns);
-}
-
-std::uint64_t LatencyHistogram::percentile(double pct) const {
-  if (count_ == 0) return 0;
-  pct = std::clamp(pct, 0.0, 100.0);
-  // At least one sample: p0 is the smallest bucket that holds anything.
-  const auto want = std::max<std::uint64_t>(1, std::uint64_t(pct / 100.0 * double(count_) + 0.9999999));
-  std::uint64_t seen = 0;
-  for (unsigned i = 0; i < buckets; ++i) {
-    seen += hist_[i];
-    if (seen >= want) {
-      const std::uint64_t mid = bucket_low(i) + (bucket_high(i) - bucket_low(i)) / 2;
-      return std::clamp(mid, min_, max_);
-    }
-  }
-  return max_;
-}
-
+// ---- the order blocks are visited in -------------------------------------
 
 BlockOrder::BlockOrder(std::uint64_t n, bool random, std::uint64_t key) : n_(n), random_(random && n > 1) {
   const auto bits = unsigned(std::bit_width(n > 0 ? n - 1 : 0));

@@ -35,6 +35,7 @@ struct IoRequest {
   unsigned iovcnt = 0;
   std::uint64_t bytes = 0;   // sum of iov lengths
   bool dsync = false;        // RWF_DSYNC on this write (REQ_SYNC)
+  bool datasync = true;      // IoOp::flush: fdatasync; false: fsync (metadata too)
   std::uint64_t user_data = 0;
 };
 

@@ -68,7 +68,7 @@ class SyncEngine final : public Engine {
           ret = pwritev2(fd_, req.iov, int(req.iovcnt), off_t(req.offset), req.dsync ? RWF_DSYNC : 0);
           break;
         case IoOp::flush:
-          ret = fdatasync(fd_);
+          ret = req.datasync ? fdatasync(fd_) : fsync(fd_);
           break;
       }
       if (ret >= 0) return ret;

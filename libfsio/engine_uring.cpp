@@ -78,7 +78,7 @@ class UringEngine final : public Engine {
     FSIO_ASSERT(sqe != nullptr);
     switch (req.op) {
       case IoOp::flush:
-        io_uring_prep_fsync(sqe, fd_, IORING_FSYNC_DATASYNC);
+        io_uring_prep_fsync(sqe, fd_, req.datasync ? IORING_FSYNC_DATASYNC : 0);
         break;
       case IoOp::read:
         if (req.iovcnt == 1)
