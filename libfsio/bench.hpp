@@ -90,6 +90,7 @@ struct BenchOptions {
   bool fadvise = true;              // advise the access pattern (fio fadvise_hint)
   bool verify = false;              // write: stamp, then read back and check; read: check
   std::uint64_t seed = 0x66736962;  // stamped into every verify sector ("fsib"); keys the random order
+  std::uint64_t order_salt = 0;     // mixed into the random order's key only (copies of a job differ)
   std::optional<std::uint64_t> create_size;  // create/extend the target file first
   bool force = false;               // write over a filesystem, partition table or text file
   bool exclusive = true;            // O_EXCL on a block device opened for writing (off for a
@@ -200,7 +201,7 @@ class LatencyHistogram {
   const LatencyStats& stats() const { return stats_; }
   // The value below which `pct` percent of the samples lie (fio's rule: the
   // first bucket whose cumulative count reaches pct/100 of all samples),
-  // reported as the bucket's midpoint, clamped to [min, max]. 0 when empty.
+  // reported as fio reports it (bucket_value), clamped to [min, max]. 0 when empty.
   std::uint64_t percentile(double pct) const;
   std::uint64_t bucket_count(unsigned index) const { return hist_[index]; }
 
@@ -233,12 +234,13 @@ struct LatencyBuckets {
   void merge(const LatencyBuckets& other);
 };
 
-// fio's IO depths tables: 7 buckets each. level: requests in flight when
-// one was queued (1, 2, 4, 8, 16, 32, >=64); submit and complete: requests
-// per submit call and per reap (0, 1-4, 5-8, 9-16, 17-32, 33-64, >64).
+// fio's IO depths tables: 7 buckets each. level: requests by how many were
+// in flight once they were submitted (1, 2, 4, 8, 16, 32, >=64; fio's
+// io_u_mark_depth); submit and complete: requests per submit call and per
+// reap (0, 1-4, 5-8, 9-16, 17-32, 33-64, >64).
 struct DepthCounts {
   std::array<std::uint64_t, 7> level{}, submit{}, complete{};
-  void add_level(unsigned in_flight);
+  void add_level(unsigned in_flight, std::uint64_t requests = 1);
   void add_submit(unsigned n) { ++submit[batch_bucket(n)]; }
   void add_complete(unsigned n) { ++complete[batch_bucket(n)]; }
   void merge(const DepthCounts& other);

@@ -158,7 +158,6 @@ Status Runner::queue_lead(unsigned lead, bool retry) {
   } else {
     ++stats_->requests_submitted;
     round_.push_back(lead);
-    if (spec_->measured) res_->depths.add_level(engine_in_flight_);
   }
   return {};
 }
@@ -216,7 +215,10 @@ Status Runner::commit_round() {
     slots_[lead].t_submit = t;
     if (!async_) slots_[lead].t_start = t;  // psync: queued and issued at once, no slat
   }
-  if (spec_->measured && *n > 0) res_->depths.add_submit(*n);
+  if (spec_->measured && *n > 0) {
+    res_->depths.add_submit(*n);
+    res_->depths.add_level(engine_in_flight_, round_.size());
+  }
   round_.clear();
   retry_pending_ = false;
   return {};

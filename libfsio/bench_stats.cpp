@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "libfsio/bench.hpp"
+#include "libfsio/bench_jobs.hpp"
 
 namespace fsio {
 
@@ -58,8 +59,7 @@ std::uint64_t LatencyHistogram::percentile(double pct) const {
   for (unsigned i = 0; i < buckets; ++i) {
     seen += hist_[i];
     if (seen >= want) {
-      const std::uint64_t mid = bucket_low(i) + (bucket_high(i) - bucket_low(i)) / 2;
-      return std::clamp(mid, min(), max());
+      return std::clamp(bucket_value(i), min(), max());
     }
   }
   return max();
@@ -93,11 +93,11 @@ void LatencyBuckets::merge(const LatencyBuckets& o) {
   for (std::size_t i = 0; i < count.size(); ++i) count[i] += o.count[i];
 }
 
-void DepthCounts::add_level(unsigned in_flight) {
+void DepthCounts::add_level(unsigned in_flight, std::uint64_t requests) {
   // 1, 2, 4, 8, 16, 32, >=64: the largest power of two not above it.
   unsigned k = 0;
   while (k < 6 && in_flight >= (2u << k)) ++k;
-  ++level[k];
+  level[k] += requests;
 }
 
 unsigned DepthCounts::batch_bucket(unsigned n) {
@@ -116,6 +116,82 @@ void DepthCounts::merge(const DepthCounts& o) {
     submit[i] += o.submit[i];
     complete[i] += o.complete[i];
   }
+}
+
+namespace {
+void merge_samples(std::vector<BenchSample>& into, const std::vector<BenchSample>& from) {
+  // Windows of several jobs started together line up by their end time.
+  for (const auto& s : from) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const BenchSample& x) { return x.t_ms == s.t_ms && x.dir == s.dir; });
+    if (it == into.end()) {
+      into.push_back(s);
+      continue;
+    }
+    it->bytes += s.bytes;
+    it->ios += s.ios;
+    it->lat_sum += s.lat_sum;
+    it->clat_sum += s.clat_sum;
+    it->slat_sum += s.slat_sum;
+  }
+  std::sort(into.begin(), into.end(), [](const BenchSample& a, const BenchSample& b) {
+    return a.t_ms != b.t_ms ? a.t_ms < b.t_ms : a.dir < b.dir;
+  });
+}
+
+void merge_verify(std::optional<VerifyResult>& into, const std::optional<VerifyResult>& from) {
+  if (!from) return;
+  if (!into) {
+    into = from;
+    return;
+  }
+  into->complete = into->complete && from->complete;
+  into->bytes_checked += from->bytes_checked;
+  into->bad_blocks += from->bad_blocks;
+  if (from->first && (!into->first || from->first->offset < into->first->offset)) into->first = from->first;
+}
+}  // namespace
+
+BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
+  BenchResult m = *rs.front();
+  m.io_events.clear();
+  for (std::size_t k = 1; k < rs.size(); ++k) {
+    const BenchResult& r = *rs[k];
+    for (unsigned d = 0; d < 2; ++d) {
+      m.dir[d].io_bytes += r.dir[d].io_bytes;
+      m.dir[d].ios += r.dir[d].ios;
+      m.dir[d].clat.merge(r.dir[d].clat);
+      m.dir[d].slat.merge(r.dir[d].slat);
+      m.dir[d].lat.merge(r.dir[d].lat);
+    }
+    m.clat.merge(r.clat);
+    m.sync_lat.merge(r.sync_lat);
+    m.lat_buckets.merge(r.lat_buckets);
+    m.depths.merge(r.depths);
+    m.cpu.usr += r.cpu.usr;
+    m.cpu.sys += r.cpu.sys;
+    m.cpu.ctx += r.cpu.ctx;
+    m.cpu.majf += r.cpu.majf;
+    m.cpu.minf += r.cpu.minf;
+    m.io_bytes += r.io_bytes;
+    m.ios += r.ios;
+    m.eod_truncated += r.eod_truncated;
+    m.elapsed = std::max(m.elapsed, r.elapsed);
+    m.interrupted = m.interrupted || r.interrupted;
+    m.runtime_capped = m.runtime_capped || r.runtime_capped;
+    m.stats.requests_queued += r.stats.requests_queued;
+    m.stats.requests_submitted += r.stats.requests_submitted;
+    m.stats.syscalls += r.stats.syscalls;
+    m.stats.bytes_read += r.stats.bytes_read;
+    m.stats.bytes_written += r.stats.bytes_written;
+    m.stats.flushes += r.stats.flushes;
+    m.stats.retries += r.stats.retries;
+    m.stats.peak_in_flight += r.stats.peak_in_flight;
+    m.stats.elapsed_seconds = std::max(m.stats.elapsed_seconds, r.stats.elapsed_seconds);
+    merge_samples(m.stat_samples, r.stat_samples);
+    merge_samples(m.log_samples, r.log_samples);
+    merge_verify(m.verify, r.verify);
+  }
+  return m;
 }
 
 }  // namespace fsio

@@ -5,14 +5,15 @@
 namespace fsio::detail {
 
 Workload::Workload(const BenchOptions& o, const BenchRange& r, bool readback, std::uint64_t budget, bool endless)
-    : o_(o), range_(r), order_(r.blocks, bench_random(o.rw) && !o.norandommap, o.seed) {
+    : o_(o), range_(r),
+      order_(r.blocks, bench_random(o.rw) && !o.norandommap, o.seed + o.order_salt * 0x9e3779b97f4a7c15ULL) {
   len_ = r.end - r.begin;
   unit_ = o.min_bs();
   random_ = bench_random(o.rw);
   readback_ = readback;
   endless_ = endless;
   // Replays draw the same sizes in the same order as the pass they check.
-  rng_ = (o.seed ^ 0x6a09e667f3bcc908ULL) | 1;
+  rng_ = ((o.seed + o.order_salt * 0x9e3779b97f4a7c15ULL) ^ 0x6a09e667f3bcc908ULL) | 1;
   if (readback) {
     loop_bytes_ = budget;
     loops_left_ = 1;

@@ -1,0 +1,239 @@
+// fio's options and command line as ddbench reads them: defaults, the
+// option table, what is refused and why, and the order fio applies things in
+// (fio HOWTO "Job file format", init.c parse_cmd_line).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "libfsio/bench_jobs.hpp"
+#include "libfsio/fio_plan.hpp"
+#include "tests/support/support.hpp"
+
+namespace fsio {
+namespace {
+
+FioLine line(const std::string& text) { return split_fio_option(text, "job.fio:1"); }
+
+FioJob applied(std::initializer_list<const char*> lines) {
+  FioJob j = fio_defaults();
+  std::vector<FioLine> v;
+  for (const char* l : lines) v.push_back(line(l));
+  auto st = apply_fio_lines(j, v);
+  EXPECT_TRUE(st.has_value()) << st.error().message();
+  return j;
+}
+
+std::string refusal(std::initializer_list<const char*> lines) {
+  FioJob j = fio_defaults();
+  std::vector<FioLine> v;
+  for (const char* l : lines) v.push_back(line(l));
+  auto st = apply_fio_lines(j, v);
+  EXPECT_FALSE(st.has_value());
+  EXPECT_EQ(st ? Errc::io : st.error().code, Errc::invalid_argument);
+  return st ? "" : st.error().message();
+}
+
+TEST(FioOptions, FioDefaultsAreFiosAndTerseDefaultsAreDdbenchs) {
+  const FioJob f = fio_defaults();
+  EXPECT_EQ(f.bench.bs, 4096u);
+  EXPECT_EQ(f.bench.iodepth, 1u);
+  EXPECT_EQ(f.bench.engine, EngineKind::psync);
+  EXPECT_FALSE(f.bench.direct);
+  const FioJob t = terse_defaults();
+  EXPECT_EQ(t.bench.bs, 1u << 20);
+  EXPECT_EQ(t.bench.iodepth, 32u);
+  EXPECT_TRUE(t.bench.direct);
+}
+
+TEST(FioOptions, CommonJobReadsAsFioMeansIt) {
+  const FioJob j = applied({"rw=randrw", "rwmixwrite=30", "bs=4KB", "iodepth=32", "ioengine=io_uring", "direct=1",
+                            "size=10%", "io_size=1g", "offset=1m", "runtime=2m", "time_based", "ramp_time=500ms",
+                            "loops=3", "fdatasync=8", "numjobs=2", "group_reporting", "stonewall"});
+  EXPECT_EQ(j.bench.rw, BenchRw::randrw);
+  EXPECT_EQ(j.bench.rwmixread, 70u);
+  EXPECT_EQ(j.bench.bs, 4096u);
+  EXPECT_EQ(j.bench.iodepth, 32u);
+  EXPECT_EQ(j.bench.engine, EngineKind::uring);
+  EXPECT_TRUE(j.bench.direct);
+  EXPECT_TRUE(j.size.is_percent());
+  EXPECT_EQ(j.io_size.bytes, 1ull << 30);
+  EXPECT_EQ(j.offset.bytes, 1u << 20);
+  EXPECT_DOUBLE_EQ(j.bench.runtime, 120.0);
+  EXPECT_TRUE(j.bench.time_based);
+  EXPECT_DOUBLE_EQ(j.bench.ramp_time, 0.5);
+  EXPECT_EQ(j.bench.loops, 3u);
+  EXPECT_EQ(j.bench.fsync_every, 8u);
+  EXPECT_TRUE(j.bench.fsync_data_only);
+  EXPECT_EQ(j.numjobs, 2u);
+  EXPECT_TRUE(j.group_reporting);
+  EXPECT_TRUE(j.stonewall);
+}
+
+TEST(FioOptions, KbBaseAppliesToEveryLineWhereverItIs) {
+  EXPECT_EQ(applied({"bs=4k", "kb_base=1000"}).bench.bs, 4000u);
+  EXPECT_EQ(applied({"kb_base=1000", "bs=4KiB"}).bench.bs, 4096u);
+}
+
+TEST(FioOptions, BsPerDirectionAndBssplit) {
+  const FioJob rw = applied({"bs=4k,64k"});
+  EXPECT_EQ(rw.bench.bssplit[dir_read].size(), 1u);
+  EXPECT_EQ(rw.bench.bssplit[dir_read][0].bs, 4096u);
+  EXPECT_EQ(rw.bench.bssplit[dir_write][0].bs, 65536u);
+  EXPECT_EQ(rw.bench.max_bs(), 65536u);
+  EXPECT_EQ(rw.bench.min_bs(), 4096u);
+  // Blank percentages share what is left equally (fio's rule).
+  const FioJob s = applied({"bssplit=4k/50:8k/:64k/"});
+  ASSERT_EQ(s.bench.bssplit[dir_read].size(), 3u);
+  EXPECT_EQ(s.bench.bssplit[dir_read][1].percent + s.bench.bssplit[dir_read][2].percent, 50u);
+  EXPECT_EQ(s.bench.bssplit[dir_write].size(), 3u);
+  const FioJob w = applied({"bssplit=4k/100,1m/100"});
+  EXPECT_EQ(w.bench.bssplit[dir_write][0].bs, 1u << 20);
+  EXPECT_NE(refusal({"bssplit=4k/60:8k/60"}).find("more than 100"), std::string::npos);
+}
+
+TEST(FioOptions, EnginesMapAndSaySo) {
+  const FioJob l = applied({"ioengine=libaio"});
+  EXPECT_EQ(l.bench.engine, EngineKind::uring);
+  ASSERT_EQ(l.notes.size(), 1u);
+  EXPECT_NE(l.notes[0].find("libaio runs on io_uring"), std::string::npos);
+  EXPECT_EQ(applied({"ioengine=sync"}).bench.engine, EngineKind::psync);
+  EXPECT_NE(refusal({"ioengine=posixaio"}).find("ioengine 'posixaio'"), std::string::npos);
+}
+
+TEST(FioOptions, VerifyTypesMapOntoOurStamps) {
+  for (const char* v : {"verify=crc32c", "verify=md5", "verify=pattern", "verify"})
+    EXPECT_TRUE(applied({v}).bench.verify) << v;
+  EXPECT_FALSE(applied({"verify=0"}).bench.verify);
+  EXPECT_NE(refusal({"verify=bogus"}).find("verify 'bogus'"), std::string::npos);
+}
+
+TEST(FioOptions, UnsupportedOptionsAreNamedWithTheReason) {
+  const std::string m = refusal({"rate_iops=100"});
+  EXPECT_NE(m.find("job.fio:1: rate_iops: fio's rate_iops is not supported by ddbench: "), std::string::npos) << m;
+  EXPECT_NE(m.find("throttle"), std::string::npos) << m;
+  EXPECT_NE(refusal({"wibble=1"}).find("wibble: unknown option"), std::string::npos);
+  EXPECT_NE(refusal({"bs"}).find("bs: needs a value"), std::string::npos);
+  EXPECT_NE(refusal({"bs=12Q"}).find("bs '12Q': unknown unit 'Q'"), std::string::npos);
+  EXPECT_NE(refusal({"rw=trim"}).find("does not trim"), std::string::npos);
+  EXPECT_NE(refusal({"filename=/dev/a:/dev/b"}).find("several files"), std::string::npos);
+  EXPECT_NE(refusal({"direct=1", "buffered=1"}).find("contradict"), std::string::npos);
+}
+
+TEST(FioOptions, EveryOptionInTheTableIsFoundAndNoneIsAlsoRefused) {
+  for (const auto& o : fio_options()) {
+    EXPECT_EQ(find_fio_option(o.name), &o);
+    for (const auto& [name, why] : fio_unsupported_options()) EXPECT_STRNE(o.name, name);
+  }
+  EXPECT_NE(find_fio_option("time-based"), nullptr);  // '-' and '_' alike
+}
+
+class FioCommand : public ::testing::Test {
+ protected:
+  test::TempDir dir;
+  std::string file(const std::string& name, const std::string& text) {
+    const std::string p = dir.path() + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  DdbenchCommand ok(std::vector<std::string> args) {
+    auto c = parse_ddbench_command(args);
+    EXPECT_TRUE(c.has_value()) << c.error().message();
+    return c ? *c : DdbenchCommand{};
+  }
+  std::string err(std::vector<std::string> args) {
+    auto c = parse_ddbench_command(args);
+    EXPECT_FALSE(c.has_value());
+    return c ? "" : c.error().message();
+  }
+};
+
+TEST_F(FioCommand, TerseFormKeepsDdbenchsDefaults) {
+  auto c = ok({"--rw", "randread", "--bs", "4KB", "/dev/null"});
+  EXPECT_FALSE(c.fio_mode);
+  ASSERT_EQ(c.jobs.size(), 1u);
+  EXPECT_EQ(c.jobs[0].filename, "/dev/null");
+  EXPECT_EQ(c.jobs[0].bench.bs, 4096u);
+  EXPECT_EQ(c.jobs[0].bench.iodepth, 32u);
+  EXPECT_TRUE(c.jobs[0].bench.direct);
+  EXPECT_NE(err({}).find("no target"), std::string::npos);
+  EXPECT_NE(err({"a", "b"}).find("more than one target"), std::string::npos);
+}
+
+TEST_F(FioCommand, NameStartsAJobAndEarlierOptionsAreGlobal) {
+  auto c = ok({"--rw=write", "--name=a", "--bs=8k", "--name=b", "--filename=/x", "--output-format=json"});
+  EXPECT_TRUE(c.fio_mode);
+  ASSERT_EQ(c.jobs.size(), 2u);
+  EXPECT_EQ(c.jobs[0].name, "a");
+  EXPECT_EQ(c.jobs[0].bench.rw, BenchRw::write);
+  EXPECT_EQ(c.jobs[0].bench.bs, 8192u);
+  EXPECT_EQ(c.jobs[1].bench.bs, 4096u);  // fio's default, not a's
+  EXPECT_EQ(c.jobs[1].bench.iodepth, 1u);
+  EXPECT_EQ(c.jobs[1].filename, "/x");
+  EXPECT_EQ(c.formats, std::vector<std::string>{"json"});
+  ASSERT_EQ(c.global_options.size(), 1u);
+  EXPECT_EQ(c.global_options[0].first, "rw");
+  ASSERT_GE(c.jobs[0].options.size(), 2u);
+  EXPECT_EQ(c.jobs[0].options[0].first, "name");
+}
+
+TEST_F(FioCommand, AJobFileIsNeverATarget) {
+  const std::string job = file("job.fio", "; test\n[global]\nbs=64k\nsize=1m\n[one]\nrw=read\n[two]\nrw=write\n");
+  auto c = ok({"--rw=randwrite", job});
+  EXPECT_TRUE(c.fio_mode);
+  ASSERT_EQ(c.jobs.size(), 2u);
+  EXPECT_EQ(c.jobs[0].bench.rw, BenchRw::read);       // the section wins
+  EXPECT_EQ(c.jobs[0].bench.bs, 65536u);              // [global]
+  EXPECT_TRUE(c.jobs[0].filename.empty());            // made as one.0.0, never job.fio
+  EXPECT_EQ(c.jobs[1].bench.rw, BenchRw::write);
+  auto t = ok({"--name=x", job, "/dev/null"});
+  ASSERT_EQ(t.jobs.size(), 3u);
+  for (const auto& j : t.jobs) EXPECT_EQ(j.filename, "/dev/null");  // the one target is the default filename
+}
+
+TEST_F(FioCommand, EachJobFileAfterTheFirstStartsWithAStonewall) {
+  const std::string a = file("a.fio", "[a1]\n[a2]\n");
+  const std::string b = file("b.fio", "[global]\nrw=write\n[b1]\n[b2]\n");
+  auto c = ok({a, b});
+  ASSERT_EQ(c.jobs.size(), 4u);
+  EXPECT_FALSE(c.jobs[0].stonewall);
+  EXPECT_FALSE(c.jobs[1].stonewall);
+  EXPECT_TRUE(c.jobs[2].stonewall);
+  EXPECT_FALSE(c.jobs[3].stonewall);
+  EXPECT_EQ(c.jobs[0].bench.rw, BenchRw::read);  // b's [global] is b's own
+  EXPECT_EQ(c.jobs[2].bench.rw, BenchRw::write);
+  auto only = ok({"--section=b2", a, b});
+  ASSERT_EQ(only.jobs.size(), 1u);
+  EXPECT_EQ(only.jobs[0].name, "b2");
+}
+
+TEST_F(FioCommand, ToolOptionsAndRefusals) {
+  const std::string a = file("a.fio", "[w]\nrw=write\n");
+  EXPECT_NE(err({"--readonly", a}).find("--readonly: job 'w' writes"), std::string::npos);
+  EXPECT_NE(err({"--output-format=xml", a}).find("xml"), std::string::npos);
+  EXPECT_NE(err({"--name=x", "--fallocate=none"}).find("--fallocate: fio's fallocate is not supported"),
+            std::string::npos);
+  EXPECT_NE(err({"-x", a}).find("unknown option -x"), std::string::npos);
+  auto c = ok({"--output-format=json,terse", "--output", "o.txt", "--plot=p.svg", a});
+  EXPECT_EQ(c.formats, (std::vector<std::string>{"json", "terse"}));
+  EXPECT_EQ(c.output, "o.txt");
+  EXPECT_EQ(c.plot, "p.svg");
+}
+
+TEST_F(FioCommand, NumjobsAndGroupsExpandAsFiosDo) {
+  auto c = ok({"--name=a", "--numjobs=2", "--size=1m", "--name=b", "--new_group", "--name=c", "--stonewall",
+               "--directory=/tmp"});
+  auto jobs = expand_fio_jobs(c.jobs);
+  ASSERT_EQ(jobs.size(), 4u);
+  EXPECT_EQ(jobs[0].target, "a.0.0");
+  EXPECT_EQ(jobs[1].target, "a.1.0");
+  EXPECT_EQ(jobs[0].group, 0u);
+  EXPECT_EQ(jobs[1].group, 0u);
+  EXPECT_EQ(jobs[2].group, 1u);
+  EXPECT_EQ(jobs[3].group, 2u);
+  EXPECT_TRUE(jobs[3].stonewall);
+  EXPECT_EQ(jobs[3].target, "/tmp/c.0.0");
+  EXPECT_NE(jobs[0].options.order_salt, jobs[1].options.order_salt);
+}
+
+}  // namespace
+}  // namespace fsio
