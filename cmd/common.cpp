@@ -56,9 +56,13 @@ int parse(CLI::App& app, int argc, char** argv) {
     return app.exit(e) == 0 ? exit_ok : exit_usage;
   }
   const std::string tool = std::filesystem::path(argc > 0 ? argv[0] : "fsio").filename();
+  return announce_environment(tool.c_str());
+}
+
+int announce_environment(const char* tool) {
   auto notes = environment_overrides();
-  if (!notes) return report(tool.c_str(), notes.error());
-  for (const std::string& note : *notes) std::fprintf(stderr, "%s: note: %s\n", tool.c_str(), note.c_str());
+  if (!notes) return report(tool, notes.error());
+  for (const std::string& note : *notes) std::fprintf(stderr, "%s: note: %s\n", tool, note.c_str());
   return -1;
 }
 

@@ -37,4 +37,8 @@ nlohmann::json to_json(const IoStats& stats);
 // disk's; a malformed one is a usage error. Returns -1 when the tool should go on.
 int parse(CLI::App& app, int argc, char** argv);
 
+// The second half of parse(), for a tool that reads its own command line:
+// the test overrides said on stderr; a malformed one is exit_usage; -1 to go on.
+int announce_environment(const char* tool);
+
 }  // namespace fsio::cli

@@ -1,175 +1,175 @@
-// ddbench: a dd/fio-style benchmark of a device or image file.
-// Options follow fio's names; the work is fsio::run_bench (libfsio/bench.hpp).
-#include <charconv>
+// ddbench: a fio-compatible benchmark of block devices and image files.
+// The command line and job files are libfsio's (fio_plan.hpp), the runs too
+// (bench_jobs.hpp); this file wires them to the report, logs and plot.
+//
+// fio's grammar (--name starting a job, options before any --name applying
+// to all, job files) cannot be expressed in CLI11, so this tool reads its
+// command line with libfsio's own parser, which also reads job files: the
+// two can never disagree about an option.
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
-#include <iostream>
+#include <fstream>
 
 #include "cmd/common.hpp"
-#include "libfsio/bench.hpp"
+#include "cmd/ddbench_report.hpp"
+#include "libfsio/bench_log.hpp"
+#include "libfsio/bench_plot.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
 
 namespace {
 
-using fsio::BenchResult;
+using namespace fsio;
+using namespace fsio::cli;
 
-// fio's percentile list, keyed the way fio prints them ("99.900000").
-constexpr double percentiles[] = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
-
-nlohmann::json to_json(const std::string& target, const BenchResult& r) {
-  nlohmann::json pct = nlohmann::json::object();
-  for (double p : percentiles) {
-    char key[32];
-    std::snprintf(key, sizeof key, "%f", p);
-    pct[key] = r.clat.percentile(p);
+// Logs and the plot need windows or every request kept; ask the runs for them.
+void ask_for_samples(const DdbenchCommand& cmd, std::vector<BenchJob>& jobs) {
+  for (auto& j : jobs) {
+    const FioJob& s = *j.spec;
+    const bool logs = !s.bw_log.empty() || !s.lat_log.empty() || !s.iops_log.empty();
+    if (logs && s.bench.log_window_ms == 0) j.options.log_ios = true;
+    // The plot's windows: log_avg_msec, else about 500 points over the runtime.
+    if (!cmd.plot.empty() && j.options.log_window_ms == 0)
+      j.options.log_window_ms =
+          j.options.runtime > 0 ? unsigned(std::clamp(j.options.runtime * 1000 / 500, 10.0, 1000.0)) : 20;
   }
-  nlohmann::json j = {
-      {"target", target}, {"rw", fsio::bench_rw_name(r.rw)}, {"bs", r.bs}, {"iodepth", r.iodepth},
-      {"engine", r.engine}, {"direct", r.direct}, {"offset", r.range.begin},
-      {"size", r.range.end - r.range.begin}, {"io_bytes", r.io_bytes}, {"bw_bytes", r.bw_bytes()},
-      {"iops", r.iops()}, {"runtime", r.runtime_ms()}, {"total_ios", r.ios}, {"eod_truncated", r.eod_truncated},
-      {"clat_ns", {{"min", r.clat.min()}, {"max", r.clat.max()}, {"mean", r.clat.mean()},
-                   {"p50", r.clat.percentile(50)}, {"p99", r.clat.percentile(99)},
-                   {"p99.9", r.clat.percentile(99.9)}, {"percentile", pct}}},
-      {"stats", fsio::cli::to_json(r.stats)}, {"interrupted", r.interrupted},
-      {"runtime_capped", r.runtime_capped}};
-  if (!r.note.empty()) j["note"] = r.note;
-  if (r.verify) {
-    auto& v = *r.verify;
-    j["verify"] = {{"bytes_checked", v.bytes_checked}, {"bad_blocks", v.bad_blocks}, {"complete", v.complete},
-                   {"ok", r.verify_ok()}};
-    if (v.first)
-      j["verify"]["first_mismatch"] = {{"offset", v.first->offset}, {"expected", v.first->expected},
-                                       {"actual", v.first->actual}};
-  }
-  return j;
 }
 
-// fio's compact numbers: 812, 12.3k, 1234k.
-std::string compact(double v) {
-  char b[32];
-  if (v < 10000) std::snprintf(b, sizeof b, "%.0f", v);
-  else if (v < 1e6) std::snprintf(b, sizeof b, "%.1fk", v / 1e3);
-  else std::snprintf(b, sizeof b, "%.0fk", v / 1e3);
-  return b;
+Status write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  f.close();
+  if (!f) return errno_error(errno, path + ": cannot write");
+  return {};
 }
 
-void print_human(const std::string& target, const BenchResult& r) {
-  std::printf("ddbench: %s %s: bs=%s iodepth=%u engine=%s %s\n", fsio::bench_rw_name(r.rw), target.c_str(),
-              fsio::format_size(r.bs).c_str(), r.iodepth, r.engine.c_str(), r.direct ? "direct" : "buffered");
-  const double bw = r.bw_bytes();
-  std::printf("  %s: IOPS=%s, BW=%.1fMiB/s (%.1fMB/s)(%s/%" PRIu64 "msec)\n", fsio::bench_rw_name(r.rw),
-              compact(r.iops()).c_str(), bw / 1048576, bw / 1e6, fsio::format_size(r.io_bytes).c_str(),
-              r.runtime_ms());
-  std::printf("    clat (usec): min=%.1f, avg=%.1f, max=%.1f; p50=%.1f, p99=%.1f, p99.9=%.1f\n",
-              double(r.clat.min()) / 1e3, r.clat.mean() / 1e3, double(r.clat.max()) / 1e3,
-              double(r.clat.percentile(50)) / 1e3, double(r.clat.percentile(99)) / 1e3,
-              double(r.clat.percentile(99.9)) / 1e3);
-  const auto& s = r.stats;
-  std::printf("    requests: %" PRIu64 " queued, %" PRIu64 " submitted, %" PRIu64 " syscalls, %" PRIu64
-              " retries, peak %u in flight\n",
-              s.requests_queued, s.requests_submitted, s.syscalls, s.retries, s.peak_in_flight);
-  if (r.eod_truncated)
-    std::printf("  end of device: %" PRIu64 " bytes in a partial last sector cannot be transferred\n",
-                r.eod_truncated);
-  if (r.verify)
-    std::printf("  verify: %s checked, %s\n", fsio::format_size(r.verify->bytes_checked).c_str(),
-                r.verify->first       ? "MISMATCH"
-                : r.verify->complete ? "no mismatch"
-                                     : "no mismatch so far, but interrupted: NOT verified");
+// fio's names: PREFIX_bw.N.log, PREFIX_iops.N.log, PREFIX_{lat,clat,slat}.N.log.
+Status write_logs(const Report& rep) {
+  for (const auto& j : rep.jobs) {
+    const FioJob& s = *j.spec;
+    const bool windowed = s.bench.log_window_ms > 0;
+    auto one = [&](const std::string& prefix, BenchLogKind kind) -> Status {
+      const std::string path = prefix + "_" + bench_log_suffix(kind) + "." + std::to_string(j.number) + ".log";
+      return write_file(path, format_bench_log(j.result, kind, windowed, s.log_offset));
+    };
+    if (!s.bw_log.empty()) FSIO_TRY(one(s.bw_log, BenchLogKind::bw));
+    if (!s.iops_log.empty()) FSIO_TRY(one(s.iops_log, BenchLogKind::iops));
+    if (!s.lat_log.empty())
+      for (auto kind : {BenchLogKind::lat, BenchLogKind::clat, BenchLogKind::slat}) FSIO_TRY(one(s.lat_log, kind));
+  }
+  return {};
+}
+
+Status write_plot(const Report& rep, const std::string& path) {
+  std::vector<PlotJob> series;
+  std::string title = "ddbench";
+  for (const auto& j : rep.jobs) {
+    series.push_back({rep.jobs.size() > 1 ? j.name + "." + std::to_string(j.number) : j.name, &j.result});
+    if (series.size() <= 3) title += (series.size() == 1 ? ": " : ", ") + j.name + " on " + j.target;
+  }
+  if (series.size() > 3) title += ", ...";
+  return write_file(path, plot_svg(series, title));
+}
+
+// What fio prints before it starts: a line per job, its version, the count.
+std::string header(const std::vector<BenchJob>& jobs) {
+  std::string out;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const auto& j = jobs[k];
+    if (j.clone > 0) continue;
+    const auto& o = j.options;
+    auto range = [&](unsigned d) {
+      std::uint64_t lo = o.bs, hi = o.bs;
+      if (!o.bssplit[d].empty()) {
+        lo = ~std::uint64_t{0}, hi = 0;
+        for (const auto& s : o.bssplit[d]) lo = std::min(lo, s.bs), hi = std::max(hi, s.bs);
+      }
+      return num2str(lo, 4, true, "B") + "-" + num2str(hi, 4, true, "B");
+    };
+    const char* engine = o.engine == EngineKind::psync ? "psync" : o.engine == EngineKind::uring ? "io_uring" : "auto";
+    out += j.name + ": (g=" + std::to_string(j.group) + "): rw=" + bench_rw_name(o.rw) + ", bs=(R) " + range(0) +
+           ", (W) " + range(1) + ", (T) " + range(0) + ", ioengine=" + engine + ", iodepth=" + std::to_string(o.iodepth) +
+           "\n";
+    if (j.spec->numjobs > 1) out += "...\n";
+  }
+  return out + "ddbench-" FSIO_VERSION "\nStarting " + std::to_string(jobs.size()) +
+         (jobs.size() == 1 ? " thread\n\n" : " threads\n\n");
+}
+
+int finish(const DdbenchCommand& cmd, const Report& rep) {
+  // A mismatch is a failure even when the run was cut short; otherwise an
+  // interrupted run exits 130, as if SIGINT had ended it.
+  int rc = exit_ok;
+  std::uint64_t done = 0;
+  bool interrupted = false, verifying = false;
+  for (const auto& j : rep.jobs) {
+    done += j.result.io_bytes;
+    interrupted = interrupted || j.result.interrupted;
+    verifying = verifying || j.result.verify.has_value();
+  }
+  if (interrupted) {
+    std::fprintf(stderr, "ddbench: interrupted by signal %d after %s%s\n", InterruptGuard::signal_number(),
+                 format_size(done).c_str(), verifying ? "; the verify is incomplete, so nothing was verified" : "");
+    rc = exit_interrupted;
+  }
+  for (const auto& j : rep.jobs)
+    if (j.result.verify && j.result.verify->first) {
+      std::fprintf(stderr, "ddbench: %s: verify: %s (%" PRIu64 " bad blocks)\n", j.target.c_str(),
+                   describe(*j.result.verify->first, j.spec->bench.seed).c_str(), j.result.verify->bad_blocks);
+      rc = exit_failure;
+    }
+  (void)cmd;
+  return rc;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  using namespace fsio::cli;
-  fsio::BenchOptions o;
-  std::string target, rw = "read", engine = "auto";
-  std::uint64_t create = 0;
-  bool buffered = false, no_merge = false, json = false, quiet = false;
+  auto parsed = parse_ddbench_command(std::vector<std::string>(argv + 1, argv + argc));
+  if (!parsed) return report("ddbench", parsed.error());
+  const DdbenchCommand& cmd = *parsed;
+  if (cmd.help) return std::fputs(ddbench_usage().c_str(), stdout) >= 0 ? exit_ok : exit_failure;
+  if (cmd.version) return std::printf("ddbench-%s\n", FSIO_VERSION) > 0 ? exit_ok : exit_failure;
+  if (int rc = announce_environment("ddbench"); rc >= 0) return rc;
+  if (!cmd.quiet)
+    for (const auto& n : cmd.notes) std::fprintf(stderr, "ddbench: note: %s\n", n.c_str());
+  if (cmd.parse_only) return exit_ok;
 
-  CLI::App app{"Measure sequential and random throughput, IOPS and latency of a device or file."};
-  app.add_option("TARGET", target, "block device or image file")->required();
-  app.add_option("--rw", rw, "read, write, randread or randwrite")
-      ->check(CLI::IsMember({"read", "write", "randread", "randwrite"}))->capture_default_str();
-  add_size_option(app, "--bs", &o.bs, "bytes per request (default 1M)");
-  add_size_option(app, "--size", &o.size, "bytes to cover (default: to the end of the target)");
-  add_size_option(app, "--offset", &o.offset, "where to start, bytes into the target");
-  app.add_option("--iodepth", o.iodepth, "requests in flight")->capture_default_str();
-  app.add_option("--engine", engine, "uring, psync or auto")->capture_default_str();
-  auto* direct = app.add_flag("--direct", o.direct, "O_DIRECT (the default)");
-  app.add_flag("--buffered", buffered, "go through the page cache")->excludes(direct);
-  app.add_flag("--sync", o.sync, "every write carries RWF_DSYNC");
-  app.add_option("--batch", o.batch, "requests per submit (default: submit whenever there is room)");
-  app.add_flag("--no-merge", no_merge, "never merge contiguous requests of a batch");
-  app.add_option("--runtime", o.runtime, "stop issuing after this many seconds");
-  app.add_flag("--time-based", o.time_based, "go over the range again until --runtime is up (fio's time_based)");
-  auto* create_opt = add_size_option(app, "--create", &create, "create or extend the target file to SIZE");
-  app.add_flag("--verify", o.verify, "write: stamp, read back and check; read: check the stamps");
-  app.add_option_function<std::string>(
-      "--seed",
-      [&o](const std::string& text) {
-        // CLI11 would take "-1" as 2^64-1; a seed is a plain 64-bit number.
-        const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
-        const char* first = text.data() + (hex ? 2 : 0);
-        auto [end, ec] = std::from_chars(first, text.data() + text.size(), o.seed, hex ? 16 : 10);
-        if (first == text.data() + text.size() || ec != std::errc() || end != text.data() + text.size())
-          throw CLI::ValidationError("--seed", "'" + text + "': expected a number from 0 to 2^64-1");
-      },
-      "seed stamped into the --verify pattern");
-  app.add_flag("--json", json, "one JSON document on stdout (fio's field names)");
-  app.add_flag("-q,--quiet", quiet, "no progress, no summary; exit code only");
-  app.add_flag("-f,--force", o.force, "write even over a filesystem or partition table");
-  if (int rc = parse(app, argc, argv); rc >= 0) return rc;
+  auto jobs = expand_fio_jobs(cmd.jobs);
+  ask_for_samples(cmd, jobs);
+  FILE* out = cmd.output.empty() ? stdout : std::fopen(cmd.output.c_str(), "w");
+  if (!out) return report("ddbench", errno_error(errno, cmd.output + ": cannot write the report"));
+  const bool normal = std::find(cmd.formats.begin(), cmd.formats.end(), "normal") != cmd.formats.end();
+  if (normal && !cmd.quiet && cmd.fio_mode) std::fputs(header(jobs).c_str(), out), std::fflush(out);
 
-  o.rw = *fsio::parse_bench_rw(rw);
-  if (buffered) o.direct = false;
-  o.merge = !no_merge;
-  if (create_opt->count() > 0) o.create_size = create;
-  auto kind = fsio::parse_engine_kind(engine);
-  if (!kind) return report("ddbench", kind.error());
-  o.engine = *kind;
-
-  auto dev = fsio::open_bench_target(target, o);
-  if (!dev) return report("ddbench", dev.error());
-  if (!dev->direct_fallback().empty() && !quiet) std::fprintf(stderr, "ddbench: %s\n", dev->direct_fallback().c_str());
-
-  fsio::InterruptGuard interrupt;
-  const std::uint64_t start = std::min(o.offset, dev->size());
-  // A time-based run has no byte total to count towards: the bar shows bytes and rate only.
-  fsio::Progress progress("ddbench", o.time_based ? 0 : o.size ? o.size : dev->size() - start,
-                          !quiet && !json && fsio::stderr_is_terminal());
-  auto res = fsio::run_bench(*dev, o, &progress);
-  if (!res) {
-    // A file --create made for a run that failed is only in the way (a
-    // full disk stays full): remove it, and say so.
-    std::string msg = res.error().message();
-    if (dev->created()) {
-      auto rm = dev->remove_created();
-      msg += rm ? "; removed " + target + ", which --create had made" : "; could not remove " + target;
-    }
-    return report("ddbench", fsio::Error{res.error().code, 0, msg});
+  InterruptGuard interrupt;
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  // A time-based or several-job run has no byte total: the bar shows bytes and rate.
+  Progress progress("ddbench", 0, !cmd.quiet && cmd.progress && (normal || out != stdout) && stderr_is_terminal());
+  auto run = run_bench_jobs(jobs, &progress);
+  if (!run) return report("ddbench", run.error());
+  if (!cmd.quiet) {
+    for (const auto& n : run->notes) std::fprintf(stderr, "ddbench: %s\n", n.c_str());
+    for (std::size_t k = 0; k < jobs.size(); ++k)
+      if (!run->results[k].note.empty())
+        std::fprintf(stderr, "ddbench: %s: %s\n", jobs[k].target.c_str(), run->results[k].note.c_str());
   }
-  if (!res->note.empty() && !quiet) std::fprintf(stderr, "ddbench: %s: %s\n", target.c_str(), res->note.c_str());
+  const Report rep = make_report(cmd, jobs, std::move(*run), now.tv_sec, now.tv_sec * 1000LL + now.tv_nsec / 1000000);
 
-  if (json) std::cout << to_json(target, *res).dump(2) << '\n';
-  else if (!quiet) print_human(target, *res);
+  for (const auto& f : cmd.formats) {
+    if (f == "normal" && !cmd.quiet) std::fputs(format_normal(rep).c_str(), out);
+    if (f == "json" || f == "json+") std::fputs(format_json(rep, f == "json+").c_str(), out);
+    if (f == "terse") std::fputs(format_terse(rep).c_str(), out);
+  }
+  if (out != stdout) std::fclose(out);
   std::fflush(stdout);
-
-  // A mismatch is a failure even when the run was cut short; otherwise an
-  // interrupted run exits 130, as if SIGINT had ended it.
-  int rc = exit_ok;
-  if (res->interrupted) {
-    std::fprintf(stderr, "ddbench: interrupted by signal %d after %s%s\n", fsio::InterruptGuard::signal_number(),
-                 fsio::format_size(res->io_bytes).c_str(),
-                 res->verify ? "; the verify is incomplete, so nothing was verified" : "");
-    rc = exit_interrupted;
-  }
-  if (res->verify && res->verify->first) {
-    std::fprintf(stderr, "ddbench: %s: verify: %s (%" PRIu64 " bad blocks)\n", target.c_str(),
-                 fsio::describe(*res->verify->first, o.seed).c_str(), res->verify->bad_blocks);
-    rc = exit_failure;
-  }
-  return rc;
+  if (auto st = write_logs(rep); !st) return report("ddbench", st.error());
+  if (!cmd.plot.empty())
+    if (auto st = write_plot(rep, cmd.plot); !st) return report("ddbench", st.error());
+  return finish(cmd, rep);
 }

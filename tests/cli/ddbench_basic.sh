@@ -15,23 +15,34 @@ check_json() {  # FILE RW IO_BYTES
   python3 - "$@" <<'PY' || fail "bad JSON for $2: $(cat "$1")"
 import json, sys
 path, rw, io = sys.argv[1], sys.argv[2], int(sys.argv[3])
-j = json.load(open(path))            # fails on anything but one JSON document
-assert j["rw"] == rw, j["rw"]
-assert j["io_bytes"] == io, (j["io_bytes"], io)
-assert isinstance(j["runtime"], int) and j["runtime"] >= 0
-assert j["bw_bytes"] > 0 and j["iops"] > 0
-c = j["clat_ns"]
-assert 0 < c["min"] <= c["p50"] <= c["p99"] <= c["p99.9"] <= c["max"], c
-assert c["percentile"]["50.000000"] == c["p50"] and c["percentile"]["99.900000"] == c["p99.9"]
-assert j["total_ios"] * j["bs"] >= io
+doc = json.load(open(path))          # fails on anything but one JSON document
+assert doc["fio version"].startswith("ddbench-") and isinstance(doc["timestamp"], int)
+job = doc["jobs"][0]
+x = job["ddbench"]
+assert x["rw"] == rw, x["rw"]
+d = job["write" if "write" in rw else "read"]
+other = job["read" if "write" in rw else "write"]
+assert d["io_bytes"] == io, (d["io_bytes"], io)
+assert other["io_bytes"] == 0 and other["runtime"] == 0
+# fio's types: bytes, counts, ms and ns are integers; rates are floats
+for k in ("io_bytes", "io_kbytes", "bw_bytes", "bw", "runtime", "total_ios", "bw_min", "bw_max", "bw_samples"):
+    assert type(d[k]) is int, (k, d[k])
+for k in ("iops", "bw_agg", "bw_mean", "bw_dev", "iops_mean", "iops_stddev"):
+    assert type(d[k]) is float, (k, d[k])
+assert d["runtime"] >= 0 and d["bw_bytes"] > 0 and d["iops"] > 0 and d["bw"] == d["bw_bytes"] // 1024
+c = d["clat_ns"]
+p = c["percentile"]
+assert 0 < c["min"] <= p["50.000000"] <= p["99.000000"] <= p["99.900000"] <= c["max"], c
+assert c["N"] == d["total_ios"] and d["lat_ns"]["N"] == d["total_ios"]
+assert d["total_ios"] * x["bs"] >= io
 # bw and iops agree with bytes and runtime (fio's definitions), within the
 # rounding of runtime to whole milliseconds
-assert abs(j["bw_bytes"] * j["runtime"] / 1000 - io) <= j["bw_bytes"] * 0.0005 + 0.01 * io, (j["bw_bytes"], j["runtime"])
-assert abs(j["iops"] * j["runtime"] / 1000 - j["total_ios"]) <= j["iops"] * 0.0005 + 0.01 * j["total_ios"] + 1
-s = j["stats"]
+assert abs(d["bw_bytes"] * d["runtime"] / 1000 - io) <= d["bw_bytes"] * 0.0005 + 0.01 * io, (d["bw_bytes"], d["runtime"])
+assert abs(d["iops"] * d["runtime"] / 1000 - d["total_ios"]) <= d["iops"] * 0.0005 + 0.01 * d["total_ios"] + 1
+s = x["stats"]
 key = "bytes_written" if "write" in rw else "bytes_read"
 assert s[key] == io, s
-assert s["requests_queued"] == j["total_ios"] and s["peak_in_flight"] >= 1
+assert s["requests_queued"] == d["total_ios"] and s["peak_in_flight"] >= 1
 PY
 }
 check_json "$T/out" write $((32 << 20))
@@ -39,7 +50,7 @@ pass "--create + sequential write, JSON fields like fio's"
 # tools/test.sh runs the CLI suite again with FSIO_ENGINE=psync: the forced
 # engine must be the one used, and announced.
 if [ -n "${FSIO_ENGINE:-}" ]; then
-  [ "$(json "$T/out" 'j["engine"]')" = "$FSIO_ENGINE" ] || fail "FSIO_ENGINE=$FSIO_ENGINE ignored: $(cat "$T/out")"
+  [ "$(json "$T/out" 'x["engine"]')" = "$FSIO_ENGINE" ] || fail "FSIO_ENGINE=$FSIO_ENGINE ignored: $(cat "$T/out")"
   grep -q "note: FSIO_ENGINE=$FSIO_ENGINE is set" "$T/err" || fail "FSIO_ENGINE not announced: $(cat "$T/err")"
   pass "FSIO_ENGINE=$FSIO_ENGINE is used and announced"
 fi
@@ -53,8 +64,8 @@ pass "read, randread, randwrite cover the whole image"
 # Engines and modes all work and count the same bytes.
 expect_rc 0 "$DDBENCH" --rw read --bs 64K --iodepth 4 --engine psync --buffered --json "$img"
 check_json "$T/out" read $((32 << 20))
-json "$T/out" 'j["engine"]' | grep -qx psync || fail "engine is $(json "$T/out" 'j["engine"]')"
-[ "$(json "$T/out" 'j["direct"]')" = False ] || fail "--buffered still direct"
+json "$T/out" 'x["engine"]' | grep -qx psync || fail "engine is $(json "$T/out" 'x["engine"]')"
+[ "$(json "$T/out" 'x["direct"]')" = False ] || fail "--buffered still direct"
 expect_rc 0 "$DDBENCH" --rw write --bs 64K --sync --engine uring --size 4M --offset 1M --json "$img"
 check_json "$T/out" write $((4 << 20))
 pass "psync, buffered, --sync, --size and --offset"
@@ -62,8 +73,10 @@ pass "psync, buffered, --sync, --size and --offset"
 # Human output: fio's summary line and latency percentiles, nothing on stderr
 # (without test overrides: FSIO_ENGINE would be announced there).
 expect_rc 0 env -u FSIO_ENGINE -u FSIO_FAULT "$DDBENCH" --rw read --bs 1M "$img"
-grep -Eq '^  read: IOPS=[0-9.k]+, BW=[0-9.]+MiB/s \([0-9.]+MB/s\)\(32 MiB/[0-9]+msec\)$' "$T/out" || fail "summary: $(cat "$T/out")"
-grep -q 'p99.9=' "$T/out" || fail "no percentiles: $(cat "$T/out")"
+grep -Eq '^  read: IOPS=[0-9.k]+, BW=[0-9.]+[KMG]iB/s \([0-9.]+[kMG]B/s\)\(32.0MiB/[0-9]+msec\)$' "$T/out" || fail "summary: $(cat "$T/out")"
+grep -Eq '^     \| 99.00th=\[ *[0-9]+\], 99.50th=' "$T/out" || fail "no percentiles: $(cat "$T/out")"
+grep -Eq '^   READ: bw=[0-9.]+[KMG]iB/s \([0-9.]+[kMG]B/s\), .*, io=32.0MiB \(33.6MB\), run=[0-9]+-[0-9]+msec$' "$T/out" ||
+  fail "group line: $(cat "$T/out")"
 [ ! -s "$T/err" ] || fail "stderr not empty: $(cat "$T/err")"
 expect_rc 0 "$DDBENCH" --quiet --rw read "$img"
 [ ! -s "$T/out" ] || fail "--quiet printed: $(cat "$T/out")"
@@ -71,15 +84,15 @@ pass "human summary and --quiet"
 
 # Merging: only with --batch, never with --no-merge; fewer submissions.
 expect_rc 0 "$DDBENCH" --rw write --bs 4K --iodepth 32 --json "$img"
-plain_sub=$(json "$T/out" 'j["stats"]["requests_submitted"]'); plain_sys=$(json "$T/out" 'j["stats"]["syscalls"]')
+plain_sub=$(json "$T/out" 'x["stats"]["requests_submitted"]'); plain_sys=$(json "$T/out" 'x["stats"]["syscalls"]')
 [ "$plain_sub" -eq 8192 ] || fail "default submitted $plain_sub requests for 8192 blocks (fio does not merge)"
 expect_rc 0 "$DDBENCH" --rw write --bs 4K --iodepth 32 --batch 16 --json "$img"
-sub=$(json "$T/out" 'j["stats"]["requests_submitted"]'); sys=$(json "$T/out" 'j["stats"]["syscalls"]')
+sub=$(json "$T/out" 'x["stats"]["requests_submitted"]'); sys=$(json "$T/out" 'x["stats"]["syscalls"]')
 [ "$sub" -le 1024 ] || fail "--batch 16 submitted $sub requests"
 # Syscall counts depend on how fast completions arrive (a reap that finds
 # CQEs in the ring costs none), so they are reported, not compared.
 expect_rc 0 "$DDBENCH" --rw write --bs 4K --iodepth 32 --batch 16 --no-merge --json "$img"
-[ "$(json "$T/out" 'j["stats"]["requests_submitted"]')" -eq 8192 ] || fail "--no-merge merged"
+[ "$(json "$T/out" 'x["stats"]["requests_submitted"]')" -eq 8192 ] || fail "--no-merge merged"
 pass "merging: default $plain_sub requests/$plain_sys syscalls, --batch 16 $sub/$sys, --no-merge none"
 
 # Usage errors exit 2 and name the problem.
@@ -100,12 +113,13 @@ grep -q -- "--time-based needs --runtime" "$T/err" || fail "--time-based without
 expect_rc 0 "$DDBENCH" --rw read --bs 1M --iodepth 4 --buffered --runtime 0.5 --time-based --json "$img"
 python3 - "$T/out" <<'PY' || fail "--time-based: $(cat "$T/out")"
 import json, sys
-j = json.load(open(sys.argv[1]))
-assert j["runtime_capped"] is True
-assert j["io_bytes"] > 2 * (32 << 20) and j["io_bytes"] == j["total_ios"] << 20, j["io_bytes"]
-assert j["runtime"] >= 500, j["runtime"]
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["ddbench"]["runtime_capped"] is True
+r = j["read"]
+assert r["io_bytes"] > 2 * (32 << 20) and r["io_bytes"] == r["total_ios"] << 20, r["io_bytes"]
+assert r["runtime"] >= 500, r["runtime"]
 PY
-pass "--time-based read $(json "$T/out" 'j["io_bytes"] >> 20') MiB of a 32 MiB image in $(json "$T/out" 'j["runtime"]') ms"
+pass "--time-based read $(json "$T/out" 'io >> 20') MiB of a 32 MiB image in $(json "$T/out" 'job["read"]["runtime"]') ms"
 
 # A loop device: the whole device is read, bytes equal its size.
 if [ "$(id -u)" -eq 0 ]; then
@@ -129,8 +143,9 @@ rc=0; wait $pid || rc=$?
 grep -q interrupted "$T/int.err" || fail "SIGINT not reported: $(cat "$T/int.err")"
 python3 - "$T/int.json" <<'PY' || fail "SIGINT report: $(cat "$T/int.json")"
 import json, sys
-j = json.load(open(sys.argv[1]))
-assert j["interrupted"] is True
-assert 0 < j["io_bytes"] < 4 << 30 and j["io_bytes"] == j["total_ios"] * 4096, j["io_bytes"]
+j = json.load(open(sys.argv[1]))["jobs"][0]
+assert j["ddbench"]["interrupted"] is True
+r = j["read"]
+assert 0 < r["io_bytes"] < 4 << 30 and r["io_bytes"] == r["total_ios"] * 4096, r["io_bytes"]
 PY
-pass "SIGINT after 1 s: $(json "$T/int.json" 'j["io_bytes"]') bytes reported, exit 130"
+pass "SIGINT after 1 s: $(json "$T/int.json" io) bytes reported, exit 130"

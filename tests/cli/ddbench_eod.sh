@@ -7,8 +7,8 @@
 need python3
 
 # io_bytes and eod_truncated from the JSON in $T/out
-io() { json "$T/out" 'j["io_bytes"]'; }
-cut_off() { json "$T/out" 'j["eod_truncated"]'; }
+io() { json "$T/out" io; }
+cut_off() { json "$T/out" 'x["eod_truncated"]'; }
 
 size=$((10 * 1024 * 1024 + 1000))
 truncate -s $size "$T/odd.img"
@@ -26,7 +26,7 @@ expect_rc 0 "$DDBENCH" --rw write --bs 64K --verify --json "$T/odd.img"
 [ "$(io)" -eq $((size - 1000 % 512)) ] || fail "direct write wrote $(io) bytes"
 [ "$(cut_off)" -eq $((1000 % 512)) ] || fail "direct write left $(cut_off) bytes"
 [ "$(stat -c %s "$T/odd.img")" -eq $size ] || fail "the file grew to $(stat -c %s "$T/odd.img")"
-[ "$(json "$T/out" 'j["verify"]["ok"]')" = True ] || fail "verify: $(cat "$T/out")"
+[ "$(json "$T/out" 'x["verify"]["ok"]')" = True ] || fail "verify: $(cat "$T/out")"
 expect_rc 0 "$DDBENCH" --rw write --bs 64K --buffered --json "$T/odd.img"
 [ "$(io)" -eq $size ] || fail "buffered write wrote $(io) bytes"
 pass "direct write stops at the last whole sector (488 bytes left, said so); buffered writes all"
@@ -59,7 +59,7 @@ for ss in 512 4096; do
   done
   expect_rc 0 "$DDBENCH" --rw write --bs 1M --verify --force --json "$loop"
   [ "$(io)" -eq $whole ] || fail "$ss-byte sectors: wrote $(io) of $dev"
-  [ "$(json "$T/out" 'j["verify"]["ok"]')" = True ] || fail "$ss: verify failed: $(cat "$T/out")"
+  [ "$(json "$T/out" 'x["verify"]["ok"]')" = True ] || fail "$ss: verify failed: $(cat "$T/out")"
   # The last whole sector alone.
   expect_rc 0 "$DDBENCH" --rw read --bs $ss --offset $((whole - ss)) --verify --json "$loop"
   [ "$(io)" -eq "$ss" ] || fail "$ss: last sector read $(io) bytes"

@@ -42,7 +42,7 @@ unchanged "$T/pt.img" "$pbefore" "partition table refusal"
 pass "writes over a partition table refused"
 
 expect_rc 0 "$DDBENCH" --rw write --force --bs 1M --json "$T/pt.img"
-[ "$(json "$T/out" 'j["io_bytes"]')" -eq $((64 << 20)) ] || fail "--force wrote $(json "$T/out" 'j["io_bytes"]')"
+[ "$(json "$T/out" io)" -eq $((64 << 20)) ] || fail "--force wrote $(json "$T/out" io)"
 blkid -p "$T/pt.img" >/dev/null 2>&1 && fail "a signature survived a full --force write: $(blkid -p "$T/pt.img")"
 pass "--force writes the whole target"
 

@@ -40,7 +40,7 @@ rc=0; wait $pid || rc=$?
 [ "$rc" -eq 130 ] || fail "interrupted --verify: exit $rc: $(cat "$T/int.err")"
 python3 - "$T/int.json" <<'PY' || fail "interrupted --verify report: $(cat "$T/int.json")"
 import json, sys
-j = json.load(open(sys.argv[1]))
+j = json.load(open(sys.argv[1]))["jobs"][0]["ddbench"]
 assert j["interrupted"] is True
 v = j["verify"]
 assert v["ok"] is False and v["complete"] is False, v
@@ -78,7 +78,7 @@ expect_rc 0 env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
   strace -f -o /dev/null -e inject=io_uring_setup:error=ENOSYS "$DDBENCH" --rw randwrite --bs 4K --verify --json "$img" <&-
 python3 - "$T/out" <<'PY' || fail "io_uring refused: $(cat "$T/out")"
 import json, sys
-j = json.load(open(sys.argv[1]))
+j = json.load(open(sys.argv[1]))["jobs"][0]["ddbench"]
 assert j["engine"] == "psync" and j["verify"]["ok"] is True, j
 PY
 pass "io_uring_setup refused (ENOSYS), stdin closed: randwrite --verify ok on psync"

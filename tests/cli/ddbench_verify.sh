@@ -10,7 +10,7 @@ seed=12345
 expect_rc 0 "$DDBENCH" --create 16M --rw randwrite --bs 8K --iodepth 16 --verify --seed $seed --json "$img"
 python3 - "$T/out" <<'PY' || fail "write --verify: $(cat "$T/out")"
 import json, sys
-j = json.load(open(sys.argv[1]))
+j = json.load(open(sys.argv[1]))["jobs"][0]["ddbench"]
 v = j["verify"]
 assert v["ok"] is True and v["bad_blocks"] == 0 and v["bytes_checked"] == 16 << 20, v
 PY
@@ -27,7 +27,7 @@ PY
 pass "randwrite --verify: all 32768 sectors stamped with offset and seed"
 
 expect_rc 0 "$DDBENCH" --rw read --verify --seed $seed "$img"
-grep -q 'verify: 16 MiB checked, no mismatch' "$T/out" || fail "$(cat "$T/out")"
+grep -Eq 'verify +: 16 MiB checked, no mismatch' "$T/out" || fail "$(cat "$T/out")"
 pass "read --verify of an intact image"
 
 # One flipped byte: exit 1, the exact offset in hex on stderr and in the JSON.
@@ -36,8 +36,8 @@ printf '\x5a' | dd of="$T/flip.img" bs=1 seek=$((0x345678)) conv=notrunc status=
 expect_rc 1 "$DDBENCH" --rw randread --bs 4K --verify --seed $seed --json "$T/flip.img"
 grep -q 'first mismatch at byte 0x345678' "$T/err" || fail "stderr: $(cat "$T/err")"
 grep -q '(1 bad blocks)' "$T/err" || fail "stderr: $(cat "$T/err")"
-[ "$(json "$T/out" 'j["verify"]["first_mismatch"]["offset"]')" -eq $((0x345678)) ] || fail "JSON: $(cat "$T/out")"
-[ "$(json "$T/out" 'j["verify"]["ok"]')" = False ] || fail "JSON says ok"
+[ "$(json "$T/out" 'x["verify"]["first_mismatch"]["offset"]')" -eq $((0x345678)) ] || fail "JSON: $(cat "$T/out")"
+[ "$(json "$T/out" 'x["verify"]["ok"]')" = False ] || fail "JSON says ok"
 pass "a flipped byte at 0x345678 is named"
 
 # A sector written to the wrong place: the message says where it belongs.
@@ -66,7 +66,7 @@ if [ "$(id -u)" -eq 0 ]; then
     truncate -s 24M "$T/l$ss.img"
     loop=$(new_loop "$T/l$ss.img" "$ss")
     expect_rc 0 "$DDBENCH" --rw write --bs 128K --iodepth 8 --batch 4 --verify --force --json "$loop"
-    [ "$(json "$T/out" 'j["verify"]["ok"]')" = True ] || fail "$ss: $(cat "$T/out")"
+    [ "$(json "$T/out" 'x["verify"]["ok"]')" = True ] || fail "$ss: $(cat "$T/out")"
     expect_rc 0 "$DDBENCH" --rw randread --bs 4K --verify "$loop"
   done
   pass "write+verify and randread --verify on 512 and 4096-byte-sector loops"

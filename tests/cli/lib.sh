@@ -68,8 +68,17 @@ expect_rc() {
   fi
 }
 
-# json FILE EXPR: evaluate a python expression on the JSON document in FILE (bound to j)
-json() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# json FILE EXPR: evaluate a python expression on the JSON document in FILE:
+# j is the document; for ddbench's fio layout, job is j["jobs"][0], x its
+# "ddbench" object and io the bytes it moved in both directions.
+json() {
+  python3 -c "import json,sys
+j=json.load(open(sys.argv[1]))
+job=j['jobs'][0] if isinstance(j, dict) and j.get('jobs') else {}
+x=job.get('ddbench', {})
+io=job['read']['io_bytes']+job['write']['io_bytes'] if job else None
+print($2)" "$1"
+}
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
