@@ -30,6 +30,7 @@ void Runner::begin_pass(const PassSpec& spec, BenchResult& res) {
   stop_ = exhausted_ = retry_pending_ = false;
   failure_.reset();
   writes_since_sync_ = 0;
+  restarts_seen_ = 0;
   // fio's time_based: the measured pass starts over until the runtime stops it.
   const bool endless = spec.measured && o_.time_based;
   work_.emplace(o_, range_, spec.readback, spec.bytes, endless);

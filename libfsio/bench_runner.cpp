@@ -1,5 +1,6 @@
 #include "libfsio/bench_runner.hpp"
 
+#include <fcntl.h>
 #include <time.h>
 
 #include <algorithm>
@@ -174,6 +175,14 @@ unsigned Runner::fill() {
     if (!work_->next(io)) {
       exhausted_ = true;
       break;
+    }
+    if (work_->restarts() != restarts_seen_) {
+      // A new pass over the range: fio reopens the file and drops its cache
+      // (invalidate=1), so a buffered pass reads the device again, not memory.
+      restarts_seen_ = work_->restarts();
+      if (o_.invalidate && !dev_.direct() && spec_->measured)
+        (void)posix_fadvise(dev_.fd(), off_t(dev_.offset() + range_.begin), off_t(range_.end - range_.begin),
+                            POSIX_FADV_DONTNEED);
     }
     const unsigned id = free_.back();
     if (!take(io, slots_[id])) {

@@ -133,6 +133,7 @@ class Runner {
   bool exhausted_ = false;  // the workload has nothing more to issue
   bool retry_pending_ = false;  // a short transfer was queued again, not yet committed
   std::uint64_t writes_since_sync_ = 0;
+  std::uint64_t restarts_seen_ = 0;
   std::optional<Error> failure_;
   Sampler stat_sampler_, log_sampler_;
 

@@ -28,6 +28,7 @@ Workload::Workload(const BenchOptions& o, const BenchRange& r, bool readback, st
 void Workload::start_loop() {
   // fio's loops run the job again from the start of the range.
   --loops_left_;
+  ++restarts_;
   left_ = loop_bytes_;
   cursor_[0] = cursor_[1] = 0;
   rnext_ = 0;
@@ -65,6 +66,7 @@ bool Workload::next(NextIo& out) {
       if (rnext_ == range_.blocks) {
         rnext_ = 0;  // every block done once: start the same order over
         wrapped_ = true;
+        ++restarts_;
       }
       block = order_(rnext_++);
     }
@@ -73,6 +75,7 @@ bool Workload::next(NextIo& out) {
     if (cursor_[dir] >= len_) {
       cursor_[dir] = 0;
       wrapped_ = true;
+      ++restarts_;
     }
     off = cursor_[dir];
     cursor_[dir] += size;

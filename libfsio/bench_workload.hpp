@@ -31,6 +31,9 @@ class Workload {
   bool more() const { return left_ > 0 || loops_left_ > 1; }
   bool next(NextIo& out);
   bool wrapped() const { return wrapped_; }          // went over (part of) the range again
+  // How often the range was started over (a time-based wrap, a new loop):
+  // fio drops the page cache each time (it reopens the file per loop).
+  std::uint64_t restarts() const { return restarts_; }
   std::uint64_t issued_bytes() const { return issued_; }
 
  private:
@@ -59,6 +62,7 @@ class Workload {
   std::uint64_t rng_ = 1;
   std::uint64_t issued_ = 0;
   bool wrapped_ = false;
+  std::uint64_t restarts_ = 0;
 };
 
 }  // namespace fsio::detail
