@@ -46,23 +46,36 @@ struct Series {
 
 struct Chart {
   std::string id, title, x_label, y_label, unit;
-  bool nines = false;  // x is a percentile on the nines scale
+  bool nines = false;  // x is a percentile on the nines scale, y logarithmic
   std::vector<Series> series;
+};
+
+// Where a value lands on the y axis: linear from 0, or (latency) by decades.
+struct YScale {
+  bool log = false;
+  double min = 0, max = 1;
+  double frac(double v) const {
+    if (!log) return v / max;
+    v = std::max(v, min);
+    return (std::log10(v) - std::log10(min)) / (std::log10(max) - std::log10(min));
+  }
 };
 
 // The percentile on the nines scale: 0 -> 0, 90 -> 1, 99 -> 2, 99.9 -> 3.
 double nines(double pct) { return -std::log10(1 - pct / 100); }
 
-std::string axes(const Chart& c, double x_max, double y_max) {
+std::string axes(const Chart& c, double x_max, const YScale& ys_) {
+  const double y_max = ys_.max;
   std::string s;
   s += "<rect class=\"frame\" x=\"0\" y=\"0\" width=\"" + num(plot_w, 0) + "\" height=\"" + num(plot_h, 0) +
        "\" fill=\"none\" stroke=\"#999\"/>\n";
   s += "<g class=\"axis\" data-axis=\"y\">\n";
   const double ys = nice_step(y_max);
-  for (double v = 0; v <= y_max + ys * 1e-9; v += ys) {
-    const double y = plot_h - v / y_max * plot_h;
+  for (double v = ys_.log ? ys_.min : 0; v <= y_max * (1 + 1e-9); v = ys_.log ? v * 10 : v + ys) {
+    const double y = plot_h - ys_.frac(v) * plot_h;
     s += "<line x1=\"0\" x2=\"" + num(plot_w, 0) + "\" y1=\"" + num(y) + "\" y2=\"" + num(y) + "\" stroke=\"#eee\"/>";
-    s += "<text x=\"-6\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + num(v, v < 10 && ys < 1 ? 2 : 0) + "</text>\n";
+    s += "<text x=\"-6\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + num(v, v < 10 && (ys_.log || ys < 1) ? 2 : 0) +
+         "</text>\n";
   }
   s += "<text transform=\"translate(-62," + num(plot_h / 2) + ") rotate(-90)\" text-anchor=\"middle\">" +
        esc(c.y_label) + "</text>\n</g>\n<g class=\"axis\" data-axis=\"x\">\n";
@@ -96,19 +109,32 @@ std::string draw(const Chart& c, double top) {
     }
   if (c.nines) x_max = std::max(1.0, std::ceil(x_max));
   if (x_max <= 0) x_max = 1;
-  y_max = y_max > 0 ? std::ceil(y_max * 1.05 / nice_step(y_max * 1.05)) * nice_step(y_max * 1.05) : 1;
+  YScale ys;
+  ys.log = c.nines;
+  if (ys.log) {
+    double lo = 0;
+    for (const auto& s : c.series)
+      for (const auto& p : s.pts)
+        if (p.second > 0 && (lo == 0 || p.second < lo)) lo = p.second;
+    ys.min = lo > 0 ? std::pow(10, std::floor(std::log10(lo))) : 0.1;
+    ys.max = y_max > ys.min ? std::pow(10, std::ceil(std::log10(y_max))) : ys.min * 10;
+    if (ys.max <= ys.min) ys.max = ys.min * 10;
+  } else {
+    ys.max = y_max > 0 ? std::ceil(y_max * 1.05 / nice_step(y_max * 1.05)) * nice_step(y_max * 1.05) : 1;
+  }
   std::string o = "<g class=\"chart\" id=\"" + c.id + "\" data-unit=\"" + esc(c.unit) + "\" data-x-scale=\"" +
-                  (c.nines ? "nines" : "linear") + "\" data-x-min=\"0\" data-x-max=\"" + num(x_max, 6) +
-                  "\" data-y-min=\"0\" data-y-max=\"" + num(y_max, 6) + "\" transform=\"translate(" + num(left, 0) +
-                  "," + num(top, 0) + ")\">\n";
+                  (c.nines ? "nines" : "linear") + "\" data-y-scale=\"" + (ys.log ? "log" : "linear") +
+                  "\" data-x-min=\"0\" data-x-max=\"" + num(x_max, 6) + "\" data-y-min=\"" + num(ys.min, 6) +
+                  "\" data-y-max=\"" + num(ys.max, 6) + "\" transform=\"translate(" + num(left, 0) + "," + num(top, 0) +
+                  ")\">\n";
   o += "<text class=\"title\" x=\"0\" y=\"-12\" font-size=\"15\" font-weight=\"bold\">" + esc(c.title) + "</text>\n";
-  o += axes(c, x_max, y_max);
+  o += axes(c, x_max, ys);
   for (std::size_t k = 0; k < c.series.size(); ++k) {
     const auto& s = c.series[k];
     std::string pts;
     for (const auto& [x, y] : s.pts) {
       if (!pts.empty()) pts += ' ';
-      pts += num(x / x_max * plot_w) + "," + num(plot_h - y / y_max * plot_h);
+      pts += num(x / x_max * plot_w) + "," + num(plot_h - ys.frac(y) * plot_h);
     }
     const char* colour = palette[k % std::size(palette)];
     o += "<polyline class=\"series\" data-label=\"" + esc(s.label) + "\" fill=\"none\" stroke=\"" + colour +
@@ -142,7 +168,7 @@ std::vector<double> curve_points(std::uint64_t n) {
 std::string plot_svg(const std::vector<PlotJob>& jobs, const std::string& title) {
   Chart bw{"bandwidth", "Bandwidth", "time (s)", "MiB/s", "MiB/s", false, {}};
   Chart iops{"iops", "IOPS", "time (s)", "IOPS", "IOPS", false, {}};
-  Chart lat{"latency", "Completion latency by percentile", "percentile", "latency (us)", "us", true, {}};
+  Chart lat{"latency", "Completion latency by percentile", "percentile", "latency (us, log scale)", "us", true, {}};
   for (const auto& j : jobs) {
     const BenchResult& r = *j.result;
     const unsigned w = r.log_window_ms;

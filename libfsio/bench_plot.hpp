@@ -2,12 +2,13 @@
 // as one self-contained SVG a browser shows: bandwidth and IOPS over time
 // (each job's windows, one line per job and direction) and the completion
 // latency percentile curve from each job's histogram, on a "nines" scale
-// (90, 99, 99.9, ...) where the tail is visible.
+// (90, 99, 99.9, ...) where the tail is visible, latency by decades.
 //
 // The file is plain SVG 1.1 with no scripts or external references. Each
 // chart is a <g class="chart"> whose data-x-min/-max and data-y-min/-max
-// attributes give the value at the edges of its plot area, so the numbers
-// behind every <polyline class="series"> can be read back (the tests do).
+// attributes give the value at the edges of its plot area (data-y-scale
+// "log": the edges of a logarithmic axis), so the numbers behind every
+// <polyline class="series"> can be read back (the tests do).
 #pragma once
 
 #include <string>
