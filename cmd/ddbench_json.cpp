@@ -152,6 +152,7 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
           {"latency_ms", latency_table(r.lat_buckets, ios, 20, 12, ms_keys)},
           {"latency_depth", r.iodepth}, {"latency_target", 0}, {"latency_percentile", 100.0},
           {"latency_window", 0}};
+  if (job.spec && !job.spec->description.empty()) j["desc"] = job.spec->description;
   j["ddbench"] = ddbench_json(job);
   return j;
 }

@@ -46,6 +46,35 @@ expect_rc 0 "$DDBENCH" --rw write --force --bs 1M --json "$T/pt.img"
 blkid -p "$T/pt.img" >/dev/null 2>&1 && fail "a signature survived a full --force write: $(blkid -p "$T/pt.img")"
 pass "--force writes the whole target"
 
+# Text someone wrote is not a disk image (issue 11): a write over a script,
+# a config or any text file is refused unless --force, naming what it looks
+# like; a fio job file is never a target at all; reading text is fine.
+printf '#!/bin/sh\necho hello\n' >"$T/run.sh"
+printf '# settings\nthreads = 4\n' >"$T/app.conf"
+printf 'Notes from the last benchmark, kept by hand.\n' >"$T/notes.txt"
+for f in run.sh:"a script (#!/bin/sh)" app.conf:"a config file" notes.txt:"a text file"; do
+  file=$T/${f%%:*} kind=${f#*:}
+  keep=$(sha "$file")
+  expect_rc 1 "$DDBENCH" --rw write --bs 4K --buffered "$file"
+  grep -qF "looks like $kind" "$T/err" || fail "${f%%:*}: $(cat "$T/err")"
+  grep -q -- "--force" "$T/err" || fail "${f%%:*}: no --force hint: $(cat "$T/err")"
+  unchanged "$file" "$keep" "${f%%:*}"
+  msg=$(cat "$T/err")
+  expect_rc 0 "$DDBENCH" --rw read --bs 4K --buffered "$file"
+done
+pass "writes over text refused, reads allowed: $msg"
+expect_rc 0 "$DDBENCH" --rw write --bs 4K --buffered --force "$T/run.sh"
+[ "$(od -An -c -N2 "$T/run.sh" | tr -d ' ')" != '#!' ] || fail "--force did not write the script"
+pass "--force writes over a script"
+
+before=$(sha "$T/ext.img")
+printf '[global]\nrw=read\n[job]\nfilename=%s\n' "$T/ext.img" >"$T/job.fio"
+jbefore=$(sha "$T/job.fio")
+expect_rc 0 "$DDBENCH" --rw write --force "$T/job.fio"   # runs the job: its section reads ext.img
+unchanged "$T/job.fio" "$jbefore" "a job file given with --rw write --force"
+unchanged "$T/ext.img" "$before" "the job file's read"
+pass "ddbench --rw write --force job.fio runs the job file and writes neither it nor its (read) target"
+
 need_root
 loop=$(new_loop "$T/ext.img")
 mkdir -p "$T/mnt"
@@ -64,3 +93,4 @@ umount "$T/mnt"; MOUNTS=()
 [ "$(head -c 1024 "$T/ext.img" | tr -d '\0' | wc -c)" -eq 0 ] || fail "the mounted image was written"
 if command -v e2fsck >/dev/null; then expect_rc 0 e2fsck -fn "$T/ext.img"; fi
 pass "a mounted target is refused even with --force: $msg"
+
