@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # ddbench against fio on the same targets in one run, alternating (the order
 # flips every repetition), REPS times each; prints medians and ddbench/fio.
+# Each row is one fio job file, and both tools run that same file
+# (`fio JOB` and `ddbench JOB`): ddbench reads fio's job files, so the two
+# measure exactly what the file says, and both JSON reports are read by
+# the same code.
 #
 # Targets: a 1 GiB image under DIR, read and written directly, and a loop
 # device over it with --direct-io=on. Rows: sequential read/write at 1 MiB
 # iodepth 32, 4 KiB iodepth 1 and 4 KiB iodepth 32, random read 4 KiB
-# iodepth 32 (all io_uring, O_DIRECT), 4 KiB iodepth 1 with psync, and the
-# readpages lesson: buffered 1 MiB sequential reads of the raw loop device
-# against the same bytes read as a file, page cache dropped before each run.
+# iodepth 32, random 70/30 read/write 4 KiB iodepth 32, two jobs of random
+# read 4 KiB iodepth 32 at once (numjobs=2, group_reporting) (all io_uring,
+# O_DIRECT), 4 KiB iodepth 1 with psync, and the readpages lesson: buffered
+# 1 MiB sequential reads of the raw loop device against the same bytes read
+# as a file, page cache dropped before each run.
 # Every run is capped at RUNTIME seconds (default 2), so the whole script
 # takes about twenty minutes on two cores. Needs root (loop device, drop_caches).
 #
@@ -20,9 +26,9 @@
 # enough pages in /proc/sys/vm/nr_hugepages) gives fio huge-page buffers, as
 # ddbench takes for itself when its buffers come to 2 MiB or more.
 #
-# TIME_BASED=1 runs both tools for the whole RUNTIME, going over the image
-# again as needed (fio's --time_based, ddbench's --time-based), so the fast
-# rows are timed over seconds rather than a fraction of one.
+# TIME_BASED=1 puts time_based in the job files: both tools run for the
+# whole RUNTIME, going over the image again as needed, so the fast rows are
+# timed over seconds rather than a fraction of one.
 #
 # PIN=CPUS runs both tools under taskset -c CPUS, so the scheduler cannot
 # place one tool next to the loop worker and the other away from it (at
@@ -40,8 +46,6 @@ SIZE=${SIZE:-1G}
 DIR=${DIR:-/var/tmp}
 FIO_ARGS=${FIO_ARGS:-}
 pin=()
-dd_tb=() fio_tb=()
-[ -n "${TIME_BASED:-}" ] && { dd_tb=(--time-based); fio_tb=(--time_based); }
 [ -n "${PIN:-}" ] && pin=(taskset -c "$PIN")
 [ -x "$DDBENCH" ] || { echo "build ddbench first (tools/setup.sh $build)" >&2; exit 1; }
 command -v fio >/dev/null || { echo "fio is not installed" >&2; exit 1; }
@@ -58,21 +62,23 @@ loop=$(losetup -f --show --direct-io=on "$img")
 results=$dir/results.tsv
 : >"$results"
 
-# One row: NAME TARGET RW BS IODEPTH ENGINE DIRECT(1/0)
+# One row: NAME|TARGET|RW|BS|IODEPTH|ENGINE|DIRECT(1/0)|EXTRA (more job-file lines, ';'-separated)
 rows=()
 for t in "loop:$loop" "file:$img"; do
   name=${t%%:*} target=${t#*:}
-  rows+=("$name seq read 1M qd32|$target|read|1M|32|uring|1"
-         "$name seq write 1M qd32|$target|write|1M|32|uring|1"
-         "$name seq read 4K qd1|$target|read|4K|1|uring|1"
-         "$name seq write 4K qd1|$target|write|4K|1|uring|1"
-         "$name seq read 4K qd32|$target|read|4K|32|uring|1"
-         "$name seq write 4K qd32|$target|write|4K|32|uring|1"
-         "$name rand read 4K qd32|$target|randread|4K|32|uring|1"
-         "$name seq read 4K qd1 psync|$target|read|4K|1|psync|1")
+  rows+=("$name seq read 1M qd32|$target|read|1M|32|io_uring|1|"
+         "$name seq write 1M qd32|$target|write|1M|32|io_uring|1|"
+         "$name seq read 4K qd1|$target|read|4K|1|io_uring|1|"
+         "$name seq write 4K qd1|$target|write|4K|1|io_uring|1|"
+         "$name seq read 4K qd32|$target|read|4K|32|io_uring|1|"
+         "$name seq write 4K qd32|$target|write|4K|32|io_uring|1|"
+         "$name rand read 4K qd32|$target|randread|4K|32|io_uring|1|"
+         "$name randrw 70/30 4K qd32|$target|randrw|4K|32|io_uring|1|rwmixread=70"
+         "$name rand read 4K qd32 x2|$target|randread|4K|32|io_uring|1|numjobs=2;group_reporting"
+         "$name seq read 4K qd1 psync|$target|read|4K|1|psync|1|")
 done
-rows+=("loop buffered seq read 1M|$loop|read|1M|1|psync|0"
-       "file buffered seq read 1M|$img|read|1M|1|psync|0")
+rows+=("loop buffered seq read 1M|$loop|read|1M|1|psync|0|"
+       "file buffered seq read 1M|$img|read|1M|1|psync|0|")
 # ROWS, a bash regular expression, keeps only the rows whose name matches.
 if [ -n "${ROWS:-}" ]; then
   keep=()
@@ -81,35 +87,54 @@ if [ -n "${ROWS:-}" ]; then
   rows=("${keep[@]}")
 fi
 
-# run_one TOOL ROW -> appends "row<TAB>tool<TAB>bw_bytes<TAB>iops<TAB>p99_ns"
-run_one() {
-  local tool=$1 row=$2 name target rw bs qd engine direct out=$dir/out.json
-  IFS='|' read -r name target rw bs qd engine direct <<<"$row"
-  [ "$direct" = 0 ] && { sync; echo 1 >/proc/sys/vm/drop_caches; }
-  if [ "$tool" = ddbench ]; then
-    local mode=--direct; [ "$direct" = 0 ] && mode=--buffered
-    "${pin[@]}" "$DDBENCH" --rw "$rw" --bs "$bs" --iodepth "$qd" --engine "$engine" $mode --size "$SIZE" \
-      --runtime "$RUNTIME" "${dd_tb[@]}" --force --json "$target" >"$out"
-    python3 - "$out" "$name" <<'PY' >>"$results"
-import json, sys
-j = json.load(open(sys.argv[1]))
-print(f"{sys.argv[2]}\tddbench\t{j['bw_bytes']}\t{j['iops']}\t{j['clat_ns']['p99']}")
-PY
-  else
-    local ioengine=io_uring; [ "$engine" = psync ] && ioengine=psync
-    "${pin[@]}" fio --name=b --filename="$target" --rw="$rw" --bs="$bs" --iodepth="$qd" --ioengine="$ioengine" \
-      --direct="$direct" --size="$SIZE" --runtime="$RUNTIME" "${fio_tb[@]}" --invalidate=1 \
-      --output-format=json --output="$out" $FIO_ARGS >/dev/null
-    python3 - "$out" "$name" "$rw" <<'PY' >>"$results"
-import json, sys
-j = json.load(open(sys.argv[1]))["jobs"][0]
-d = j["write" if "write" in sys.argv[3] else "read"]
-print(f"{sys.argv[2]}\tfio\t{d['bw_bytes']}\t{d['iops']}\t{d['clat_ns']['percentile']['99.000000']}")
-PY
-  fi
+# job_file ROW FILE: the fio job file both tools run for ROW.
+job_file() {
+  local name target rw bs qd engine direct extra
+  IFS='|' read -r name target rw bs qd engine direct extra <<<"$1"
+  {
+    echo "; $name"
+    echo "[global]"
+    echo "filename=$target"
+    echo "size=$SIZE"
+    echo "runtime=$RUNTIME"
+    if [ -n "${TIME_BASED:-}" ]; then echo "time_based"; fi
+    echo "ioengine=$engine"
+    echo "direct=$direct"
+    echo "invalidate=1"
+    echo "[row]"
+    echo "rw=$rw"
+    echo "bs=$bs"
+    echo "iodepth=$qd"
+    if [ -n "$extra" ]; then tr ';' '\n' <<<"$extra"; fi
+  } >"$2"
 }
 
-echo "ddbench vs fio: $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype "$DIR" | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)${FIO_ARGS:+; fio $FIO_ARGS}${PIN:+; both on CPUs $PIN}${TIME_BASED:+; time based}" >&2
+# run_one TOOL ROW -> appends "row<TAB>tool<TAB>bw_bytes<TAB>iops<TAB>p99_ns"
+run_one() {
+  local tool=$1 row=$2 name direct out=$dir/out.json job=$dir/row.fio
+  name=${row%%|*}
+  direct=$(cut -d'|' -f7 <<<"$row")
+  job_file "$row" "$job"
+  [ "$direct" = 0 ] && { sync; echo 1 >/proc/sys/vm/drop_caches; }
+  if [ "$tool" = ddbench ]; then
+    "${pin[@]}" "$DDBENCH" --force --output-format=json --output="$out" "$job" >/dev/null
+  else
+    # shellcheck disable=SC2086 # FIO_ARGS is a list of options
+    "${pin[@]}" fio --output-format=json --output="$out" $FIO_ARGS "$job" >/dev/null
+  fi
+  # Both write fio's JSON: one reader. A mixed row adds its reads and writes;
+  # numjobs=2 with group_reporting is one entry for the group.
+  python3 - "$out" "$name" "$tool" <<'PY' >>"$results"
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+r, w = j["read"], j["write"]
+bw, iops = r["bw_bytes"] + w["bw_bytes"], r["iops"] + w["iops"]
+d = r if r["total_ios"] else w
+print(f"{sys.argv[2]}\t{sys.argv[3]}\t{bw}\t{iops}\t{d['clat_ns']['percentile']['99.000000']}")
+PY
+}
+
+echo "ddbench vs fio: the same job file for both, $REPS repetitions, ${RUNTIME}s cap per run, $SIZE image on $(df --output=fstype "$DIR" | tail -1) ($img), $loop with --direct-io=on; $(nproc) CPUs, $(uname -r)${FIO_ARGS:+; fio $FIO_ARGS}${PIN:+; both on CPUs $PIN}${TIME_BASED:+; time based}" >&2
 # Each pair is preceded by an untimed warm-up of the same row, so neither tool
 # pays alone for what the previous row left behind (the host's cache under a
 # virtual disk, a dirty page cache): measured on this machine, the first run
@@ -135,8 +160,8 @@ for line in open(sys.argv[1]):
     data.setdefault((name, tool), []).append((float(bw), float(iops), float(p99)))
 def med(name, tool, k):
     return statistics.median(v[k] for v in data[(name, tool)])
-print(f"| {'row':<28} | {'ddbench':>14} | {'fio':>14} | {'ddbench/fio':>11} | {'paired':>6} | {'p99 clat dd/fio (us)':>22} |")
-print(f"|{'-'*30}|{'-'*16}|{'-'*16}|{'-'*13}|{'-'*8}|{'-'*24}|")
+print(f"| {'row':<30} | {'ddbench':>14} | {'fio':>14} | {'ddbench/fio':>11} | {'paired':>6} | {'p99 clat dd/fio (us)':>22} |")
+print(f"|{'-'*32}|{'-'*16}|{'-'*16}|{'-'*13}|{'-'*8}|{'-'*24}|")
 worst = None
 for name in rows:
     big = " 1M" in name
@@ -151,7 +176,7 @@ for name in rows:
     # whatever the host was doing then; the median of those ratios is less
     # swayed by a slow minute than the ratio of the medians.
     pairs = statistics.median(dv[k] / fv[k] for dv, fv in zip(data[(name, "ddbench")], data[(name, "fio")]))
-    print(f"| {name:<28} | {d * scale:>8.0f} {unit:<5} | {f * scale:>8.0f} {unit:<5} | {ratio:>11.3f} | {pairs:>6.3f} | {lat:>22} |")
+    print(f"| {name:<30} | {d * scale:>8.0f} {unit:<5} | {f * scale:>8.0f} {unit:<5} | {ratio:>11.3f} | {pairs:>6.3f} | {lat:>22} |")
 n = len(data[(rows[0], "ddbench")])
 print(f"\nmedians of {n} runs each; paired = median over repetitions of ddbench/fio run back to back;\n"
       f"worst ddbench/fio ratio of medians {worst:.3f} (goal: >= 0.95 on every row)")
