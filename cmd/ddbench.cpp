@@ -133,6 +133,7 @@ int main(int argc, char** argv) {
   if (!parsed) return report("ddbench", parsed.error());
   const DdbenchCommand& cmd = *parsed;
   if (cmd.help) return std::fputs(ddbench_usage().c_str(), stdout) >= 0 ? exit_ok : exit_failure;
+  if (cmd.cmdhelp) return std::fputs(ddbench_cmdhelp().c_str(), stdout) >= 0 ? exit_ok : exit_failure;
   if (cmd.version) return std::printf("ddbench-%s\n", FSIO_VERSION) > 0 ? exit_ok : exit_failure;
   if (int rc = announce_environment("ddbench"); rc >= 0) return rc;
   if (!cmd.quiet)

@@ -45,6 +45,7 @@ Result<bool> tool_option(DdbenchCommand& c, Args& a, const std::string& key, con
     return *value;
   };
   if (key == "help" || key == "h") c.help = true;
+  else if (key == "cmdhelp") c.cmdhelp = true;
   else if (key == "version") c.version = true;
   else if (key == "quiet" || key == "q") c.quiet = true;
   else if (key == "force" || key == "f") c.force = true;
@@ -205,7 +206,7 @@ Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string>& arg
   DdbenchCommand c;
   Args a;
   FSIO_TRY(read_args(c, a, args));
-  if (c.help || c.version) return c;
+  if (c.help || c.version || c.cmdhelp) return c;
 
   std::vector<std::string> files, targets;
   for (const auto& p : a.positional) (looks_like_fio_job(file_head(p)) ? files : targets).push_back(p);
@@ -256,7 +257,8 @@ std::string ddbench_usage() {
       "  --section=NAME         run only the job NAME (repeatable)\n"
       "  --parse-only           check the options and job files, run nothing\n"
       "  --readonly             refuse any job that writes\n"
-      "  --eta=never            no progress line\n\n"
+      "  --eta=never            no progress line\n"
+      "  --cmdhelp              every fio option: what ddbench does with it, or why not\n\n"
       "Job options (--key=value, or key=value in a job file; '-' and '_' alike):\n";
   for (const auto& o : fio_options()) {
     std::string name = std::string("  --") + o.name + (o.arg == FioArg::required ? "=V" : o.arg == FioArg::optional ? "[=V]" : "");
@@ -265,6 +267,24 @@ std::string ddbench_usage() {
     u += name + o.help + (o.fio ? "" : " (ddbench)") + "\n";
   }
   u += "\nOther fio options are refused with the reason. See ddbench(1).\n";
+  return u;
+}
+
+std::string ddbench_cmdhelp() {
+  std::string u = "fio options ddbench accepts:\n";
+  for (const auto& o : fio_options()) {
+    std::string name = std::string("  ") + o.name;
+    if (name.size() < 26) name.resize(26, ' ');
+    else name += ' ';
+    u += name + o.help + (o.fio ? "" : " (ddbench's own)") + "\n";
+  }
+  u += "\nfio options ddbench refuses:\n";
+  for (const auto& [name, why] : fio_unsupported_options()) {
+    std::string n = std::string("  ") + name;
+    if (n.size() < 26) n.resize(26, ' ');
+    else n += ' ';
+    u += n + why + "\n";
+  }
   return u;
 }
 

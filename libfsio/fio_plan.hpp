@@ -33,6 +33,7 @@ struct DdbenchCommand {
   bool quiet = false;
   bool force = false;
   bool help = false;
+  bool cmdhelp = false;     // --cmdhelp: every fio option and what becomes of it
   bool version = false;
   bool parse_only = false;
   bool readonly = false;   // --readonly: refuse any job that writes
@@ -44,5 +45,7 @@ Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string>& arg
 
 // --help's text: the tool's options and the job-option table.
 std::string ddbench_usage();
+// --cmdhelp's: every fio option ddbench accepts and every one it refuses, with why.
+std::string ddbench_cmdhelp();
 
 }  // namespace fsio

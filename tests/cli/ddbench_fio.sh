@@ -177,3 +177,20 @@ pass "job files are never written: $(cat "$T/err")"
 expect_rc 0 "$DDBENCH" --name=made --rw=read --size=2m --output-format=terse
 [ "$(stat -c %s "$T/made.0.0")" -eq $((2 << 20)) ] || fail "made.0.0: $(ls -l "$T")"
 pass "a job without filename makes made.0.0 (2 MiB), written before it is read"
+
+# The man page names every fio option ddbench accepts and every one it refuses.
+if command -v mandoc >/dev/null; then
+  mandoc -T utf8 "$SRC/man/ddbench.1" | col -b >"$T/man.txt"
+  "$DDBENCH" --cmdhelp >"$T/cmdhelp.txt"
+  python3 - "$T/cmdhelp.txt" "$T/man.txt" <<'PY' || fail "ddbench.1 misses options"
+import re, sys
+names = [l.split()[0] for l in open(sys.argv[1]) if l.startswith("  ")]
+words = set(re.findall(r"[A-Za-z0-9_-]+", open(sys.argv[2]).read()))
+missing = [n for n in names if n not in words]
+assert len(names) > 200, len(names)
+assert not missing, missing
+PY
+  pass "ddbench.1 names all $(grep -c '^  ' "$T/cmdhelp.txt") options of ddbench --cmdhelp"
+else
+  skip_part "mandoc is not installed"
+fi
