@@ -230,7 +230,7 @@ class LatencyHistogram {
 struct LatencyBuckets {
   static constexpr unsigned ns_n = 10, us_n = 10, ms_n = 12;
   std::array<std::uint64_t, ns_n + us_n + ms_n> count{};
-  void add(std::uint64_t ns);
+  void add(std::uint64_t ns, std::uint64_t n = 1);
   void merge(const LatencyBuckets& other);
 };
 

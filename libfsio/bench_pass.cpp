@@ -83,6 +83,8 @@ Status Runner::finish_pass(std::uint64_t syscalls0) {
   if (spec_->measured) {
     res_->elapsed = !ramping_ && t_last_ > t0_ ? double(t_last_ - t0_) / 1e9 : 0;
     stats_->elapsed_seconds = res_->elapsed;
+    if (!async_)
+      for (auto& d : res_->dir) d.lat = d.clat.stats();
   }
   if (failure_) return dev_.error(std::move(*failure_));
   return {};
@@ -178,11 +180,15 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
   const std::uint64_t n = l.nmembers;
   BenchDirResult& d = res_->dir[l.dir];
   d.clat.add(clat, n);
-  if (async_) d.slat.add(slat, n);
-  d.lat.add(clat + slat, n);
+  // psync has no submission latency: its total latency is its clat, which
+  // finish_pass copies (one accumulator less per request).
+  if (async_) {
+    d.slat.add(slat, n);
+    d.lat.add(clat + slat, n);
+  }
   d.ios += n;
   d.io_bytes += bytes;
-  for (std::uint64_t k = 0; k < n; ++k) res_->lat_buckets.add(clat + slat);
+  res_->lat_buckets.add(clat + slat, n);
   stat_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);
   log_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);
 }

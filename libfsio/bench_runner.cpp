@@ -165,7 +165,9 @@ Status Runner::queue_lead(unsigned lead, bool retry) {
 
 unsigned Runner::fill() {
   const unsigned batch = o_.batch;
-  const std::uint64_t t = now_ns();  // the round's start: fio's start_time, for slat
+  // The round's start, fio's start_time, for slat (psync: commit_round
+  // stamps it, the I/O starts there).
+  const std::uint64_t t = async_ ? now_ns() : 0;
   unsigned taken = 0;
   std::uint64_t rejected = 0;
   int open = -1;  // the request being built, not yet queued

@@ -1,6 +1,8 @@
 // ddbench's measurements: latency statistics and fio's histogram, fio's
 // latency and depth tables. Pure arithmetic, no I/O.
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
 
 #include "libfsio/bench.hpp"
@@ -66,27 +68,38 @@ std::uint64_t LatencyHistogram::percentile(double pct) const {
 }
 
 namespace {
-// The upper bounds of fio's latency tables (stat.c io_u_lat_*): a value
-// below bounds[k] and not below bounds[k-1] lands in entry k.
-constexpr std::uint64_t lat_bounds[] = {2, 4, 10, 20, 50, 100, 250, 500, 750, 1000};
+// The upper bounds of fio's latency tables (stat.c io_u_lat_n/u/m), in ns:
+// a value below bounds[k] and not below bounds[k-1] lands in entry k; the
+// last entry (ms: ">=2000") takes everything else.
+constexpr std::uint64_t us = 1000, ms = 1000000;
+constexpr std::uint64_t lat_bounds[LatencyBuckets::ns_n + LatencyBuckets::us_n + LatencyBuckets::ms_n - 1] = {
+    2,       4,       10,       20,       50,       100,       250,       500,       750,       1000,
+    2 * us,  4 * us,  10 * us,  20 * us,  50 * us,  100 * us,  250 * us,  500 * us,  750 * us,  1000 * us,
+    2 * ms,  4 * ms,  10 * ms,  20 * ms,  50 * ms,  100 * ms,  250 * ms,  500 * ms,  750 * ms,  1000 * ms,
+    2000 * ms};
 
-unsigned lat_slot(std::uint64_t v) {
-  unsigned k = 0;
-  while (k < 9 && v >= lat_bounds[k]) ++k;
-  return k;
-}
+// For each bit width w of a value (values in [2^(w-1), 2^w)), the entry of
+// the smallest such value; a value's own entry is at most two bounds further
+// (no power-of-two range holds more than two bounds). So add() is a table
+// lookup and a compare or two, not a search: it runs once per request.
+struct FirstEntry {
+  std::array<std::uint8_t, 65> k{};
+  constexpr FirstEntry() {
+    for (unsigned w = 0; w <= 64; ++w) {
+      const std::uint64_t low = w == 0 ? 0 : std::uint64_t{1} << (w - 1);
+      std::uint8_t e = 0;
+      while (e < std::size(lat_bounds) && low >= lat_bounds[e]) ++e;
+      k[w] = e;
+    }
+  }
+};
+constexpr FirstEntry first_entry;
 }  // namespace
 
-void LatencyBuckets::add(std::uint64_t ns) {
-  if (ns < 1000) {
-    ++count[lat_slot(ns)];
-  } else if (ns < 1000000) {
-    ++count[ns_n + lat_slot(ns / 1000)];
-  } else {
-    const std::uint64_t ms = ns / 1000000;
-    unsigned k = ms < 1000 ? lat_slot(ms) : ms < 2000 ? 10 : 11;
-    ++count[ns_n + us_n + k];
-  }
+void LatencyBuckets::add(std::uint64_t ns, std::uint64_t n) {
+  std::size_t k = first_entry.k[std::bit_width(ns)];
+  while (k < std::size(lat_bounds) && ns >= lat_bounds[k]) ++k;
+  count[k] += n;
 }
 
 void LatencyBuckets::merge(const LatencyBuckets& o) {

@@ -131,3 +131,24 @@ TEST(BlockOrder, RandomIsNotSequentialAndSequentialIs) {
 
 }  // namespace
 }  // namespace fsio
+
+namespace fsio {
+namespace {
+
+// fio's tables (stat.c io_u_lat_n/u/m): "2" holds [0, 2), "4" [2, 4), ...
+// "1000" [750, 1000) in each unit; then ms "2000" [1 s, 2 s) and ">=2000".
+TEST(LatencyTables, EachValueLandsInFiosEntry) {
+  const std::pair<std::uint64_t, unsigned> cases[] = {
+      {0, 0},          {1, 0},           {2, 1},           {999, 9},          {1000, 10},  // ns -> us
+      {1999, 10},      {2000, 11},       {999999, 19},     {1000000, 20},     {1999999, 20},  // us -> ms
+      {2000000, 21},   {999999999, 29},  {1000000000, 30}, {1999999999, 30},  {2000000000, 31},
+      {~0ull, 31}};
+  for (const auto& [ns, slot] : cases) {
+    LatencyBuckets b;
+    b.add(ns, 3);
+    EXPECT_EQ(b.count[slot], 3u) << ns;
+  }
+}
+
+}  // namespace
+}  // namespace fsio
