@@ -100,7 +100,7 @@ std::string header(const std::vector<BenchJob>& jobs) {
          (jobs.size() == 1 ? " thread\n\n" : " threads\n\n");
 }
 
-int finish(const DdbenchCommand& cmd, const Report& rep) {
+int finish(const Report& rep) {
   // A mismatch is a failure even when the run was cut short; otherwise an
   // interrupted run exits 130, as if SIGINT had ended it.
   int rc = exit_ok;
@@ -122,7 +122,6 @@ int finish(const DdbenchCommand& cmd, const Report& rep) {
                    describe(*j.result.verify->first, j.spec->bench.seed).c_str(), j.result.verify->bad_blocks);
       rc = exit_failure;
     }
-  (void)cmd;
   return rc;
 }
 
@@ -172,5 +171,5 @@ int main(int argc, char** argv) {
   if (auto st = write_logs(rep); !st) return report("ddbench", st.error());
   if (!cmd.plot.empty())
     if (auto st = write_plot(rep, cmd.plot); !st) return report("ddbench", st.error());
-  return finish(cmd, rep);
+  return finish(rep);
 }
