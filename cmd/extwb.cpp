@@ -1,177 +1,30 @@
 // extwb: read and write files in ext2/3/4 images and devices without
-// mounting them. Subcommands: ls, get, stat, df (reading). The work is in
-// ext/ (ext/fs.hpp, ext/inspect.hpp); this file binds options and prints.
-#include <unistd.h>
-
-#include <cinttypes>
-#include <cstdio>
-#include <ctime>
-#include <iostream>
-
-#include "cmd/common.hpp"
-#include "ext/fs.hpp"
-#include "ext/inspect.hpp"
-#include "libfsio/size.hpp"
+// mounting them. This file binds the subcommands' options; the work is in
+// ext/ (fs.hpp, inspect.hpp, ops.hpp), the output in extwb_read.cpp and
+// extwb_write.cpp.
+#include "cmd/extwb.hpp"
 
 namespace {
 
-using fsio::cli::exit_failure;
-using fsio::cli::exit_ok;
-using nlohmann::json;
+using namespace extwb;
 
-constexpr const char* kTool = "extwb";
-
-struct Common {
-  std::string target;
-  std::uint64_t offset = 0;
-  bool json = false, buffered = false, quiet = false;
-};
-
-void add_common(CLI::App* sub, Common& c, bool json_flag = true) {
+void add_common(CLI::App* sub, Common& c, bool json_flag) {
   sub->add_option("TARGET", c.target, "image file or block device holding the filesystem")->required();
-  fsio::cli::add_size_option(*sub, "--offset", &c.offset, "where the filesystem starts, bytes into TARGET (1MiB, 2048s is not taken)");
+  fsio::cli::add_size_option(*sub, "--offset", &c.offset, "where the filesystem starts, in bytes (1MiB, 1048576)");
   if (json_flag) sub->add_flag("--json", c.json, "one JSON document on stdout");
   sub->add_flag("--buffered", c.buffered, "go through the page cache instead of O_DIRECT");
 }
 
-fsio::Result<std::unique_ptr<ext::Filesystem>> open_fs(const Common& c, bool write) {
-  ext::OpenOptions o;
-  o.offset = c.offset;
-  o.write = write;
-  o.direct = !c.buffered;
-  return ext::Filesystem::open(c.target, o);
+void add_writing(CLI::App* sub, Common& c) {
+  sub->add_flag("--dry-run", c.dry_run, "check and report, write nothing");
+  sub->add_flag("--stats", c.stats, "print I/O statistics on standard error");
+  sub->add_flag("-q,--quiet", c.quiet, "print nothing but errors");
 }
 
-std::string time_string(const ext::Timestamp& t) {
-  std::time_t s = std::time_t(t.sec);
-  std::tm tm{};
-  gmtime_r(&s, &tm);
-  char b[64];
-  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S", &tm);
-  return b;
-}
-
-json time_json(const ext::Timestamp& t) { return {{"sec", t.sec}, {"nsec", t.nsec}}; }
-
-json inode_json(const ext::InodeInfo& i) {
-  json j = {{"inode", i.ino}, {"type", i.type}, {"mode", i.mode & 07777}, {"uid", i.uid}, {"gid", i.gid},
-            {"links", i.links}, {"size", i.size}, {"blocks_512", i.blocks_512}, {"flags", i.flags},
-            {"generation", i.generation}, {"atime", time_json(i.atime)}, {"ctime", time_json(i.ctime)},
-            {"mtime", time_json(i.mtime)}};
-  if (i.has_crtime) j["crtime"] = time_json(i.crtime);
-  if (i.type == "symlink") j["target"] = i.symlink_target;
-  return j;
-}
-
-int cmd_ls(const Common& c, const std::string& path, bool long_format) {
-  auto fs = open_fs(c, false);
-  if (!fs) return fsio::cli::report(kTool, fs.error());
-  auto list = ext::list_dir(**fs, path, long_format || c.json);
-  if (!list) return fsio::cli::report(kTool, list.error());
-  if (c.json) {
-    json arr = json::array();
-    for (const auto& e : *list) {
-      json j = inode_json(e.inode);
-      j["name"] = e.name;
-      arr.push_back(j);
-    }
-    std::cout << json{{"path", path}, {"entries", arr}}.dump(2) << '\n';
-    return exit_ok;
-  }
-  for (const auto& e : *list) {
-    if (!long_format) {
-      std::printf("%s\n", e.name.c_str());
-      continue;
-    }
-    const auto& i = e.inode;
-    std::printf("%s %3u %5u %5u %12" PRIu64 " %s %s%s%s\n", ext::mode_string(i.mode).c_str(), i.links, i.uid, i.gid,
-                i.size, time_string(i.mtime).c_str(), e.name.c_str(), i.type == "symlink" ? " -> " : "",
-                i.symlink_target.c_str());
-  }
-  return exit_ok;
-}
-
-fsio::Status write_all(int fd, std::span<const std::byte> d) {
-  while (!d.empty()) {
-    const ssize_t n = ::write(fd, d.data(), d.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fsio::errno_error("write to standard output");
-    }
-    d = d.subspan(std::size_t(n));
-  }
-  return {};
-}
-
-int cmd_get(const Common& c, const std::string& path) {
-  auto fs = open_fs(c, false);
-  if (!fs) return fsio::cli::report(kTool, fs.error());
-  auto ino = (*fs)->lookup(path);
-  if (!ino) return fsio::cli::report(kTool, ino.error());
-  auto inode = (*fs)->read_inode(*ino);
-  if (!inode) return fsio::cli::report(kTool, inode.error());
-  if (!inode->is_reg())
-    return fsio::cli::report(kTool, fsio::make_error(fsio::Errc::invalid_argument, path + ": not a regular file"));
-  auto st = (*fs)->read_file(*inode, [](std::span<const std::byte> d) { return write_all(STDOUT_FILENO, d); });
-  if (!st) return fsio::cli::report(kTool, st.error());
-  return exit_ok;
-}
-
-int cmd_stat(const Common& c, const std::string& path) {
-  auto fs = open_fs(c, false);
-  if (!fs) return fsio::cli::report(kTool, fs.error());
-  auto s = ext::stat_path(**fs, path);
-  if (!s) return fsio::cli::report(kTool, s.error());
-  const auto& i = s->inode;
-  if (c.json) {
-    json j = inode_json(i);
-    j["path"] = path;
-    j["extent_mapped"] = s->extent_mapped;
-    j["tree_blocks"] = s->tree_blocks;
-    json ex = json::array();
-    for (const auto& e : s->extents)
-      ex.push_back({{"logical", e.logical}, {"length", e.len}, {"physical", e.physical}, {"unwritten", e.unwritten}});
-    j["extents"] = ex;
-    std::cout << j.dump(2) << '\n';
-    return exit_ok;
-  }
-  std::printf("  path: %s\n inode: %u  type: %s  mode: %s (%04o)\n   uid: %u  gid: %u  links: %u\n  size: %" PRIu64
-              "  blocks (512 B): %" PRIu64 "  flags: 0x%x  generation: %u\n",
-              path.c_str(), i.ino, i.type.c_str(), ext::mode_string(i.mode).c_str(), i.mode & 07777, i.uid, i.gid,
-              i.links, i.size, i.blocks_512, i.flags, i.generation);
-  std::printf(" atime: %s.%09u\n mtime: %s.%09u\n ctime: %s.%09u\n", time_string(i.atime).c_str(), i.atime.nsec,
-              time_string(i.mtime).c_str(), i.mtime.nsec, time_string(i.ctime).c_str(), i.ctime.nsec);
-  if (i.has_crtime) std::printf("crtime: %s.%09u\n", time_string(i.crtime).c_str(), i.crtime.nsec);
-  if (i.type == "symlink") std::printf("target: %s\n", i.symlink_target.c_str());
-  std::printf("%s: %zu, tree blocks: %u\n", s->extent_mapped ? "extents" : "block runs", s->extents.size(),
-              s->tree_blocks);
-  for (const auto& e : s->extents)
-    std::printf("  %10u..%-10u -> %" PRIu64 "..%" PRIu64 "%s\n", e.logical, e.logical + e.len - 1, e.physical,
-                e.physical + e.len - 1, e.unwritten ? " (unwritten)" : "");
-  return exit_ok;
-}
-
-int cmd_df(const Common& c) {
-  auto fs = open_fs(c, false);
-  if (!fs) return fsio::cli::report(kTool, fs.error());
-  const auto d = ext::describe_fs(**fs);
-  if (c.json) {
-    json j = {{"block_size", d.block_size}, {"blocks", d.blocks_count}, {"free_blocks", d.free_blocks},
-              {"reserved_blocks", d.reserved_blocks}, {"inodes", d.inodes_count}, {"free_inodes", d.free_inodes},
-              {"groups", d.group_count}, {"inode_size", d.inode_size}, {"uuid", d.uuid}, {"label", d.label},
-              {"features", d.features}, {"state", d.state}, {"writable", d.writable}};
-    if (!d.writable) j["write_refusal"] = d.write_refusal;
-    std::cout << j.dump(2) << '\n';
-    return exit_ok;
-  }
-  std::printf("%s: %s blocks of %u bytes (%s), %s free; %u inodes, %u free\n", c.target.c_str(),
-              std::to_string(d.blocks_count).c_str(), d.block_size, fsio::format_size(d.blocks_count * d.block_size).c_str(),
-              fsio::format_size(d.free_blocks * d.block_size).c_str(), d.inodes_count, d.free_inodes);
-  std::printf("uuid %s%s%s, %u groups, %u-byte inodes, %s\nfeatures: %s\n", d.uuid.c_str(),
-              d.label.empty() ? "" : ", label ", d.label.c_str(), d.group_count, d.inode_size, d.state.c_str(),
-              d.features.c_str());
-  if (!d.writable) std::printf("writing: refused: %s\n", d.write_refusal.c_str());
-  return exit_ok;
+void add_owner(CLI::App* sub, WriteArgs& a) {
+  sub->add_option("--mode", a.mode, "permission bits, octal (put: 0644, mkdir: 0755)");
+  sub->add_option("--uid", a.uid, "owner (default 0)");
+  sub->add_option("--gid", a.gid, "group (default 0)");
 }
 
 }  // namespace
@@ -180,11 +33,12 @@ int main(int argc, char** argv) {
   CLI::App app{"Read and write files in ext2/3/4 images and devices without mounting them."};
   app.require_subcommand(1);
   Common c;
+  WriteArgs w;
   std::string path = "/";
   bool long_format = false;
 
   auto* ls = app.add_subcommand("ls", "list a directory");
-  add_common(ls, c);
+  add_common(ls, c, true);
   ls->add_option("PATH", path, "directory (default /)");
   ls->add_flag("-l", long_format, "mode, links, owner, size and mtime");
 
@@ -193,16 +47,45 @@ int main(int argc, char** argv) {
   get->add_option("PATH", path, "file to read")->required();
 
   auto* stat = app.add_subcommand("stat", "show an inode and its extents");
-  add_common(stat, c);
+  add_common(stat, c, true);
   stat->add_option("PATH", path, "file or directory")->required();
 
   auto* df = app.add_subcommand("df", "show sizes, free space and features");
-  add_common(df, c);
+  add_common(df, c, true);
+
+  auto* put = app.add_subcommand("put", "write a file from SRC or standard input");
+  add_common(put, c, true);
+  add_writing(put, c);
+  add_owner(put, w);
+  put->add_option("DEST", w.dest, "path of the file in the filesystem")->required();
+  put->add_option("SRC", w.source, "file to copy, or - for standard input (the default)");
+  put->add_flag("-p,--parents", w.parents, "create missing parent directories");
+  put->add_flag("-f,--force", w.force, "replace an existing file");
+  put->add_flag("--sparse", w.sparse, "leave all-zero blocks as holes");
+  put->add_option("--mtime", w.mtime, "modification time, seconds since the epoch");
+  fsio::cli::add_size_option(*put, "--dirty-limit", &w.dirty_limit, "data buffered before writeback (default 64M)");
+  fsio::cli::add_size_option(*put, "--writeback-chunk", &w.writeback_chunk,
+                             "data mapped and submitted per writeback pass (default 16M)");
+
+  auto* mkdir = app.add_subcommand("mkdir", "make a directory");
+  add_common(mkdir, c, true);
+  add_writing(mkdir, c);
+  add_owner(mkdir, w);
+  mkdir->add_option("PATH", w.dest, "directory to make")->required();
+  mkdir->add_flag("-p,--parents", w.parents, "make missing parents; an existing directory is not an error");
+
+  auto* rm = app.add_subcommand("rm", "remove a file, symbolic link or empty directory");
+  add_common(rm, c, true);
+  add_writing(rm, c);
+  rm->add_option("PATH", w.dest, "what to remove")->required();
 
   if (int rc = fsio::cli::parse(app, argc, argv); rc >= 0) return rc;
   if (ls->parsed()) return cmd_ls(c, path, long_format);
   if (get->parsed()) return cmd_get(c, path);
   if (stat->parsed()) return cmd_stat(c, path);
   if (df->parsed()) return cmd_df(c);
-  return exit_failure;
+  if (put->parsed()) return cmd_put(c, w);
+  if (mkdir->parsed()) return cmd_mkdir(c, w);
+  if (rm->parsed()) return cmd_rm(c, w);
+  return fsio::cli::exit_failure;
 }

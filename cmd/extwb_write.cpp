@@ -1,0 +1,167 @@
+// extwb put, mkdir, rm: one transaction each (ext/ops.hpp), with --dry-run,
+// --stats, --json, progress on a terminal and Ctrl-C leaving the
+// filesystem consistent.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "cmd/extwb.hpp"
+#include "ext/ops.hpp"
+#include "libfsio/progress.hpp"
+#include "libfsio/size.hpp"
+
+namespace extwb {
+namespace {
+
+using fsio::Errc;
+using fsio::cli::exit_ok;
+using nlohmann::json;
+
+fsio::Result<ext::Owner> owner(const WriteArgs& a, std::uint16_t default_mode) {
+  ext::Owner o{default_mode, a.uid, a.gid};
+  if (!a.mode.empty()) {
+    char* end = nullptr;
+    const unsigned long m = std::strtoul(a.mode.c_str(), &end, 8);
+    if (*end != '\0' || m > 07777)
+      return fsio::make_error(Errc::invalid_argument, "--mode '" + a.mode + "': expected octal permission bits up to 7777");
+    o.mode = std::uint16_t(m);
+  }
+  return o;
+}
+
+fsio::Result<ext::Timestamp> parse_epoch(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0)
+    return fsio::make_error(Errc::invalid_argument, "--mtime '" + text + "': expected seconds since the epoch");
+  return ext::Timestamp{v, 0};
+}
+
+json stats_json(const fsio::IoStats& s) {
+  json j = fsio::cli::to_json(s);
+  j["average_request_bytes"] = s.requests_submitted ? s.bytes_written / s.requests_submitted : 0;
+  return j;
+}
+
+void print_stats(const fsio::IoStats& s, const ext::WritebackStats* wb) {
+  std::fprintf(stderr,
+               "stats: %" PRIu64 " requests submitted (average %s), %s written, %" PRIu64 " flushes, %.3f s in I/O\n",
+               s.requests_submitted, fsio::format_size(s.requests_submitted ? s.bytes_written / s.requests_submitted : 0).c_str(),
+               fsio::format_size(s.bytes_written).c_str(), s.flushes, s.elapsed_seconds);
+  if (wb)
+    std::fprintf(stderr, "writeback: %" PRIu64 " input segments, %" PRIu64 " blocks committed once each, %" PRIu64
+                         " passes, %" PRIu64 " runs, %" PRIu64 " hole blocks\n",
+                 wb->segments, wb->blocks_committed, wb->passes, wb->runs, wb->hole_blocks);
+}
+
+}  // namespace
+
+int cmd_put(const Common& c, const WriteArgs& a) {
+  auto now = ext::current_time();
+  if (!now) return fsio::cli::report(kTool, now.error());
+  auto own = owner(a, 0644);
+  if (!own) return fsio::cli::report(kTool, own.error());
+  ext::PutOptions o;
+  o.parents = a.parents;
+  o.force = a.force;
+  o.dry_run = c.dry_run;
+  o.owner = *own;
+  o.now = *now;
+  if (!a.mtime.empty()) {
+    auto m = parse_epoch(a.mtime);
+    if (!m) return fsio::cli::report(kTool, m.error());
+    o.mtime = *m;
+  }
+  o.writeback.dirty_limit = a.dirty_limit;
+  o.writeback.chunk = a.writeback_chunk;
+  o.writeback.sparse = a.sparse;
+  if (a.writeback_chunk == 0 || a.dirty_limit == 0)
+    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit and --writeback-chunk must be above 0"));
+
+  int fd = STDIN_FILENO;
+  if (a.source != "-") {
+    fd = ::open(a.source.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fsio::cli::report(kTool, fsio::errno_error("open " + a.source));
+  }
+  ext::FdSource src(fd, a.source == "-" ? "standard input" : a.source);
+  auto fs = open_fs(c, !c.dry_run);
+  if (!fs) return fsio::cli::report(kTool, fs.error());
+
+  fsio::InterruptGuard interrupt;
+  fsio::Progress progress("extwb", src.size_hint(), !c.quiet && !c.json && fsio::stderr_is_terminal());
+  o.interrupted = [] { return fsio::InterruptGuard::requested(); };
+  o.progress = &progress;
+  auto rep = ext::put_file(**fs, a.dest, src, o);
+  if (fd != STDIN_FILENO) ::close(fd);
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  const auto& s = (*fs)->queue().stats();
+  if (c.json) {
+    json j = {{"target", c.target}, {"path", rep->path}, {"dry_run", c.dry_run}, {"inode", rep->ino},
+              {"size", rep->size}, {"data_blocks", rep->data_blocks}, {"tree_blocks", rep->tree_blocks},
+              {"extents", rep->extents}, {"replaced", rep->replaced}, {"created_dirs", rep->created_dirs},
+              {"writeback", {{"segments", rep->writeback.segments}, {"blocks_committed", rep->writeback.blocks_committed},
+                             {"passes", rep->writeback.passes}, {"runs", rep->writeback.runs},
+                             {"hole_blocks", rep->writeback.hole_blocks}}},
+              {"stats", stats_json(s)}, {"engine", (*fs)->queue().engine().name()}, {"direct", (*fs)->device().direct()}};
+    std::cout << j.dump(2) << '\n';
+    return exit_ok;
+  }
+  if (!c.quiet) {
+    if (c.dry_run)
+      std::printf("would %s %s%s\n", rep->replaced ? "replace" : "create", rep->path.c_str(),
+                  rep->created_dirs.empty() ? "" : " (and its missing parent directories)");
+    else
+      std::printf("%s: %s %s, %s in %zu extent%s, inode %u\n", c.target.c_str(), rep->replaced ? "replaced" : "wrote",
+                  rep->path.c_str(), fsio::format_size(rep->size).c_str(), rep->extents, rep->extents == 1 ? "" : "s",
+                  rep->ino);
+  }
+  if (c.stats && !c.dry_run) print_stats(s, &rep->writeback);
+  return exit_ok;
+}
+
+int cmd_mkdir(const Common& c, const WriteArgs& a) {
+  auto now = ext::current_time();
+  if (!now) return fsio::cli::report(kTool, now.error());
+  auto own = owner(a, 0755);
+  if (!own) return fsio::cli::report(kTool, own.error());
+  auto fs = open_fs(c, !c.dry_run);
+  if (!fs) return fsio::cli::report(kTool, fs.error());
+  auto rep = ext::make_dirs(**fs, a.dest, a.parents, *own, *now, c.dry_run);
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": mkdir " + a.dest));
+  if (c.json) {
+    std::cout << json{{"target", c.target}, {"dry_run", c.dry_run}, {"created", rep->created},
+                      {"stats", stats_json((*fs)->queue().stats())}}.dump(2)
+              << '\n';
+  } else if (!c.quiet) {
+    for (const auto& p : rep->created) std::printf("%s%s\n", c.dry_run ? "would create " : "created ", p.c_str());
+  }
+  if (c.stats && !c.dry_run) print_stats((*fs)->queue().stats(), nullptr);
+  return exit_ok;
+}
+
+int cmd_rm(const Common& c, const WriteArgs& a) {
+  auto now = ext::current_time();
+  if (!now) return fsio::cli::report(kTool, now.error());
+  auto fs = open_fs(c, !c.dry_run);
+  if (!fs) return fsio::cli::report(kTool, fs.error());
+  auto rep = ext::remove_path(**fs, a.dest, *now, c.dry_run);
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": rm " + a.dest));
+  if (c.json) {
+    std::cout << json{{"target", c.target}, {"path", a.dest}, {"dry_run", c.dry_run}, {"inode", rep->ino},
+                      {"inode_freed", rep->inode_freed}, {"blocks_freed", rep->blocks_freed},
+                      {"stats", stats_json((*fs)->queue().stats())}}.dump(2)
+              << '\n';
+  } else if (!c.quiet) {
+    std::printf("%s %s (inode %u%s)\n", c.dry_run ? "would remove" : "removed", a.dest.c_str(), rep->ino,
+                rep->inode_freed || c.dry_run ? "" : ", other links remain");
+  }
+  if (c.stats && !c.dry_run) print_stats((*fs)->queue().stats(), nullptr);
+  return exit_ok;
+}
+
+}  // namespace extwb

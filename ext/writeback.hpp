@@ -1,0 +1,83 @@
+// Writeback of one file's data: the page cache and ext4_writepages, in
+// user space (DESIGN.md lessons 2 and 4).
+//
+// Input arrives as segments of any size and is copied (or read directly)
+// into one contiguous, aligned dirty buffer of up to `dirty_limit` bytes, so
+// a block is filled completely before it is written, and written exactly
+// once. When the buffer is full, and at the end, writeback passes drain it:
+// each pass maps at most `chunk` bytes (nr_to_write), allocating whole
+// contiguous runs near the previous one (delayed allocation: a block is
+// only allocated once its data is complete, and never zeroed first), and
+// submits each run as one request through a plug that IoQueue merges and
+// splits at max_request. A pass never goes past its budget and never
+// trickles out partial blocks. With `sparse`, all-zero blocks become holes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "ext/alloc.hpp"
+#include "ext/extent.hpp"
+#include "libfsio/progress.hpp"
+
+namespace ext {
+
+struct WritebackOptions {
+  std::uint64_t dirty_limit = 64u << 20;  // bytes of dirty data buffered at most
+  std::uint64_t chunk = 16u << 20;        // bytes mapped and submitted per pass
+  bool sparse = false;                    // all-zero blocks become holes
+};
+
+struct WritebackStats {
+  std::uint64_t segments = 0;          // input segments received
+  std::uint64_t blocks_committed = 0;  // data blocks written (each once)
+  std::uint64_t hole_blocks = 0;       // all-zero blocks left as holes
+  std::uint64_t passes = 0;            // writeback passes
+  std::uint64_t runs = 0;              // contiguous runs allocated and submitted
+};
+
+class FileWriter {
+ public:
+  // `goal`: the block to allocate near (the inode's group); `size_hint`
+  // bounds the buffer for small inputs (0 = unknown).
+  FileWriter(Filesystem& fs, Allocator& alloc, std::uint64_t goal, const WritebackOptions& options,
+             std::uint64_t size_hint);
+
+  // Appends a segment (copied into the dirty buffer).
+  fsio::Status write(std::span<const std::byte> data);
+  // Zero-copy input: free room in the dirty buffer to read into, then
+  // produced(n) for the bytes that arrived there.
+  fsio::Result<std::span<std::byte>> space();
+  void produced(std::size_t n);
+  // Writes back everything left, the last block zero-padded.
+  fsio::Status finish();
+
+  const std::vector<Extent>& extents() const { return extents_; }
+  std::uint64_t size() const { return base_ + fill_; }
+  std::uint64_t data_blocks() const { return data_blocks_; }
+  const WritebackStats& stats() const { return stats_; }
+
+  std::function<bool()> interrupted;       // polled before each pass
+  fsio::Progress* progress = nullptr;      // counts bytes as they are written
+
+ private:
+  fsio::Status drain(std::uint64_t bytes);  // writeback passes over the first `bytes` of the buffer
+  fsio::Status pass(std::uint64_t first_block, std::uint64_t nblocks);
+  fsio::Status map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t block_in_buf, std::uint64_t n);
+
+  Filesystem& fs_;
+  Allocator& alloc_;
+  std::uint64_t goal_;
+  WritebackOptions o_;
+  std::uint32_t bs_;
+  fsio::AlignedBuffer buf_;
+  std::uint64_t base_ = 0;  // file offset of buf_[0] (block-aligned)
+  std::uint64_t fill_ = 0;  // bytes of buf_ holding data
+  std::vector<Extent> extents_;
+  std::uint64_t data_blocks_ = 0;
+  WritebackStats stats_;
+};
+
+}  // namespace ext
