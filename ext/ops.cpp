@@ -2,6 +2,7 @@
 #include "ext/ops.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -204,27 +205,25 @@ fsio::Status check_put_target(Filesystem& fs, const Inode& parent, const std::st
   return {};
 }
 
-fsio::Status stream(FileWriter& w, Source& src) {
-  for (;;) {
-    auto room = FSIO_TRY(w.space());
-    const std::size_t n = FSIO_TRY(src.read(room));
-    if (n == 0) return {};
-    w.produced(n);
-  }
-}
-
 }  // namespace
 
 FdSource::FdSource(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size_ = std::uint64_t(st.st_size);
+  if (::fstat(fd, &st) != 0) return;
+  if (S_ISREG(st.st_mode)) size_ = std::uint64_t(st.st_size);
+  if (S_ISFIFO(st.st_mode)) (void)::fcntl(fd, F_SETPIPE_SZ, 1 << 20);  // advisory: capped by pipe-max-size
 }
 
 fsio::Result<std::size_t> FdSource::read(std::span<std::byte> buf) {
   for (;;) {
+    if (cancelled_) return std::size_t(0);
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 200);
+    if (ready == 0) continue;
+    if (ready < 0 && errno != EINTR) return fsio::errno_error("poll " + name_);
     const ssize_t n = ::read(fd_, buf.data(), buf.size());
     if (n >= 0) return std::size_t(n);
-    if (errno != EINTR) return fsio::errno_error("read " + name_);
+    if (errno != EINTR && errno != EAGAIN) return fsio::errno_error("read " + name_);
   }
 }
 
@@ -265,8 +264,7 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
   FileWriter w(fs, tx.alloc(), l.group_first_block(l.group_of_inode(ino)), o.writeback, src.size_hint());
   w.interrupted = o.interrupted;
   w.progress = o.progress;
-  FSIO_TRY(stream(w, src));
-  FSIO_TRY(w.finish());
+  FSIO_TRY(w.stream(src));
 
   Inode inode = new_inode(l, ino, std::uint16_t(S_IFREG_ | (o.owner.mode & 07777)), o.owner);
   const auto extents = normalize_extents(w.extents());

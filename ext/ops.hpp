@@ -5,6 +5,7 @@
 // space are simply not referenced).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -16,26 +17,21 @@
 
 namespace ext {
 
-// Where put's bytes come from.
-class Source {
- public:
-  virtual ~Source() = default;
-  // Up to buf.size() bytes; 0 at the end.
-  virtual fsio::Result<std::size_t> read(std::span<std::byte> buf) = 0;
-  virtual std::uint64_t size_hint() const { return 0; }  // 0: unknown (a pipe)
-};
-
-// A file descriptor (a file or a pipe); reads are retried on EINTR.
+// A file descriptor (a file or a pipe). A pipe is widened to 1 MiB
+// (F_SETPIPE_SZ) so the writer and we wake each other less often; reads
+// are retried on EINTR and wait with poll() so cancel() is noticed.
 class FdSource : public Source {
  public:
   FdSource(int fd, std::string name);
   fsio::Result<std::size_t> read(std::span<std::byte> buf) override;
   std::uint64_t size_hint() const override { return size_; }
+  void cancel() override { cancelled_ = true; }
 
  private:
   int fd_;
   std::string name_;
   std::uint64_t size_ = 0;
+  std::atomic<bool> cancelled_{false};
 };
 
 struct Owner {

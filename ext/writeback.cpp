@@ -2,7 +2,11 @@
 #include "ext/writeback.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 namespace ext {
 namespace {
@@ -31,7 +35,7 @@ FileWriter::FileWriter(Filesystem& fs, Allocator& alloc, std::uint64_t goal, con
 
 fsio::Result<std::span<std::byte>> FileWriter::space() {
   if (fill_ == buf_.size()) {
-    FSIO_TRY(drain(fill_));
+    FSIO_TRY(drain(0, fill_));
     base_ += fill_;
     fill_ = 0;
   }
@@ -59,11 +63,11 @@ fsio::Status FileWriter::write(std::span<const std::byte> data) {
 fsio::Status FileWriter::finish() {
   const std::uint64_t whole = (fill_ + bs_ - 1) / bs_ * bs_;
   std::memset(buf_.data() + fill_, 0, whole - fill_);  // the tail of the last block reads as zeros
-  FSIO_TRY(drain(whole));
+  FSIO_TRY(drain(0, whole));
   return {};
 }
 
-fsio::Status FileWriter::drain(std::uint64_t bytes) {
+fsio::Status FileWriter::drain(std::uint64_t buf_offset, std::uint64_t bytes) {
   const std::uint64_t nblocks = bytes / bs_;
   const std::uint64_t per_pass = o_.chunk / bs_;
   if ((base_ / bs_ + nblocks) > (std::uint64_t(1) << 32))
@@ -71,36 +75,35 @@ fsio::Status FileWriter::drain(std::uint64_t bytes) {
   for (std::uint64_t b = 0; b < nblocks; b += per_pass) {
     if (interrupted && interrupted())
       return fsio::make_error(fsio::Errc::interrupted, "ext: interrupted; nothing was linked, the filesystem is unchanged");
-    FSIO_TRY(pass(b, std::min(per_pass, nblocks - b)));
+    FSIO_TRY(pass(buf_offset / bs_ + b, base_ / bs_ + b, std::min(per_pass, nblocks - b)));
   }
   return {};
 }
 
 // One pass (the kernel's nr_to_write budget): map the runs of the window,
 // queue each as one request, submit them together.
-fsio::Status FileWriter::pass(std::uint64_t first, std::uint64_t nblocks) {
+fsio::Status FileWriter::pass(std::uint64_t buf_block, std::uint64_t logical, std::uint64_t nblocks) {
   auto plug = fs_.queue().plug();
-  std::uint64_t run_start = first;
-  for (std::uint64_t b = first; b < first + nblocks; ++b) {
-    if (!o_.sparse) continue;
-    if (all_zero(buf_.data() + b * bs_, bs_)) {
-      if (b > run_start) FSIO_TRY(map_and_queue(plug, run_start, b - run_start));
-      run_start = b + 1;
+  std::uint64_t run = 0;  // start of the current run of data blocks, relative to the window
+  for (std::uint64_t k = 0; k < nblocks && o_.sparse; ++k) {
+    if (all_zero(buf_.data() + (buf_block + k) * bs_, bs_)) {
+      if (k > run) FSIO_TRY(map_and_queue(plug, buf_block + run, logical + run, k - run));
+      run = k + 1;
       ++stats_.hole_blocks;
     }
   }
-  if (first + nblocks > run_start) FSIO_TRY(map_and_queue(plug, run_start, first + nblocks - run_start));
+  if (nblocks > run) FSIO_TRY(map_and_queue(plug, buf_block + run, logical + run, nblocks - run));
   FSIO_TRY(plug.finish());
   ++stats_.passes;
   if (progress) progress->add(nblocks * bs_);
   return {};
 }
 
-fsio::Status FileWriter::map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t block_in_buf, std::uint64_t n) {
+fsio::Status FileWriter::map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t buf_block, std::uint64_t logical,
+                                       std::uint64_t n) {
   while (n > 0) {
     const BlockRun run = FSIO_TRY(alloc_.alloc_blocks(goal_, std::uint32_t(std::min<std::uint64_t>(n, 1u << 30))));
-    const std::uint64_t logical = base_ / bs_ + block_in_buf;
-    plug.write(run.start * bs_, buf_.span().subspan(block_in_buf * bs_, std::size_t(run.len) * bs_));
+    plug.write(run.start * bs_, buf_.span().subspan(buf_block * bs_, std::size_t(run.len) * bs_));
     if (!extents_.empty() && extents_.back().logical + std::uint64_t(extents_.back().len) == logical &&
         extents_.back().physical + extents_.back().len == run.start && extents_.back().len + run.len <= kMaxInitExtentLen) {
       extents_.back().len += run.len;
@@ -111,10 +114,111 @@ fsio::Status FileWriter::map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t 
     data_blocks_ += run.len;
     stats_.blocks_committed += run.len;
     ++stats_.runs;
-    block_in_buf += run.len;
+    buf_block += run.len;
+    logical += run.len;
     n -= run.len;
   }
   return {};
+}
+
+namespace {
+
+// The two halves of the dirty buffer, handed between the reader thread
+// (fills a free half) and the writeback thread (drains a filled one).
+struct Halves {
+  std::mutex m;
+  std::condition_variable cv;
+  std::uint64_t bytes[2] = {};
+  bool filled[2] = {};
+  bool eof[2] = {};
+  bool stop = false;
+  std::optional<fsio::Error> error;
+  std::uint64_t segments = 0;
+};
+
+void read_halves(Source& src, std::byte* base, std::uint64_t half, Halves& h) {
+  for (int i = 0;; i ^= 1) {
+    {
+      std::unique_lock lock(h.m);
+      h.cv.wait(lock, [&] { return !h.filled[i] || h.stop; });
+      if (h.stop) return;
+    }
+    std::uint64_t n = 0, segments = 0;
+    bool eof = false;
+    std::optional<fsio::Error> err;
+    while (n < half) {
+      auto r = src.read(std::span<std::byte>(base + i * half + n, half - n));
+      if (!r) {
+        err = std::move(r).error();
+        break;
+      }
+      if (*r == 0) {
+        eof = true;
+        break;
+      }
+      n += *r;
+      ++segments;
+    }
+    std::lock_guard lock(h.m);
+    h.bytes[i] = n;
+    h.filled[i] = true;
+    h.eof[i] = eof || err.has_value();
+    h.segments += segments;
+    if (err) h.error = std::move(err);
+    h.cv.notify_all();
+    if (h.eof[i]) return;
+  }
+}
+
+}  // namespace
+
+fsio::Status FileWriter::stream(Source& src) {
+  const std::uint64_t half = buf_.size() / 2 / bs_ * bs_;
+  if (half == 0 || (src.size_hint() != 0 && src.size_hint() <= buf_.size() / 2)) {
+    // Small input: one buffer, no second thread.
+    for (;;) {
+      auto room = FSIO_TRY(space());
+      const std::size_t n = FSIO_TRY(src.read(room));
+      if (n == 0) break;
+      produced(n);
+    }
+    return finish();
+  }
+  Halves h;
+  std::thread reader(read_halves, std::ref(src), buf_.data(), half, std::ref(h));
+  fsio::Status st;
+  for (int i = 0;; i ^= 1) {
+    std::uint64_t bytes = 0;
+    bool eof = false;
+    {
+      std::unique_lock lock(h.m);
+      h.cv.wait(lock, [&] { return h.filled[i]; });
+      if (h.error) {
+        st = *h.error;
+        break;
+      }
+      bytes = h.bytes[i];
+      eof = h.eof[i];
+    }
+    const std::uint64_t whole = (bytes + bs_ - 1) / bs_ * bs_;
+    std::memset(buf_.data() + i * half + bytes, 0, whole - bytes);  // the last block's tail reads as zeros
+    st = drain(i * half, whole);
+    if (!st) break;
+    base_ += bytes;
+    std::lock_guard lock(h.m);
+    h.filled[i] = false;
+    h.cv.notify_all();
+    if (eof) break;
+  }
+  {
+    std::lock_guard lock(h.m);
+    h.stop = true;
+    h.cv.notify_all();
+  }
+  if (!st) src.cancel();
+  reader.join();
+  stats_.segments += h.segments;
+  return st;
 }
 
 }  // namespace ext

@@ -24,6 +24,18 @@
 
 namespace ext {
 
+// Where a file's bytes come from.
+class Source {
+ public:
+  virtual ~Source() = default;
+  // Up to buf.size() bytes; 0 at the end. May be called from another thread
+  // than the one that made the Source (FileWriter::stream reads on its own).
+  virtual fsio::Result<std::size_t> read(std::span<std::byte> buf) = 0;
+  virtual std::uint64_t size_hint() const { return 0; }  // 0: unknown (a pipe)
+  // Makes a read() that waits for input give up soon (returning 0).
+  virtual void cancel() {}
+};
+
 struct WritebackOptions {
   std::uint64_t dirty_limit = 64u << 20;  // bytes of dirty data buffered at most
   std::uint64_t chunk = 16u << 20;        // bytes mapped and submitted per pass
@@ -53,6 +65,11 @@ class FileWriter {
   void produced(std::size_t n);
   // Writes back everything left, the last block zero-padded.
   fsio::Status finish();
+  // The whole input, read on a second thread into one half of the buffer
+  // while the other half is written back (the kernel's flusher running
+  // beside the writer), then finish(). The I/O queue is only used by the
+  // calling thread.
+  fsio::Status stream(Source& src);
 
   const std::vector<Extent>& extents() const { return extents_; }
   std::uint64_t size() const { return base_ + fill_; }
@@ -63,9 +80,12 @@ class FileWriter {
   fsio::Progress* progress = nullptr;      // counts bytes as they are written
 
  private:
-  fsio::Status drain(std::uint64_t bytes);  // writeback passes over the first `bytes` of the buffer
-  fsio::Status pass(std::uint64_t first_block, std::uint64_t nblocks);
-  fsio::Status map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t block_in_buf, std::uint64_t n);
+  // Writeback passes over `bytes` (whole blocks) of the buffer from `buf_offset`,
+  // holding the file's data from base_.
+  fsio::Status drain(std::uint64_t buf_offset, std::uint64_t bytes);
+  fsio::Status pass(std::uint64_t buf_block, std::uint64_t logical, std::uint64_t nblocks);
+  fsio::Status map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t buf_block, std::uint64_t logical,
+                             std::uint64_t n);
 
   Filesystem& fs_;
   Allocator& alloc_;
