@@ -44,15 +44,18 @@ fsio::Result<ext::Timestamp> parse_epoch(const std::string& text) {
 
 json stats_json(const fsio::IoStats& s) {
   json j = fsio::cli::to_json(s);
-  j["average_request_bytes"] = s.requests_submitted ? s.bytes_written / s.requests_submitted : 0;
+  j["average_request_bytes"] = s.requests_submitted ? (s.bytes_read + s.bytes_written) / s.requests_submitted : 0;
   return j;
 }
 
 void print_stats(const fsio::IoStats& s, const ext::WritebackStats* wb) {
   std::fprintf(stderr,
-               "stats: %" PRIu64 " requests submitted (average %s), %s written, %" PRIu64 " flushes, %.3f s in I/O\n",
-               s.requests_submitted, fsio::format_size(s.requests_submitted ? s.bytes_written / s.requests_submitted : 0).c_str(),
-               fsio::format_size(s.bytes_written).c_str(), s.flushes, s.elapsed_seconds);
+               "stats: %" PRIu64 " requests submitted (average %s), %s read, %s written, %" PRIu64
+               " flushes, %.3f s in I/O\n",
+               s.requests_submitted,
+               fsio::format_size(s.requests_submitted ? (s.bytes_read + s.bytes_written) / s.requests_submitted : 0).c_str(),
+               fsio::format_size(s.bytes_read).c_str(), fsio::format_size(s.bytes_written).c_str(), s.flushes,
+               s.elapsed_seconds);
   if (wb)
     std::fprintf(stderr, "writeback: %" PRIu64 " input segments, %" PRIu64 " blocks committed once each, %" PRIu64
                          " passes, %" PRIu64 " runs, %" PRIu64 " hole blocks\n",

@@ -4,12 +4,15 @@
 #include <cstring>
 
 #include "ext/extent_build.hpp"
+#include "ext/htree.hpp"
 
 namespace ext {
 namespace {
 
 using fsio::Errc;
 using fsio::make_error;
+
+}  // namespace
 
 std::uint32_t leaf_end(const Layout& l) { return l.block_size - (l.metadata_csum() ? kDirTailSize : 0); }
 
@@ -24,7 +27,6 @@ void put_entry(std::span<std::byte> block, std::uint32_t off, std::uint32_t ino,
   std::memcpy(block.data() + off + 8, name.data(), name.size());
 }
 
-// Puts the entry into a block with room; false when there is none.
 bool insert_in_block(std::span<std::byte> block, std::string_view name, std::uint32_t ino, std::uint8_t type,
                      const Layout& l) {
   const std::uint32_t need = dirent_size(std::uint32_t(name.size()));
@@ -52,7 +54,7 @@ bool insert_in_block(std::span<std::byte> block, std::string_view name, std::uin
 
 // Appends a block to a directory: allocated after its last block, one
 // empty entry spanning it, the extent tree rebuilt around it.
-fsio::Result<std::span<std::byte>> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir) {
+fsio::Result<NewDirBlock> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir) {
   const Layout& l = fs.layout();
   auto extents = FSIO_TRY(fs.extents(dir));
   const auto old_tree = FSIO_TRY(extent_tree_blocks(fs, dir));
@@ -77,10 +79,8 @@ fsio::Result<std::span<std::byte>> grow_dir(Filesystem& fs, Allocator& alloc, In
   f.i_size_lo = std::uint32_t(size);
   f.i_size_high = std::uint32_t(size >> 32);
   dir.set_fields(f);
-  return block;
+  return NewDirBlock{run.start, std::uint32_t(nblocks), block};
 }
-
-}  // namespace
 
 fsio::Status check_name(std::string_view name) {
   if (name.empty() || name == "." || name == "..")
@@ -127,12 +127,10 @@ fsio::Status add_entry(Filesystem& fs, Allocator& alloc, Inode& dir, std::string
                        std::uint8_t file_type) {
   FSIO_TRY(check_name(name));
   const Layout& l = fs.layout();
-  if (dir.flags() & EXT4_INDEX_FL)
-    return make_error(Errc::unsupported, "ext: directory inode " + std::to_string(dir.ino) +
-                                             " is htree-indexed (dir_index); adding names to it is not supported yet");
   if (dir.flags() & (EXT4_ENCRYPT_FL | EXT4_CASEFOLD_FL | EXT4_INLINE_DATA_FL))
     return make_error(Errc::unsupported, "ext: directory inode " + std::to_string(dir.ino) +
                                              " is encrypted, casefolded or inline; not supported");
+  if (dir.flags() & EXT4_INDEX_FL) return htree_add(fs, alloc, dir, name, ino, file_type);
   const auto extents = FSIO_TRY(fs.extents(dir));
   const std::uint64_t nblocks = (dir.size() + l.block_size - 1) / l.block_size;
   for (const Extent& e : extents) {
@@ -149,10 +147,13 @@ fsio::Status add_entry(Filesystem& fs, Allocator& alloc, Inode& dir, std::string
       }
     }
   }
-  auto block = FSIO_TRY(grow_dir(fs, alloc, dir));
-  if (!insert_in_block(block, name, ino, file_type, l))
+  // ext4_add_entry: a full one-block directory becomes an htree (make_indexed_dir).
+  if (nblocks == 1 && l.has_compat(EXT2_FEATURE_COMPAT_DIR_INDEX))
+    return htree_convert(fs, alloc, dir, name, ino, file_type);
+  auto grown = FSIO_TRY(grow_dir(fs, alloc, dir));
+  if (!insert_in_block(grown.data, name, ino, file_type, l))
     return make_error(Errc::invalid_argument, "ext: a new directory block has no room for '" + std::string(name) + "'");
-  seal_leaf_block(block, dir, l);
+  seal_leaf_block(grown.data, dir, l);
   return {};
 }
 

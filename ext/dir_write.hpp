@@ -1,9 +1,9 @@
-// Changing directories: adding a name to a linear directory (growing it by
-// a block when no block has room), removing a name, and laying out a new
-// directory's first block. Every changed leaf block gets its checksum tail
-// recomputed (metadata_csum). Names cannot be added to an htree-indexed
-// directory yet: appending them linearly would hide them from the kernel's
-// hashed lookup, so that is refused (Errc::unsupported).
+// Changing directories: adding a name (to a linear directory, growing it by
+// a block when no block has room, or through the htree index: htree.hpp),
+// removing a name, and laying out a new directory's first block. Every
+// changed leaf block gets its checksum tail recomputed (metadata_csum). Like
+// the kernel, a one-block linear directory that fills up is converted to an
+// htree when the filesystem has dir_index.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,24 @@ void seal_leaf_block(std::span<std::byte> block, const Inode& dir, const Layout&
 
 // "." and ".." (and the tail) in a new directory's first block.
 void init_dir_block(std::span<std::byte> block, const Inode& dir, std::uint32_t parent, const Layout& l);
+
+// Size of the entries area of a leaf block (the block less the csum tail).
+std::uint32_t leaf_end(const Layout& l);
+// Writes one entry header and name at `off`.
+void put_entry(std::span<std::byte> block, std::uint32_t off, std::uint32_t ino, std::uint32_t rec,
+               std::string_view name, std::uint8_t type, const Layout& l);
+// Puts the entry into a leaf block with room; false when there is none.
+bool insert_in_block(std::span<std::byte> block, std::string_view name, std::uint32_t ino, std::uint8_t type,
+                     const Layout& l);
+
+// Appends a block to a directory (extent tree rebuilt, size and i_blocks
+// updated in `dir`); returns its physical number and cached contents.
+struct NewDirBlock {
+  std::uint64_t physical = 0;
+  std::uint32_t logical = 0;
+  std::span<std::byte> data;
+};
+fsio::Result<NewDirBlock> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir);
 
 // Adds `name` -> `ino`. `dir` is updated in memory (size, i_blocks, extent
 // tree when it grows); the caller writes the inode.

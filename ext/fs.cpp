@@ -5,7 +5,9 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 
+#include "ext/hash.hpp"
 #include "ext/journal.hpp"
 
 namespace ext {
@@ -116,6 +118,28 @@ fsio::Result<std::span<std::byte>> Filesystem::meta(std::uint64_t block) {
   return it->second.buf.span();
 }
 
+fsio::Status Filesystem::prefetch(const std::vector<Extent>& runs, std::uint64_t max_blocks) {
+  auto plug = q_->plug();
+  std::vector<std::pair<std::uint64_t, fsio::AlignedBuffer>> got;
+  std::uint64_t n = 0;
+  for (const Extent& e : runs) {
+    if (e.unwritten) continue;
+    for (std::uint32_t i = 0; i < e.len && n < max_blocks; ++i, ++n) {
+      const std::uint64_t b = e.physical + i;
+      if (cache_.count(b) || b >= l_.blocks_count) continue;
+      got.emplace_back(b, fsio::AlignedBuffer(l_.block_size));
+    }
+  }
+  for (auto& [b, buf] : got) plug.read(b * l_.block_size, buf.span());
+  FSIO_TRY(plug.finish());
+  for (auto& [b, buf] : got) {
+    Cached c;
+    c.buf = std::move(buf);
+    cache_.emplace(b, std::move(c));
+  }
+  return {};
+}
+
 std::span<std::byte> Filesystem::meta_new(std::uint64_t block, MetaKind kind) {
   Cached& c = cache_[block];
   if (c.buf.size() == 0) c.buf = fsio::AlignedBuffer(l_.block_size);
@@ -204,6 +228,7 @@ fsio::Status Filesystem::for_each_entry(const Inode& dir,
   const bool indexed = dir.flags() & EXT4_INDEX_FL;
   const auto list = FSIO_TRY(extents(dir));
   const std::uint64_t nblocks = (dir.size() + l_.block_size - 1) / l_.block_size;
+  FSIO_TRY(prefetch(list, nblocks));
   bool stop = false;
   for (const Extent& e : list) {
     for (std::uint32_t i = 0; i < e.len && !stop; ++i) {
@@ -223,7 +248,62 @@ fsio::Status Filesystem::for_each_entry(const Inode& dir,
   return {};
 }
 
+// Hashed lookup (ext4's dx_probe): root, at most one node level, then the
+// leaf the hash selects and the next ones while the index marks the hash as
+// continued there. nullopt when the index cannot be followed (then the
+// caller reads the directory linearly, as ext2 would).
+fsio::Result<std::optional<std::uint32_t>> Filesystem::find_hashed(const Inode& dir, std::string_view name,
+                                                                   const std::vector<Extent>& list) {
+  using Found = std::optional<std::uint32_t>;
+  auto phys = [&](std::uint32_t logical) -> std::uint64_t {
+    for (const Extent& e : list)
+      if (!e.unwritten && logical >= e.logical && logical - e.logical < e.len) return e.physical + (logical - e.logical);
+    return 0;
+  };
+  auto root = FSIO_TRY(meta(phys(0)));
+  const auto info = fsio::load<DxRootInfo>(root, kDxRootInfoOffset);
+  if (phys(0) == 0 || info.info_length != 8 || info.indirect_levels > 1) return Found();
+  auto h = dx_hash(name, effective_hash_version(info.hash_version, l_.unsigned_hash), l_.hash_seed);
+  if (!h) return Found();
+  std::span<const std::byte> node = root;
+  std::size_t co = kDxRootCountOffset;
+  for (int level = 0;; ++level) {
+    const auto cl = fsio::load<DxCountLimit>(node, co);
+    if (cl.count == 0 || co + 8 * std::size_t(cl.count) > node.size()) return Found();
+    std::size_t at = 0;
+    for (std::size_t i = 1; i < cl.count; ++i)
+      if (fsio::load<le32>(node, co + 8 * i) <= h->major) at = i;
+    if (level == info.indirect_levels) {
+      // Leaves from `at` on, while the next entry continues the same hash.
+      for (std::size_t i = at; i < cl.count; ++i) {
+        if (i > at && (fsio::load<le32>(node, co + 8 * i) & ~1u) != h->major) break;
+        const std::uint32_t logical = fsio::load<le32>(node, co + 8 * i + 4);
+        if (phys(logical) == 0) return Found();
+        auto leaf = FSIO_TRY(meta(phys(logical)));
+        std::uint32_t found = 0;
+        FSIO_TRY(for_each_dirent(leaf, dir.ino, dir.generation(), logical, true, l_, [&](const DirEntry& d) -> fsio::Status {
+          if (d.name == name) found = d.inode;
+          return {};
+        }));
+        if (found) return Found(found);
+        if (i + 1 < cl.count && !(fsio::load<le32>(node, co + 8 * (i + 1)) & 1)) break;
+      }
+      return Found(0);
+    }
+    const std::uint32_t child = fsio::load<le32>(node, co + 8 * at + 4);
+    if (phys(child) == 0) return Found();
+    node = FSIO_TRY(meta(phys(child)));
+    FSIO_TRY(for_each_dirent(node, dir.ino, dir.generation(), child, true, l_,
+                             [](const DirEntry&) -> fsio::Status { return {}; }));
+    co = kDxNodeCountOffset;
+  }
+}
+
 fsio::Result<std::uint32_t> Filesystem::find_entry(const Inode& dir, std::string_view name) {
+  if ((dir.flags() & EXT4_INDEX_FL) && dir.is_dir()) {
+    const auto list = FSIO_TRY(extents(dir));
+    if (auto hashed = FSIO_TRY(find_hashed(dir, name, list))) return *hashed;
+  }
   std::uint32_t found = 0;
   FSIO_TRY(for_each_entry(dir, [&](const DirEntry& d) -> fsio::Result<bool> {
     if (d.name == name) found = d.inode;

@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -71,6 +72,9 @@ class Filesystem {
 
   // A metadata block through the cache (read on first use).
   fsio::Result<std::span<std::byte>> meta(std::uint64_t block);
+  // Reads every block of the runs not cached yet, as few large requests
+  // (directories are read whole; one request per contiguous run).
+  fsio::Status prefetch(const std::vector<Extent>& runs, std::uint64_t max_blocks);
   // A block about to be overwritten whole: cached as zeros, never read.
   std::span<std::byte> meta_new(std::uint64_t block, MetaKind kind);
   void mark_dirty(std::uint64_t block, MetaKind kind);
@@ -112,6 +116,8 @@ class Filesystem {
   Filesystem() = default;
   fsio::Status load(const OpenOptions& o);
   fsio::Status load_groups();
+  fsio::Result<std::optional<std::uint32_t>> find_hashed(const Inode& dir, std::string_view name,
+                                                         const std::vector<Extent>& list);
 
   struct Cached {
     fsio::AlignedBuffer buf;

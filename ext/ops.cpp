@@ -198,9 +198,9 @@ fsio::Status check_put_target(Filesystem& fs, const Inode& parent, const std::st
       return make_error(Errc::invalid_argument, "ext: '" + name + "' exists and is not a regular file");
     if (old.file_acl(fs.layout()) != 0)
       return make_error(Errc::unsupported, "ext: '" + name + "' has an extended attribute block; replacing it is not supported");
-  } else if (parent.flags() & EXT4_INDEX_FL) {
+  } else if (parent.flags() & (EXT4_ENCRYPT_FL | EXT4_CASEFOLD_FL | EXT4_INLINE_DATA_FL)) {
     return make_error(Errc::unsupported, "ext: the directory holding '" + name +
-                                             "' is htree-indexed (dir_index); adding names to it is not supported yet");
+                                             "' is encrypted, casefolded or inline; adding names to it is not supported");
   }
   return {};
 }
@@ -316,9 +316,6 @@ fsio::Result<MkdirReport> make_dirs(Filesystem& fs, const std::string& path, boo
     return make_error(Errc::busy, "ext: " + path + " exists");
   }
   FSIO_TRY(check_name(name));
-  if (parent.flags() & EXT4_INDEX_FL)
-    return make_error(Errc::unsupported, "ext: the directory holding '" + name +
-                                             "' is htree-indexed (dir_index); adding names to it is not supported yet");
   rep.created.push_back(split_parent(path).first == "/" ? "/" + name : split_parent(path).first + "/" + name);
   if (dry_run) return rep;
   FSIO_TRY(create_dir(tx, parent, name, owner));
