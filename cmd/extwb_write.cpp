@@ -2,6 +2,7 @@
 // --stats, --json, progress on a terminal and Ctrl-C leaving the
 // filesystem consistent.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cinttypes>
@@ -62,6 +63,38 @@ void print_stats(const fsio::IoStats& s, const ext::WritebackStats* wb) {
                  wb->segments, wb->blocks_committed, wb->passes, wb->runs, wb->hole_blocks);
 }
 
+void print_put_json(const Common& c, const ext::PutReport& r, const ext::Filesystem& fs, bool tree) {
+  json j = {{"target", c.target}, {"path", r.path}, {"dry_run", c.dry_run}, {"inode", r.ino},
+            {"size", r.size}, {"data_blocks", r.data_blocks}, {"tree_blocks", r.tree_blocks},
+            {"extents", r.extents}, {"replaced", r.replaced}, {"created_dirs", r.created_dirs},
+            {"writeback", {{"segments", r.writeback.segments}, {"blocks_committed", r.writeback.blocks_committed},
+                           {"passes", r.writeback.passes}, {"runs", r.writeback.runs},
+                           {"hole_blocks", r.writeback.hole_blocks}}},
+            {"stats", stats_json(fs.queue().stats())},
+            {"direct", fs.device().direct()}};
+  if (tree) j["tree"] = {{"files", r.files}, {"dirs", r.dirs}, {"symlinks", r.symlinks}};
+  std::cout << j.dump(2) << '\n';
+}
+
+// SRC is a directory: the whole tree in one transaction.
+int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
+  auto fs = open_fs(c, !c.dry_run);
+  if (!fs) return fsio::cli::report(kTool, fs.error());
+  fsio::InterruptGuard interrupt;
+  o.interrupted = [] { return fsio::InterruptGuard::requested(); };
+  auto rep = ext::put_tree(**fs, a.dest, a.source, o);
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  if (c.json) {
+    print_put_json(c, *rep, **fs, true);
+  } else if (!c.quiet) {
+    std::printf("%s: %s %s: %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " symlinks, %s\n", c.target.c_str(),
+                c.dry_run ? "would copy into" : "copied into", a.dest.c_str(), rep->files, rep->dirs, rep->symlinks,
+                fsio::format_size(rep->size).c_str());
+  }
+  if (c.stats && !c.dry_run) print_stats((*fs)->queue().stats(), &rep->writeback);
+  return exit_ok;
+}
+
 }  // namespace
 
 int cmd_put(const Common& c, const WriteArgs& a) {
@@ -86,6 +119,9 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   if (a.writeback_chunk == 0 || a.dirty_limit == 0)
     return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit and --writeback-chunk must be above 0"));
 
+  struct stat st {};
+  const bool tree = a.source != "-" && ::stat(a.source.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if (tree) return put_tree(c, a, o);
   int fd = STDIN_FILENO;
   if (a.source != "-") {
     fd = ::open(a.source.c_str(), O_RDONLY | O_CLOEXEC);
@@ -104,14 +140,7 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
   const auto& s = (*fs)->queue().stats();
   if (c.json) {
-    json j = {{"target", c.target}, {"path", rep->path}, {"dry_run", c.dry_run}, {"inode", rep->ino},
-              {"size", rep->size}, {"data_blocks", rep->data_blocks}, {"tree_blocks", rep->tree_blocks},
-              {"extents", rep->extents}, {"replaced", rep->replaced}, {"created_dirs", rep->created_dirs},
-              {"writeback", {{"segments", rep->writeback.segments}, {"blocks_committed", rep->writeback.blocks_committed},
-                             {"passes", rep->writeback.passes}, {"runs", rep->writeback.runs},
-                             {"hole_blocks", rep->writeback.hole_blocks}}},
-              {"stats", stats_json(s)}, {"engine", (*fs)->queue().engine().name()}, {"direct", (*fs)->device().direct()}};
-    std::cout << j.dump(2) << '\n';
+    print_put_json(c, *rep, **fs, false);
     return exit_ok;
   }
   if (!c.quiet) {

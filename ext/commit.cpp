@@ -113,6 +113,7 @@ fsio::Status Transaction::commit() {
   FSIO_TRY(write_groups());
   FSIO_TRY(write_kind(MetaKind::inode_table));
   FSIO_TRY(write_kind(MetaKind::directory));
+  FSIO_TRY(write_kind(MetaKind::unlinked));
   if (alloc_.has_pending_frees()) {
     FSIO_TRY(alloc_.apply_frees());
     FSIO_TRY(write_groups());

@@ -8,11 +8,13 @@
 //   1. fresh blocks (extent tree blocks, new directory blocks); flush, so
 //      they and the file data are on the device before anything refers to them
 //   2. bitmaps and descriptors with the allocations (not the frees)
-//   3. inode table blocks
-//   4. existing directory blocks (the links)
-//   5. the frees, now that nothing refers to the freed blocks: bitmaps and
+//   3. inode table blocks with new inodes
+//   4. the links: existing directory blocks and the directory's inode (a
+//      directory whose blocks were copied or added switches here)
+//   5. inodes that lost their last link
+//   6. the frees, now that nothing refers to the freed blocks: bitmaps and
 //      descriptors again; flush
-//   6. superblock and descriptor backups, then the primary superblock; flush
+//   7. superblock and descriptor backups, then the primary superblock; flush
 // libext2fs writes bitmaps after inodes (the reference's order); allocating
 // in the bitmaps first is what turns "referenced but free" (a later
 // allocation would cross-link) into "allocated but unreferenced" (a leak).

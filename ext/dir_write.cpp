@@ -52,12 +52,25 @@ bool insert_in_block(std::span<std::byte> block, std::string_view name, std::uin
   return false;
 }
 
+fsio::Status rebuild_dir_tree(Filesystem& fs, Allocator& alloc, Inode& dir, std::vector<Extent> extents,
+                              std::uint64_t goal) {
+  const auto old_tree = FSIO_TRY(extent_tree_blocks(fs, dir));
+  for (std::uint64_t b : old_tree) {
+    alloc.free_blocks(b, 1);
+    fs.forget(b);
+  }
+  extents = normalize_extents(extents);
+  const auto tree = FSIO_TRY(build_extent_tree(fs, alloc, dir, extents, goal));
+  std::uint64_t data = 0;
+  for (const Extent& e : extents) data += e.len;
+  return set_inode_blocks(dir, data + tree.size(), fs.layout());
+}
+
 // Appends a block to a directory: allocated after its last block, one
 // empty entry spanning it, the extent tree rebuilt around it.
 fsio::Result<NewDirBlock> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir) {
   const Layout& l = fs.layout();
   auto extents = FSIO_TRY(fs.extents(dir));
-  const auto old_tree = FSIO_TRY(extent_tree_blocks(fs, dir));
   const std::uint64_t nblocks = (dir.size() + l.block_size - 1) / l.block_size;
   std::uint64_t goal = extents.empty() ? l.group_first_block(l.group_of_inode(dir.ino))
                                        : extents.back().physical + extents.back().len;
@@ -65,21 +78,44 @@ fsio::Result<NewDirBlock> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir)
   auto block = fs.meta_new(run.start, MetaKind::fresh);
   put_entry(block, 0, 0, leaf_end(l), {}, 0, l);
   extents.push_back(Extent{std::uint32_t(nblocks), 1, run.start, false});
-  extents = normalize_extents(extents);
-  for (std::uint64_t b : old_tree) {
-    alloc.free_blocks(b, 1);
-    fs.forget(b);
-  }
-  const auto tree = FSIO_TRY(build_extent_tree(fs, alloc, dir, extents, run.start + 1));
-  std::uint64_t data = 0;
-  for (const Extent& e : extents) data += e.len;
-  FSIO_TRY(set_inode_blocks(dir, data + tree.size(), l));
+  FSIO_TRY(rebuild_dir_tree(fs, alloc, dir, extents, run.start + 1));
   auto f = dir.fields();
   const std::uint64_t size = (nblocks + 1) * l.block_size;
   f.i_size_lo = std::uint32_t(size);
   f.i_size_high = std::uint32_t(size >> 32);
   dir.set_fields(f);
   return NewDirBlock{run.start, std::uint32_t(nblocks), block};
+}
+
+fsio::Result<NewDirBlock> copy_dir_block(Filesystem& fs, Allocator& alloc, Inode& dir, std::uint32_t logical) {
+  auto extents = FSIO_TRY(fs.extents(dir));
+  std::vector<Extent> remapped;
+  std::uint64_t old = 0;
+  for (const Extent& e : extents) {
+    if (logical < e.logical || logical - e.logical >= e.len) {
+      remapped.push_back(e);
+      continue;
+    }
+    old = e.physical + (logical - e.logical);
+    if (logical > e.logical) remapped.push_back(Extent{e.logical, logical - e.logical, e.physical, e.unwritten});
+    remapped.push_back(Extent{logical, 1, 0, false});  // filled in below
+    if (logical + 1 < e.logical + e.len)
+      remapped.push_back(Extent{logical + 1, e.logical + e.len - logical - 1, old + 1, e.unwritten});
+  }
+  if (old == 0)
+    return make_error(Errc::corrupt, "ext directory inode " + std::to_string(dir.ino) + ": block " +
+                                         std::to_string(logical) + " is not mapped");
+  const BlockRun run = FSIO_TRY(alloc.alloc_blocks(old, 1));
+  const auto src = FSIO_TRY(fs.meta(old));
+  const std::vector<std::byte> copy(src.begin(), src.end());
+  auto block = fs.meta_new(run.start, MetaKind::fresh);
+  std::copy(copy.begin(), copy.end(), block.begin());
+  for (Extent& e : remapped)
+    if (e.logical == logical && e.len == 1 && e.physical == 0) e.physical = run.start;
+  alloc.free_blocks(old, 1);
+  fs.forget(old);
+  FSIO_TRY(rebuild_dir_tree(fs, alloc, dir, remapped, run.start + 1));
+  return NewDirBlock{run.start, logical, block};
 }
 
 fsio::Status check_name(std::string_view name) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "ext/alloc.hpp"
 #include "ext/dirent.hpp"
@@ -44,6 +45,13 @@ struct NewDirBlock {
   std::span<std::byte> data;
 };
 fsio::Result<NewDirBlock> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir);
+// Copy-on-write: moves logical block `logical` to a new block holding the
+// same bytes (the old one is freed after the commit), so changes to it only
+// become visible with the inode write that remaps it.
+fsio::Result<NewDirBlock> copy_dir_block(Filesystem& fs, Allocator& alloc, Inode& dir, std::uint32_t logical);
+// Rebuilds the directory's extent tree for `extents` (old tree blocks freed).
+fsio::Status rebuild_dir_tree(Filesystem& fs, Allocator& alloc, Inode& dir, std::vector<Extent> extents,
+                              std::uint64_t goal);
 
 // Adds `name` -> `ino`. `dir` is updated in memory (size, i_blocks, extent
 // tree when it grows); the caller writes the inode.

@@ -152,9 +152,12 @@ std::span<std::byte> Filesystem::meta_new(std::uint64_t block, MetaKind kind) {
 void Filesystem::mark_dirty(std::uint64_t block, MetaKind kind) {
   auto it = cache_.find(block);
   FSIO_ASSERT(it != cache_.end());
-  // A block allocated in this transaction stays "fresh" whatever else touches it.
-  if (!(it->second.dirty && it->second.kind == MetaKind::fresh)) it->second.kind = kind;
-  it->second.dirty = true;
+  // A block allocated in this transaction stays "fresh" whatever else
+  // touches it; otherwise the latest stage wins.
+  Cached& c = it->second;
+  if (!c.dirty) c.kind = kind;
+  else if (c.kind != MetaKind::fresh && kind > c.kind) c.kind = kind;
+  c.dirty = true;
 }
 
 std::vector<std::uint64_t> Filesystem::dirty_blocks(MetaKind kind) const {
@@ -203,12 +206,12 @@ fsio::Result<Inode> Filesystem::read_inode(std::uint32_t ino) {
   return inode;
 }
 
-fsio::Status Filesystem::write_inode(Inode& inode) {
+fsio::Status Filesystem::write_inode(Inode& inode, MetaKind kind) {
   set_inode_checksum(inode, l_);
   auto [block, off] = inode_location(inode.ino);
   auto data = FSIO_TRY(meta(block));
   std::memcpy(data.data() + off, inode.raw.data(), inode.raw.size());
-  mark_dirty(block, MetaKind::inode_table);
+  mark_dirty(block, kind);
   return {};
 }
 

@@ -37,13 +37,16 @@ struct OpenOptions {
   fsio::EngineKind engine = fsio::EngineKind::automatic;
 };
 
-// What a cached metadata block is, for the order the commit writes it in.
+// What a cached metadata block is, for the order the commit writes it in
+// (ext/commit.hpp); declared in that order. A block holding several kinds
+// of change is written at the latest of their stages.
 enum class MetaKind : std::uint8_t {
   fresh,        // allocated in this transaction: extent blocks, new directory blocks
-  bitmap,       // block and inode bitmaps
-  inode_table,  // inode table blocks
-  directory,    // existing directory blocks (the links)
-  other,
+  bitmap,       // block and inode bitmaps, descriptors
+  inode_table,  // inode table blocks with new inodes
+  directory,    // the links: existing directory blocks, a directory's inode
+  unlinked,     // inodes whose last link went away (after the links)
+  other,        // superblock and descriptor backups
 };
 
 class Filesystem {
@@ -55,6 +58,7 @@ class Filesystem {
   const Ext4SuperBlock& super() const { return sb_; }
   Ext4SuperBlock& super_mut() { return sb_; }
   fsio::IoQueue& queue() { return *q_; }
+  const fsio::IoQueue& queue() const { return *q_; }
   const fsio::Device& device() const { return *dev_; }
   bool writable() const { return writable_; }
   // The refuse-to-write gate (features, state, orphans, a journal to
@@ -89,8 +93,9 @@ class Filesystem {
   fsio::Result<Inode> read_inode(std::uint32_t ino);
   // Where inode `ino` lives: table block and byte offset in it.
   std::pair<std::uint64_t, std::uint32_t> inode_location(std::uint32_t ino) const;
-  // Stores an inode into its table block (checksum set first) and marks it dirty.
-  fsio::Status write_inode(Inode& inode);
+  // Stores an inode into its table block (checksum set first) and marks
+  // the block dirty for the commit stage `kind`.
+  fsio::Status write_inode(Inode& inode, MetaKind kind = MetaKind::inode_table);
 
   // Every extent of a file or directory, in logical order.
   fsio::Result<std::vector<Extent>> extents(const Inode& inode);

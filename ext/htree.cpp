@@ -208,7 +208,7 @@ fsio::Status htree_add(Filesystem& fs, Allocator& alloc, Inode& dir, std::string
 
   const std::uint32_t leaf_logical = frames.back().block(at.back());
   const std::uint64_t leaf_phys = FSIO_TRY(physical_of(fs, dir, leaf_logical));
-  auto leaf = FSIO_TRY(fs.meta(leaf_phys));
+  std::span<std::byte> leaf = FSIO_TRY(fs.meta(leaf_phys));
   auto names = FSIO_TRY(leaf_names(fs, dir, leaf, leaf_logical, version));
   if (insert_in_block(leaf, name, ino, file_type, l)) {
     seal_leaf_block(leaf, dir, l);
@@ -216,17 +216,27 @@ fsio::Status htree_add(Filesystem& fs, Allocator& alloc, Inode& dir, std::string
     return {};
   }
 
-  // Split the leaf by hash.
+  // Split the leaf by hash. Every block the split changes is copied first
+  // (copy_dir_block), so the directory changes all at once when the inode
+  // that maps the copies is written, whatever write a crash stops at.
   if (names.size() < 2) return make_error(Errc::unsupported, where + "a full leaf with one name cannot be split");
+  std::vector<std::uint32_t> frame_logical{0};
+  if (frames.size() == 2) frame_logical.push_back(frames[0].block(at[0]));
+  for (std::size_t k = 0; k < frames.size(); ++k) {
+    const auto copy = FSIO_TRY(copy_dir_block(fs, alloc, dir, frame_logical[k]));
+    frames[k].data = copy.data;
+    frames[k].physical = copy.physical;
+    frames[k].fresh = true;
+  }
   FSIO_TRY(make_room(fs, alloc, dir, frames, at));
   std::stable_sort(names.begin(), names.end(), [](const Named& a, const Named& b) { return a.hash < b.hash; });
   const std::size_t s = split_point(names);
   const std::uint32_t hash2 = names[s].hash;
   const bool continued = names[s - 1].hash == hash2;
+  leaf = FSIO_TRY(copy_dir_block(fs, alloc, dir, leaf_logical)).data;
   const auto nb = FSIO_TRY(grow_dir(fs, alloc, dir));
   write_leaf(leaf, names, 0, s, dir, l);
   write_leaf(nb.data, names, s, names.size(), dir, l);
-  fs.mark_dirty(leaf_phys, MetaKind::directory);
   frames.back().insert_after(at.back(), hash2 | (continued ? 1 : 0), nb.logical);
   for (auto& f : frames) seal_dx(fs, f, dir);
   auto target = h.major >= hash2 ? nb.data : leaf;

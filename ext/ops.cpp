@@ -1,6 +1,7 @@
 // put, mkdir, rm.
 #include "ext/ops.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
@@ -8,7 +9,9 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
+#include <algorithm>
 
 #include "ext/dir_write.hpp"
 #include "ext/extent_build.hpp"
@@ -85,7 +88,7 @@ fsio::Result<std::uint32_t> create_dir(Transaction& tx, Inode& parent, const std
   // dir_nlink: past EXT4_LINK_MAX a directory's count stays at 1 ("many").
   set_links(parent, links >= kLinkMax - 1 || links == 1 ? 1 : std::uint16_t(links + 1));
   set_inode_times(parent, tx.now());
-  FSIO_TRY(fs.write_inode(parent));
+  FSIO_TRY(fs.write_inode(parent, MetaKind::directory));
   return ino;
 }
 
@@ -145,7 +148,7 @@ fsio::Result<std::uint64_t> unlink_inode(Transaction& tx, Inode& inode) {
   if (!inode.is_dir() && links > 1) {
     set_links(inode, std::uint16_t(links - 1));
     set_inode_times(inode, tx.now());
-    FSIO_TRY(fs.write_inode(inode));
+    FSIO_TRY(fs.write_inode(inode, MetaKind::unlinked));
     return std::uint64_t(0);
   }
   const std::uint64_t blocks = FSIO_TRY(free_inode_blocks(fs, tx.alloc(), inode));
@@ -154,7 +157,7 @@ fsio::Result<std::uint64_t> unlink_inode(Transaction& tx, Inode& inode) {
   f.i_links_count = 0;
   f.i_dtime = std::uint32_t(tx.now().sec);
   inode.set_fields(f);
-  FSIO_TRY(fs.write_inode(inode));
+  FSIO_TRY(fs.write_inode(inode, MetaKind::unlinked));
   return blocks;
 }
 
@@ -241,6 +244,155 @@ fsio::Result<Timestamp> current_time() {
   return Timestamp{ts.tv_sec, std::uint32_t(ts.tv_nsec)};
 }
 
+namespace {
+
+// A regular file or symlink written and its inode stored (not yet linked).
+struct NewFile {
+  std::uint32_t ino = 0;
+  std::uint64_t size = 0, data_blocks = 0, tree_blocks = 0;
+  std::size_t extents = 0;
+  WritebackStats writeback;
+};
+
+// The data of `src` written back, then its inode (mode is the whole i_mode).
+fsio::Result<NewFile> create_file(Transaction& tx, const Inode& parent, std::uint16_t mode, Source& src,
+                                  const Owner& owner, const Timestamp* mtime, const PutOptions& o) {
+  Filesystem& fs = tx.fs();
+  const Layout& l = fs.layout();
+  NewFile nf;
+  nf.ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
+  FileWriter w(fs, tx.alloc(), l.group_first_block(l.group_of_inode(nf.ino)), o.writeback, src.size_hint());
+  w.interrupted = o.interrupted;
+  w.progress = o.progress;
+  FSIO_TRY(w.stream(src));
+
+  Inode inode = new_inode(l, nf.ino, mode, owner);
+  const auto extents = normalize_extents(w.extents());
+  const std::uint64_t goal = extents.empty() ? l.group_first_block(l.group_of_inode(nf.ino))
+                                             : extents.back().physical + extents.back().len;
+  const auto tree = FSIO_TRY(build_extent_tree(fs, tx.alloc(), inode, extents, goal));
+  FSIO_TRY(set_inode_blocks(inode, w.data_blocks() + tree.size(), l));
+  set_size(inode, w.size());
+  set_links(inode, 1);
+  set_inode_times(inode, tx.now(), mtime, true);
+  if (w.size() >= (std::uint64_t(1) << 31) && !l.has_ro_compat(EXT2_FEATURE_RO_COMPAT_LARGE_FILE))
+    fs.super_mut().s_feature_ro_compat = fs.super().s_feature_ro_compat | EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
+  FSIO_TRY(fs.write_inode(inode));
+  nf.size = w.size();
+  nf.data_blocks = w.data_blocks();
+  nf.tree_blocks = tree.size();
+  nf.extents = extents.size();
+  nf.writeback = w.stats();
+  return nf;
+}
+
+// Bytes in memory as a Source (a symlink's target).
+class MemorySource : public Source {
+ public:
+  explicit MemorySource(std::string_view data) : data_(data) {}
+  fsio::Result<std::size_t> read(std::span<std::byte> buf) override {
+    const std::size_t n = std::min(buf.size(), data_.size());
+    std::memcpy(buf.data(), data_.data(), n);
+    data_.remove_prefix(n);
+    return n;
+  }
+  std::uint64_t size_hint() const override { return data_.size(); }
+
+ private:
+  std::string_view data_;
+};
+
+// A symlink: the target in i_block when under 60 bytes (a "fast" symlink,
+// no blocks), else in a data block.
+fsio::Result<std::uint32_t> create_symlink(Transaction& tx, const Inode& parent, const std::string& target,
+                                           const Owner& owner, const Timestamp* mtime, const PutOptions& o) {
+  Filesystem& fs = tx.fs();
+  const Layout& l = fs.layout();
+  if (target.empty() || target.size() >= l.block_size)
+    return make_error(Errc::unsupported, "ext: a symlink target of " + std::to_string(target.size()) + " bytes");
+  if (target.size() >= 60) {
+    MemorySource src(target);
+    return FSIO_TRY(create_file(tx, parent, std::uint16_t(S_IFLNK_ | 0777), src, owner, mtime, o)).ino;
+  }
+  const std::uint32_t ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
+  Inode inode = new_inode(l, ino, std::uint16_t(S_IFLNK_ | 0777), owner);
+  std::memcpy(inode.raw.data() + offsetof(Ext4Inode, i_block), target.data(), target.size());
+  set_size(inode, target.size());
+  set_links(inode, 1);
+  set_inode_times(inode, tx.now(), mtime, true);
+  FSIO_TRY(fs.write_inode(inode));
+  return ino;
+}
+
+// Copies the directory `src` (already made as `dir`) and everything below
+// it, in name order so that the same tree gives the same image.
+fsio::Status copy_tree(Transaction& tx, Inode& dir, const std::string& src, const PutOptions& o, PutReport& rep) {
+  Filesystem& fs = tx.fs();
+  const Layout& l = fs.layout();
+  std::vector<std::string> names;
+  {
+    DIR* d = ::opendir(src.c_str());
+    if (!d) return fsio::errno_error("open directory " + src);
+    while (dirent* e = ::readdir(d))
+      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) names.emplace_back(e->d_name);
+    ::closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    if (o.interrupted && o.interrupted())
+      return make_error(Errc::interrupted, "ext: interrupted; nothing was linked, the filesystem is unchanged");
+    const std::string path = src + "/" + name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return fsio::errno_error("stat " + path);
+    const Owner owner{std::uint16_t(st.st_mode & 07777), o.owner.uid, o.owner.gid};
+    const Timestamp m{st.st_mtim.tv_sec, std::uint32_t(st.st_mtim.tv_nsec)};
+    const Timestamp* mtime = o.mtime ? &*o.mtime : &m;
+    if (S_ISDIR(st.st_mode)) {
+      const std::uint32_t ino = FSIO_TRY(create_dir(tx, dir, name, owner));
+      Inode child = FSIO_TRY(fs.read_inode(ino));
+      FSIO_TRY(copy_tree(tx, child, path, o, rep));
+      ++rep.dirs;
+      continue;
+    }
+    std::uint32_t ino = 0;
+    std::uint16_t mode = 0;
+    if (S_ISREG(st.st_mode)) {
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return fsio::errno_error("open " + path);
+      FdSource in(fd, path);
+      auto nf = create_file(tx, dir, std::uint16_t(S_IFREG_ | owner.mode), in, owner, mtime, o);
+      ::close(fd);
+      if (!nf) return std::move(nf).error();
+      ino = nf->ino;
+      mode = S_IFREG_;
+      rep.size += nf->size;
+      rep.data_blocks += nf->data_blocks;
+      rep.tree_blocks += nf->tree_blocks;
+      rep.extents += nf->extents;
+      rep.writeback.segments += nf->writeback.segments;
+      rep.writeback.blocks_committed += nf->writeback.blocks_committed;
+      rep.writeback.passes += nf->writeback.passes;
+      rep.writeback.runs += nf->writeback.runs;
+      ++rep.files;
+    } else if (S_ISLNK(st.st_mode)) {
+      std::string target(std::size_t(st.st_size) + 1, '\0');
+      const ssize_t n = ::readlink(path.c_str(), target.data(), target.size());
+      if (n < 0) return fsio::errno_error("readlink " + path);
+      target.resize(std::size_t(n));
+      ino = FSIO_TRY(create_symlink(tx, dir, target, owner, mtime, o));
+      mode = S_IFLNK_;
+      ++rep.symlinks;
+    } else {
+      return make_error(Errc::unsupported, path + ": device, fifo or socket files are not copied");
+    }
+    FSIO_TRY(add_entry(fs, tx.alloc(), dir, name, ino, file_type_for(mode, l)));
+  }
+  set_inode_times(dir, tx.now());
+  return fs.write_inode(dir, MetaKind::directory);
+}
+
+}  // namespace
+
 fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source& src, const PutOptions& o) {
   const Layout& l = fs.layout();
   PutReport rep;
@@ -259,44 +411,55 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
   auto [parent, name] = FSIO_TRY(resolve_parent(&tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
   const std::uint32_t existing = FSIO_TRY(fs.find_entry(parent, name));
   FSIO_TRY(check_put_target(fs, parent, name, existing, o.force));
-
-  const std::uint32_t ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
-  FileWriter w(fs, tx.alloc(), l.group_first_block(l.group_of_inode(ino)), o.writeback, src.size_hint());
-  w.interrupted = o.interrupted;
-  w.progress = o.progress;
-  FSIO_TRY(w.stream(src));
-
-  Inode inode = new_inode(l, ino, std::uint16_t(S_IFREG_ | (o.owner.mode & 07777)), o.owner);
-  const auto extents = normalize_extents(w.extents());
-  const std::uint64_t goal = extents.empty() ? l.group_first_block(l.group_of_inode(ino))
-                                             : extents.back().physical + extents.back().len;
-  const auto tree = FSIO_TRY(build_extent_tree(fs, tx.alloc(), inode, extents, goal));
-  FSIO_TRY(set_inode_blocks(inode, w.data_blocks() + tree.size(), l));
-  set_size(inode, w.size());
-  set_links(inode, 1);
-  set_inode_times(inode, o.now, o.mtime ? &*o.mtime : nullptr, true);
-  if (w.size() >= (std::uint64_t(1) << 31) && !l.has_ro_compat(EXT2_FEATURE_RO_COMPAT_LARGE_FILE))
-    fs.super_mut().s_feature_ro_compat = fs.super().s_feature_ro_compat | EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
-  FSIO_TRY(fs.write_inode(inode));
-
+  const NewFile nf = FSIO_TRY(create_file(tx, parent, std::uint16_t(S_IFREG_ | (o.owner.mode & 07777)), src, o.owner,
+                                          o.mtime ? &*o.mtime : nullptr, o));
   if (existing != 0) {
-    FSIO_TRY(retarget_entry(fs, parent, name, ino));
+    FSIO_TRY(retarget_entry(fs, parent, name, nf.ino));
     Inode old = FSIO_TRY(fs.read_inode(existing));
     FSIO_TRY(unlink_inode(tx, old));
     rep.replaced = true;
   } else {
-    FSIO_TRY(add_entry(fs, tx.alloc(), parent, name, ino, file_type_for(S_IFREG_, l)));
+    FSIO_TRY(add_entry(fs, tx.alloc(), parent, name, nf.ino, file_type_for(S_IFREG_, l)));
   }
   set_inode_times(parent, o.now);
-  FSIO_TRY(fs.write_inode(parent));
+  FSIO_TRY(fs.write_inode(parent, MetaKind::directory));
   FSIO_TRY(tx.commit());
+  rep.ino = nf.ino;
+  rep.size = nf.size;
+  rep.data_blocks = nf.data_blocks;
+  rep.tree_blocks = nf.tree_blocks;
+  rep.extents = nf.extents;
+  rep.writeback = nf.writeback;
+  rep.files = 1;
+  return rep;
+}
 
+fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const std::string& src_dir,
+                                 const PutOptions& o) {
+  PutReport rep;
+  rep.path = dest;
+  const Owner dir_owner{0755, o.owner.uid, o.owner.gid};
+  struct stat st {};
+  if (::stat(src_dir.c_str(), &st) != 0) return fsio::errno_error("stat " + src_dir);
+  if (o.dry_run) FSIO_TRY(fs.write_gate());
+  Transaction tx(fs, o.now);
+  auto [parent, name] =
+      FSIO_TRY(resolve_parent(o.dry_run ? nullptr : &tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
+  const std::uint32_t existing = rep.created_dirs.empty() || !o.dry_run ? FSIO_TRY(fs.find_entry(parent, name)) : 0;
+  if (existing != 0) return make_error(Errc::busy, "ext: " + dest + " exists; a tree is copied into a new directory");
+  FSIO_TRY(check_name(name));
+  if (o.dry_run) return rep;
+  const std::uint32_t ino =
+      FSIO_TRY(create_dir(tx, parent, name, Owner{std::uint16_t(st.st_mode & 07777), o.owner.uid, o.owner.gid}));
+  Inode top = FSIO_TRY(fs.read_inode(ino));
+  DataBatch batch(fs.queue(), o.writeback.chunk);
+  PutOptions batched = o;
+  batched.writeback.batch = &batch;
+  FSIO_TRY(copy_tree(tx, top, src_dir, batched, rep));
+  FSIO_TRY(batch.flush());  // the data before any metadata that points at it
+  ++rep.dirs;
+  FSIO_TRY(tx.commit());
   rep.ino = ino;
-  rep.size = w.size();
-  rep.data_blocks = w.data_blocks();
-  rep.tree_blocks = tree.size();
-  rep.extents = extents.size();
-  rep.writeback = w.stats();
   return rep;
 }
 
@@ -353,7 +516,7 @@ fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, cons
     if (links > 2) set_links(parent, std::uint16_t(links - 1));
   }
   set_inode_times(parent, now);
-  FSIO_TRY(fs.write_inode(parent));
+  FSIO_TRY(fs.write_inode(parent, MetaKind::directory));
   FSIO_TRY(tx.commit());
   return rep;
 }

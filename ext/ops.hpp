@@ -60,9 +60,16 @@ struct PutReport {
   bool replaced = false;
   std::vector<std::string> created_dirs;
   WritebackStats writeback;
+  std::uint64_t files = 0, dirs = 0, symlinks = 0;  // put_tree's counts
 };
 
 fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source& src, const PutOptions& o);
+
+// Copies the directory tree at `src_dir` (regular files, directories,
+// symbolic links; mode and mtime from the source, owner from `o`) into the
+// new directory `dest`, all in one transaction like mke2fs -d.
+fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const std::string& src_dir,
+                                 const PutOptions& o);
 
 struct MkdirReport {
   std::vector<std::string> created;  // paths, outermost first

@@ -60,10 +60,25 @@ fsio::Status FileWriter::write(std::span<const std::byte> data) {
   return {};
 }
 
+fsio::Status DataBatch::adopt(fsio::AlignedBuffer buf) {
+  bufs_.push_back(std::move(buf));
+  if (plug_.pending_bytes() >= limit_) return flush();
+  return {};
+}
+
+fsio::Status DataBatch::flush() {
+  auto st = plug_.finish();
+  bufs_.clear();
+  return st;
+}
+
 fsio::Status FileWriter::finish() {
   const std::uint64_t whole = (fill_ + bs_ - 1) / bs_ * bs_;
   std::memset(buf_.data() + fill_, 0, whole - fill_);  // the tail of the last block reads as zeros
+  // A file that fits its buffer joins the batch instead of a plug of its own.
+  batched_ = o_.batch != nullptr && base_ == 0;
   FSIO_TRY(drain(0, whole));
+  if (batched_) FSIO_TRY(o_.batch->adopt(std::move(buf_)));
   return {};
 }
 
@@ -83,7 +98,8 @@ fsio::Status FileWriter::drain(std::uint64_t buf_offset, std::uint64_t bytes) {
 // One pass (the kernel's nr_to_write budget): map the runs of the window,
 // queue each as one request, submit them together.
 fsio::Status FileWriter::pass(std::uint64_t buf_block, std::uint64_t logical, std::uint64_t nblocks) {
-  auto plug = fs_.queue().plug();
+  auto own = fs_.queue().plug();
+  auto& plug = batched_ ? o_.batch->plug() : own;
   std::uint64_t run = 0;  // start of the current run of data blocks, relative to the window
   for (std::uint64_t k = 0; k < nblocks && o_.sparse; ++k) {
     if (all_zero(buf_.data() + (buf_block + k) * bs_, bs_)) {
@@ -93,7 +109,7 @@ fsio::Status FileWriter::pass(std::uint64_t buf_block, std::uint64_t logical, st
     }
   }
   if (nblocks > run) FSIO_TRY(map_and_queue(plug, buf_block + run, logical + run, nblocks - run));
-  FSIO_TRY(plug.finish());
+  if (!batched_) FSIO_TRY(plug.finish());
   ++stats_.passes;
   if (progress) progress->add(nblocks * bs_);
   return {};

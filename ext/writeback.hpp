@@ -36,10 +36,28 @@ class Source {
   virtual void cancel() {}
 };
 
+// Data of many small files gathered into one plug (put of a whole tree):
+// each file's buffer is kept until the plug is submitted, at `limit` bytes
+// or by flush(), so 10,000 files of 4 KiB cost a few large submissions, not
+// 10,000 small ones.
+class DataBatch {
+ public:
+  DataBatch(fsio::IoQueue& queue, std::uint64_t limit) : plug_(queue.plug()), limit_(limit) {}
+  fsio::IoQueue::Plug& plug() { return plug_; }
+  fsio::Status adopt(fsio::AlignedBuffer buf);  // keeps `buf` alive; submits at the limit
+  fsio::Status flush();
+
+ private:
+  fsio::IoQueue::Plug plug_;
+  std::vector<fsio::AlignedBuffer> bufs_;
+  std::uint64_t limit_;
+};
+
 struct WritebackOptions {
   std::uint64_t dirty_limit = 64u << 20;  // bytes of dirty data buffered at most
   std::uint64_t chunk = 16u << 20;        // bytes mapped and submitted per pass
   bool sparse = false;                    // all-zero blocks become holes
+  DataBatch* batch = nullptr;             // files that fit the buffer go through this
 };
 
 struct WritebackStats {
@@ -98,6 +116,7 @@ class FileWriter {
   std::vector<Extent> extents_;
   std::uint64_t data_blocks_ = 0;
   WritebackStats stats_;
+  bool batched_ = false;  // this file's one pass goes into o_.batch
 };
 
 }  // namespace ext

@@ -9,7 +9,10 @@ need mke2fs e2fsck debugfs
 
 # What a crash may leave: allocations recorded but not used (leaks), counts
 # and bitmap checksums out of step with the bitmaps, an inode written but
-# not yet linked. Every line e2fsck -fn prints must match one of these.
+# not yet linked, a directory block torn inside (checksum), and with 1 KiB
+# blocks a primary superblock torn between its two sectors (e2fsck falls
+# back to a backup, as it would after the kernel tore it). Every line
+# e2fsck -fn prints must match one of these.
 cat > "$T/allowed" <<'PATTERNS'
 ^$
 ^e2fsck [0-9.]+ \(
@@ -26,6 +29,9 @@ cat > "$T/allowed" <<'PATTERNS'
 ^Clear\? no
 ^Inode [0-9]+ ref count is [0-9]+, should be [0-9]+\.  Fix\? no
 ^Group [0-9]+ (block|inode) bitmap does not match checksum
+^ext2fs_open2: Superblock checksum does not match superblock
+^e2fsck: Superblock invalid, trying backup blocks\.\.\.
+^Padding at end of inode bitmap is not set\. Fix\? no
 ^Directory inode [0-9]+, block #[0-9]+(, offset [0-9]+)?: directory passes checks but fails checksum.
 ^.*: \*+ WARNING: Filesystem still has errors \*+
 ^.*: [0-9]+/[0-9]+ files \(
@@ -68,3 +74,41 @@ sweep() {  # sweep MKE2FS_OPTS...
 }
 sweep -b 4096
 sweep -b 1024 -O ^metadata_csum,uninit_bg
+
+# A put that splits an htree leaf (and grows the directory by a block).
+htree_sweep() {
+  local base=$T/hbase.img i size0 size1
+  mke2fs -q -F -t ext4 -b 1024 "$base" 32M
+  "$EXTWB" mkdir -q "$base" /h
+  head -c 5000 /dev/urandom > "$T/keep"
+  "$EXTWB" put -q "$base" /h/keep "$T/keep"
+  for i in $(seq 1 400); do
+    size0=$("$EXTWB" stat --json "$base" /h | json /dev/stdin 'j["size"]')
+    cp "$base" "$T/next.img"
+    echo "$i" | "$EXTWB" put -q "$T/next.img" "/h/a-long-name-to-fill-the-leaves-$i"
+    size1=$("$EXTWB" stat --json "$T/next.img" /h | json /dev/stdin 'j["size"]')
+    if [ "$size1" -gt "$size0" ] && [ "$size0" -gt 3072 ]; then break; fi
+    cp "$T/next.img" "$base"
+  done
+  [ "$size1" -gt "$size0" ] || fail "no put split a leaf"
+  echo "$i" > "$T/new"
+  local n kind clean=0 repaired=0
+  for kind in fail tear; do
+    for n in $(seq 1 200); do
+      cp "$base" "$T/x.img"
+      rc=0; FSIO_FAULT=$kind:$n "$EXTWB" put -q "$T/x.img" "/h/a-long-name-to-fill-the-leaves-$i" "$T/new" 2>/dev/null || rc=$?
+      [ "$rc" -eq 0 ] && break
+      if e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1; then clean=$((clean + 1)); else
+        if grep -vEf "$T/allowed" "$T/fsck" | grep -q .; then cat "$T/fsck"; fail "htree $kind:$n: e2fsck finds more than leaks"; fi
+        e2fsck -fy "$T/x.img" >/dev/null 2>&1 || true
+        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "htree $kind:$n: still broken after e2fsck -fy"; }
+        repaired=$((repaired + 1))
+      fi
+      rm -f "$T/peer"; debugfs -R "dump /h/keep $T/peer" "$T/x.img" >/dev/null 2>&1
+      cmp -s "$T/peer" "$T/keep" || fail "htree $kind:$n: /h/keep is damaged"
+      [ "$("$EXTWB" ls "$T/x.img" /h | wc -l)" -ge "$i" ] || fail "htree $kind:$n: names were lost"
+    done
+  done
+  pass "htree leaf split (put $i): every crash point clean ($clean) or repaired ($repaired), no name lost"
+}
+htree_sweep

@@ -97,6 +97,28 @@ if [ "$(id -u)" -eq 0 ] && mkdir -p "$T/mnt" && mount -o ro,loop "$img" "$T/mnt"
 fi
 pass "3000 files in one directory on 1 KiB blocks: htree with a level, found by the kernel's hashed lookup"
 
+# 3b. A whole tree in one put (one transaction, like mke2fs -d): nested
+# directories, 2000 files in one of them, symbolic links short and long.
+img=$T/tree.img
+mke2fs -q -F -t ext4 -b 4096 "$img" 256M
+mkdir -p "$T/tree/many" "$T/tree/a/b/c"
+for i in $(seq 1 2000); do printf 'file %d\n' "$i" > "$T/tree/many/f$i"; done
+head -c 300000 /dev/urandom > "$T/tree/a/b/c/blob"
+: > "$T/tree/a/empty"
+ln -s many/f1 "$T/tree/short-link"
+ln -s "$(printf 'long/%.0s' $(seq 1 20))target" "$T/tree/long-link"
+"$EXTWB" put --json "$img" /copy "$T/tree" > "$T/tree.json"
+[ "$(json "$T/tree.json" '(j["tree"]["files"], j["tree"]["dirs"], j["tree"]["symlinks"])')" = "(2002, 5, 2)" ] ||
+  fail "tree counts: $(json "$T/tree.json" 'j["tree"]')"
+check "$img" /copy/a/b/c/blob "$T/tree/a/b/c/blob" /copy/many/f1999 "$T/tree/many/f1999"
+debugfs -R "htree /copy/many" "$img" >/dev/null 2>&1 || fail "debugfs htree rejects /copy/many"
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$T/mnt" && mount -o ro,loop "$img" "$T/mnt" 2>/dev/null; then
+  MOUNTS+=("$T/mnt")
+  diff -r --no-dereference "$T/tree" "$T/mnt/copy" > "$T/diff" || { umount "$T/mnt"; cat "$T/diff"; fail "the kernel sees a different tree"; }
+  umount "$T/mnt"; MOUNTS=()
+fi
+pass "a tree of 2002 files, 5 directories and 2 symlinks in one put, identical through the kernel"
+
 # 4. Without metadata_csum (uninit_bg's crc16), without 64bit, and a file larger than a 1 KiB-block group.
 for opts in "-O ^metadata_csum,uninit_bg" "-O ^64bit" "-O ^metadata_csum,^uninit_bg,^64bit"; do
   img=$T/o.img
