@@ -190,8 +190,8 @@ void read_halves(Source& src, std::byte* base, std::uint64_t half, Halves& h) {
 
 fsio::Status FileWriter::stream(Source& src) {
   const std::uint64_t half = buf_.size() / 2 / bs_ * bs_;
-  if (half == 0 || (src.size_hint() != 0 && src.size_hint() <= buf_.size() / 2)) {
-    // Small input: one buffer, no second thread.
+  if (half == 0 || (src.size_hint() != 0 && src.size_hint() <= buf_.size())) {
+    // Input that fits the buffer (a file of known size): one buffer, no second thread.
     for (;;) {
       auto room = FSIO_TRY(space());
       const std::size_t n = FSIO_TRY(src.read(room));

@@ -21,7 +21,7 @@ cp build/meson-logs/testlog.json build/meson-logs/testlog-main.json
 meson test -C build-asan --print-errorlogs --num-processes 2 --suite unit || status=1
 cp build-asan/meson-logs/testlog.json build-asan/meson-logs/testlog-unit.json
 meson test -C build-asan --print-errorlogs mkfat_peers mkfat_refuse mkfat_invariant mkfat_fault \
-  ddbench_basic ddbench_verify ddbench_refuse || status=1
+  ddbench_basic ddbench_verify ddbench_refuse extwb_read extwb_fault || status=1
 
 # One closing line over both runs, counted from meson's own logs.
 python3 - build/meson-logs/testlog-main.json build-asan/meson-logs/testlog-unit.json \
