@@ -2,6 +2,7 @@
 #include "ext/writeback.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <mutex>
@@ -207,8 +208,14 @@ fsio::Status FileWriter::stream(Source& src) {
     std::uint64_t bytes = 0;
     bool eof = false;
     {
+      // Waiting for input is where Ctrl-C usually finds us: poll for it.
       std::unique_lock lock(h.m);
-      h.cv.wait(lock, [&] { return h.filled[i]; });
+      while (!h.filled[i] && !(interrupted && interrupted()))
+        h.cv.wait_for(lock, std::chrono::milliseconds(100));
+      if (!h.filled[i]) {
+        st = fsio::make_error(fsio::Errc::interrupted, "ext: interrupted; nothing was linked, the filesystem is unchanged");
+        break;
+      }
       if (h.error) {
         st = *h.error;
         break;

@@ -158,6 +158,21 @@ SOURCE_DATE_EPOCH=1700000000 "$EXTWB" put "$img" /dated "$T/one"
 check "$img" /dated "$T/one"
 pass "--dry-run leaves the image byte-identical; SOURCE_DATE_EPOCH honoured"
 
+# 6b. Ctrl-C while waiting for input: a clean stop, nothing linked.
+sum=$(sha "$img")
+mkfifo "$T/fifo"
+exec 7<>"$T/fifo"   # a writer that never writes nor closes
+"$EXTWB" put "$img" /interrupted < "$T/fifo" 2>"$T/err" & pid=$!
+sleep 1
+kill -INT "$pid"
+rc=0; wait "$pid" || rc=$?
+exec 7>&-
+[ "$rc" -eq 1 ] || fail "SIGINT: exit $rc, expected 1"
+grep -q "interrupted; nothing was linked" "$T/err" || fail "SIGINT: $(cat "$T/err")"
+[ "$(sha "$img")" = "$sum" ] || fail "an interrupted put with no data changed the image"
+check "$img" /first "$T/twenty"
+pass "SIGINT stops a put cleanly"
+
 # 7. Refusals leave the image byte-identical: ext3, needs_recovery, an htree directory.
 img=$T/r.img
 mke2fs -q -F -t ext3 "$img" 32M
