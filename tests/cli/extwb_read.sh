@@ -61,7 +61,14 @@ dd if=/dev/zero of="$T/p1" bs=1M count=60 status=none
 mkdir "$T/src"; echo inside > "$T/src/hello"
 mke2fs -q -F -t ext4 -d "$T/src" "$T/p1"
 dd if="$T/p1" of="$part" bs=512 seek=2048 conv=notrunc status=none
+cp "$part" "$T/part.orig"
 [ "$("$EXTWB" get --offset 1MiB "$part" /hello)" = inside ] || fail "get --offset 1MiB"
 expect_rc 1 "$EXTWB" ls "$part" /
 grep -q "bad magic" "$T/err" || fail "reading the partition table as ext4 should name the bad magic: $(cat "$T/err")"
-pass "--offset reads a partition"
+echo outside > "$T/new"
+"$EXTWB" put -q --offset 1MiB "$part" /new "$T/new"
+dd if="$part" of="$T/p1.back" bs=512 skip=2048 count=$((60 * 2048)) status=none
+e2fsck -fn "$T/p1.back" >/dev/null 2>&1 || fail "the partition written through --offset fails e2fsck"
+[ "$("$EXTWB" get --offset 1MiB "$part" /new)" = outside ] || fail "get after put --offset"
+cmp -s <(head -c 1048576 "$part") <(head -c 1048576 "$T/part.orig") || fail "put --offset touched the partition table"
+pass "--offset reads and writes a partition, leaving the partition table alone"
