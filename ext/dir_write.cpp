@@ -24,7 +24,7 @@ void put_entry(std::span<std::byte> block, std::uint32_t off, std::uint32_t ino,
   h.name_len = std::uint8_t(name.size());
   h.file_type = type;
   fsio::store(block, h, off);
-  std::memcpy(block.data() + off + 8, name.data(), name.size());
+  if (!name.empty()) std::memcpy(block.data() + off + 8, name.data(), name.size());  // an empty view may hold nullptr
 }
 
 bool insert_in_block(std::span<std::byte> block, std::string_view name, std::uint32_t ino, std::uint8_t type,

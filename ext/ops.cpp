@@ -292,7 +292,7 @@ class MemorySource : public Source {
   explicit MemorySource(std::string_view data) : data_(data) {}
   fsio::Result<std::size_t> read(std::span<std::byte> buf) override {
     const std::size_t n = std::min(buf.size(), data_.size());
-    std::memcpy(buf.data(), data_.data(), n);
+    if (n > 0) std::memcpy(buf.data(), data_.data(), n);
     data_.remove_prefix(n);
     return n;
   }

@@ -11,6 +11,14 @@
 // submits each run as one request through a plug that IoQueue merges and
 // splits at max_request. A pass never goes past its budget and never
 // trickles out partial blocks. With `sparse`, all-zero blocks become holes.
+//
+// Why not libfsio's BlockWriter: it coalesces segments at device offsets
+// known when the bytes arrive, and reads a partial edge block back from
+// the device. Here the device offset is only chosen at writeback (delayed
+// allocation, so runs are long and --sparse can skip zero blocks), and a
+// new file's partial last block is zero-padded, never read. The dirty
+// buffer does BlockWriter's job for this case: blocks are filled before
+// they are committed, and WritebackStats counts each committed once.
 #pragma once
 
 #include <cstdint>
