@@ -67,6 +67,22 @@ check "$img" /x/y/file "$T/two" /a/b/c/d/sparse "$T/sparse" /big "$T/big"
 kernel_check "$img" /x/y/file "$T/two" /a/b/c/d/sparse "$T/sparse"
 pass "mkdir -p, put -p, --force replace, rm, sparse"
 
+# 2b. An extent tree two levels deep: 800 islands left by --sparse on 1 KiB
+# blocks (84 extents per leaf, 4 in the root: leaves, an index, the root).
+img=$T/deep.img
+mke2fs -q -F -t ext4 -b 1024 "$img" 64M
+python3 - "$T/islands" <<'PY'
+import os, sys
+with open(sys.argv[1], "wb") as f:
+    for i in range(800):
+        f.write(os.urandom(1024).replace(b"\0", b"\1") + b"\0" * 1024)
+PY
+"$EXTWB" put -q --sparse "$img" /islands "$T/islands"
+debugfs -R "ex /islands" "$img" 2>/dev/null | grep -q "^ 0/ 2" || fail "expected an extent tree of depth 2"
+check "$img" /islands "$T/islands"
+kernel_check "$img" /islands "$T/islands"
+pass "800 extents in a tree of depth 2"
+
 # 3. Thousands of small files in one directory on 1 KiB blocks: the
 # directory turns into an htree when its first block fills, the root gains
 # a level, index nodes split. The kernel must find every name we check
