@@ -116,8 +116,15 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   o.writeback.dirty_limit = a.dirty_limit;
   o.writeback.chunk = a.writeback_chunk;
   o.writeback.sparse = a.sparse;
-  if (a.writeback_chunk == 0 || a.dirty_limit == 0)
-    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit and --writeback-chunk must be above 0"));
+  // The dirty buffer is allocated whole: keep it to what a machine can hold.
+  constexpr std::uint64_t kMinDirty = 1u << 20, kMaxDirty = std::uint64_t(16) << 30;
+  if (a.dirty_limit < kMinDirty || a.dirty_limit > kMaxDirty)
+    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + std::to_string(a.dirty_limit) +
+                                                                                 ": expected 1M to 16G"));
+  if (a.writeback_chunk == 0 || a.writeback_chunk > a.dirty_limit)
+    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--writeback-chunk " +
+                                                                                 std::to_string(a.writeback_chunk) +
+                                                                                 ": expected above 0 and at most --dirty-limit"));
 
   struct stat st {};
   const bool tree = a.source != "-" && ::stat(a.source.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
