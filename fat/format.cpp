@@ -173,7 +173,7 @@ fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& g
   const std::span<const std::byte> zeros = zero_buf.span();
 
   FormatReport report;
-  report.summary = describe(g);
+  report.layout = g;
   report.volume_id = id.volume_id;
   if (label.present) {
     report.label.assign(label.bytes.begin(), label.bytes.end());
