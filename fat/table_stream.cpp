@@ -40,8 +40,9 @@ std::uint32_t entry_size(FatType type) { return type == FatType::fat16 ? 2 : 4; 
 }  // namespace
 
 std::size_t FatTable::stream_chunk() const {
-  // FAT12 is read whole (at most 6 KiB), so no entry straddles two chunks.
-  return layout_.type == FatType::fat12 ? std::size_t(used_bytes()) : stream_bytes_;
+  // FAT12 is read whole (at most 6 KiB), so no entry straddles two chunks;
+  // a small table gets a buffer of its own size, not stream_bytes.
+  return layout_.type == FatType::fat12 ? std::size_t(used_bytes()) : std::min<std::size_t>(stream_bytes_, used_bytes());
 }
 
 fsio::Status FatTable::scan(const ScanVisitor& visit, std::uint32_t first) {
