@@ -26,7 +26,8 @@ std::string missing_peer_tools();
 // `mkfs.fat -C <args> <path> <kib>`; throws with the output on failure.
 void mkfs(const std::string& path, std::uint64_t kib, const std::string& args);
 // Runs an mtools command on an image (`mcopy -i IMG ...`): "-i <path>" goes
-// after the command name. Throws with the output on failure.
+// after the command name; LC_ALL=C.UTF-8 and TZ=UTC. Throws with the output
+// on failure.
 std::string mtools(const std::string& command, const std::string& path, const std::string& args);
 
 // fsck.fat -nv's "Boot sector contents" as numbers: sector_size,
@@ -53,6 +54,17 @@ struct OpenVolume {
 fsio::Result<std::unique_ptr<OpenVolume>> open_volume(const std::string& path, bool write = false,
                                                       const VolumeOptions& options = {},
                                                       fsio::EngineKind engine = fsio::EngineKind::automatic);
+
+// Fills an image with mtools the way the reader's tests need it: nested
+// directories with spaces in their names, 8.3 names in upper and lower case,
+// long names of 13, 26 and 255 characters, non-ASCII names, files of 0 bytes
+// to several clusters (mcopy -m, so every file's time is 2019-05-06
+// 07:08:10), a directory of `many` files spanning several clusters, and a
+// file written into the holes deleted files left (fragmented). The source
+// files are made under `src`. Returns image path ("/Sub Dir/x.txt") ->
+// source file, with "" for directories.
+std::map<std::string, std::string> populate(const std::string& image, const std::string& src,
+                                            std::uint64_t cluster_bytes, unsigned many = 150);
 
 // Overwrites bytes of a file in place (pwrite); throws on failure.
 void patch(const std::string& path, std::uint64_t offset, const std::vector<std::uint8_t>& bytes);

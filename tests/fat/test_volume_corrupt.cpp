@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "fat/boot.hpp"
+#include "fat/directory.hpp"
 #include "fat/label.hpp"
 #include "fat/geometry.hpp"
 #include "tests/fat/peer_images.hpp"
@@ -145,6 +146,12 @@ bool open_and_use(const std::string& img, bool boot_damaged, const std::string& 
   EXPECT_TRUE(vol.fat().count_free().has_value()) << what;
   EXPECT_TRUE(vol.fat().compare_copies().has_value()) << what;
   EXPECT_TRUE(vol.fat().get(l.entry_count() - 1).has_value()) << what;
+  // And the root directory with every chain it points to.
+  auto root = Directory::open_root(vol);
+  EXPECT_TRUE(root.has_value()) << what << ": " << root.error().message();
+  if (root.has_value()) {
+    for (const Entry& e : root->entries()) EXPECT_TRUE(walk_chain(vol.fat(), e.first_cluster).has_value()) << what;
+  }
   return true;
 }
 
@@ -156,7 +163,9 @@ TEST_P(ByteFlips, EveryBootSectorAndFsInfoByteFlippedOpensOrFailsCleanly) {
   support::TempDir dir;
   const std::string img = dir / "img";
   test::mkfs(img, c.kib, c.args);
-  const auto ss = test::fsck_geometry(img)["sector_size"];
+  const auto g = test::fsck_geometry(img);
+  test::populate(img, dir / "src", g.at("cluster_bytes"), 0);  // something to list and walk
+  const auto ss = g.at("sector_size");
   std::vector<std::uint64_t> sectors{0};
   if (std::string(c.name).rfind("fat32", 0) == 0) sectors.push_back(ss);  // FSInfo is sector 1
   unsigned opened = 0, refused = 0;
