@@ -132,7 +132,8 @@ TEST_P(Corpus, TheReaderSeesWhatFsckFatSees) {
   {
     auto [path, said] = damage("chain-longer /A.BIN");
     auto v = open(path);
-    const auto* f = find(census(**v), "/A.BIN");
+    const Census c = census(**v);
+    const auto* f = find(c, "/A.BIN");
     ASSERT_NE(f, nullptr);
     EXPECT_GT(f->chain.bytes((*v)->layout()), (f->size + (*v)->layout().cluster_bytes() - 1) / (*v)->layout().cluster_bytes() * (*v)->layout().cluster_bytes());
     EXPECT_EQ(f->chain.last, number(said, R"(cluster (\d+) appended)"));
@@ -140,14 +141,16 @@ TEST_P(Corpus, TheReaderSeesWhatFsckFatSees) {
   {
     auto [path, said] = damage("chain-shorter /B.BIN");
     auto v = open(path);
-    const auto* f = find(census(**v), "/B.BIN");
+    const Census c = census(**v);
+    const auto* f = find(c, "/B.BIN");
     ASSERT_NE(f, nullptr);
     EXPECT_LT(f->chain.bytes((*v)->layout()), f->size);
   }
   {
     auto [path, said] = damage("free-in-chain /A.BIN");
     auto v = open(path);
-    const auto* f = find(census(**v), "/A.BIN");
+    const Census c = census(**v);
+    const auto* f = find(c, "/A.BIN");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->chain.end, ChainEnd::free_cluster);
     EXPECT_EQ(f->chain.stop, number(said, R"(cluster (\d+) marked free)"));
@@ -164,7 +167,8 @@ TEST_P(Corpus, TheReaderSeesWhatFsckFatSees) {
   {
     auto [path, said] = damage("loop /A.BIN");
     auto v = open(path);
-    const auto* f = find(census(**v), "/A.BIN");
+    const Census c = census(**v);
+    const auto* f = find(c, "/A.BIN");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->chain.end, ChainEnd::loop);
     EXPECT_EQ(f->chain.last, number(said, R"(cluster (\d+) points back)"));
@@ -173,7 +177,8 @@ TEST_P(Corpus, TheReaderSeesWhatFsckFatSees) {
   {
     auto [path, said] = damage("out-of-range /B.BIN");
     auto v = open(path);
-    const auto* f = find(census(**v), "/B.BIN");
+    const Census c = census(**v);
+    const auto* f = find(c, "/B.BIN");
     ASSERT_NE(f, nullptr);
     EXPECT_EQ(f->chain.end, ChainEnd::out_of_range);
     EXPECT_EQ(f->chain.stop, number(said, R"(points to (\d+))"));
