@@ -32,6 +32,8 @@ fsio::Result<Directory> Directory::open(Volume& v, std::uint32_t first_cluster) 
 }
 
 fsio::Result<Directory> Directory::open(Volume& v, const Entry& e) {
+  if (!e.is_directory())
+    return make_error(Errc::invalid_argument, "'" + e.name + "' is not a directory");
   if (e.first_cluster == 0) return open_root(v);
   return open(v, e.first_cluster);
 }
@@ -101,13 +103,24 @@ fsio::Status Directory::check_range(std::uint32_t index, std::size_t bytes) cons
   return {};
 }
 
+bool Directory::is_free(std::uint32_t index) const {
+  return (end_ && index >= *end_) || std::to_integer<std::uint8_t>(slot(index)[0]) == kDirEntryFree;
+}
+
+// A run never starts right after a live LFN slot: an 8.3 entry there could
+// pick up a stale long name whose checksum happens to match.
 std::optional<std::uint32_t> Directory::find_free(std::uint32_t count) {
   refresh();
   std::uint32_t run = 0;
   for (std::uint32_t i = 0; i < slot_count(); ++i) {
-    const bool free = (end_ && i >= *end_) || std::to_integer<std::uint8_t>(slot(i)[0]) == kDirEntryFree;
-    run = free ? run + 1 : 0;
-    if (run == count) return i + 1 - count;
+    if (!is_free(i)) {
+      run = 0;
+      continue;
+    }
+    if (run == 0 && i > 0 && !is_free(i - 1) &&
+        (std::to_integer<std::uint8_t>(slot(i - 1)[11]) & attr::long_name_mask) == attr::long_name)
+      continue;
+    if (++run == count) return i + 1 - count;
   }
   return std::nullopt;
 }
@@ -117,10 +130,11 @@ fsio::Status Directory::add(std::uint32_t index, std::span<const std::byte> slot
   refresh();
   const auto n = std::uint32_t(slots.size() / 32);
   for (std::uint32_t i = 0; i < n; ++i) {
-    const bool free = (end_ && index + i >= *end_) || std::to_integer<std::uint8_t>(slot(index + i)[0]) == kDirEntryFree;
-    if (!free) return make_error(Errc::invalid_argument, "slot " + std::to_string(index + i) + " is in use");
-    if (std::to_integer<std::uint8_t>(slots[i * 32]) == kDirEntryEnd)
-      return make_error(Errc::invalid_argument, "slot " + std::to_string(i) + " of the new entry starts with 0x00");
+    if (!is_free(index + i)) return make_error(Errc::invalid_argument, "slot " + std::to_string(index + i) + " is in use");
+    const auto b0 = std::to_integer<std::uint8_t>(slots[i * 32]);
+    if (b0 == kDirEntryEnd || b0 == kDirEntryFree)
+      return make_error(Errc::invalid_argument, "slot " + std::to_string(i) + " of the new entry starts with 0x00 or 0xE5, "
+                                                "which readers take for free");
   }
   std::memcpy(data_.data() + index * 32ull, slots.data(), slots.size());
   mark(index, n);

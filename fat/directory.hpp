@@ -92,8 +92,9 @@ class Directory {
   // is not a cluster gives an empty directory whose chain() says bad_start;
   // a damaged chain gives its well-formed prefix; read errors are errors.
   static fsio::Result<Directory> open(Volume& volume, std::uint32_t first_cluster);
-  // The directory an entry names; first cluster 0 is the root (a ".." entry
-  // pointing at the root holds 0 even on FAT32).
+  // The directory an entry names (Errc::invalid_argument for a file);
+  // first cluster 0 is the root (a ".." entry pointing at the root holds 0
+  // even on FAT32).
   static fsio::Result<Directory> open(Volume& volume, const Entry& entry);
 
   bool is_root() const { return root_; }
@@ -117,7 +118,8 @@ class Directory {
 
   // ---- writing (in memory until queue_dirty) ----
   // The first index of `count` consecutive free slots (deleted, or at and
-  // after the end), or nullopt when the directory must grow.
+  // after the end), not right after a live LFN slot; nullopt when the
+  // directory must grow.
   std::optional<std::uint32_t> find_free(std::uint32_t count);
   // Writes whole slots (a multiple of 32 bytes) into free slots at index and
   // parses them: the entries appear in entries() and find(). If they reach
@@ -145,6 +147,7 @@ class Directory {
   void parse(std::uint32_t from, std::uint32_t to, bool whole);
   void index_entry(std::size_t i);
   void mark(std::uint32_t index, std::uint32_t count);
+  bool is_free(std::uint32_t index) const;
   fsio::Status check_range(std::uint32_t index, std::size_t bytes) const;
 
   Layout layout_;

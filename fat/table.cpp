@@ -31,7 +31,7 @@ fsio::Result<FatTable> FatTable::open(fsio::IoQueue& queue, const Layout& l, con
                                          std::to_string(l.cluster_count) + " clusters need " +
                                          std::to_string(need));
   if (l.active_fat() >= l.num_fats)
-    return make_error(Errc::corrupt, "FAT: active copy " + std::to_string(l.active_fat()) + " (BPB_ExtFlags 0x" +
+    return make_error(Errc::corrupt, "FAT: active copy " + std::to_string(l.active_fat()) + " (BPB_ExtFlags " +
                                          std::to_string(l.ext_flags) + ") but only " +
                                          std::to_string(l.num_fats) + " copies");
   const auto& dev = queue.device();

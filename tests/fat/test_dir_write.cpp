@@ -197,5 +197,65 @@ INSTANTIATE_TEST_SUITE_P(Writer, WrittenEntries,
                                            Case{"fat32_4k", 300 * 1024, "-F 32 -S 4096 -f 1"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
+// The edits themselves, on a fresh FAT16 root (slots 0.. are zero).
+TEST(DirectoryAdd, MovingTheEndZeroesTheSlotAfterSoNothingStaleAppears) {
+  if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
+  support::TempDir dir;
+  const std::string img = dir / "img";
+  test::mkfs(img, 20 * 1024, "-F 16");
+  std::uint64_t slot2 = 0;
+  {
+    auto v = test::open_volume(img);
+    slot2 = Directory::open_root(**v.value()).value().position(2).device_offset;
+  }
+  // A stale entry after the end marker: invisible to every reader.
+  test::patch(img, slot2, {'G', 'A', 'R', 'B', 'A', 'G', 'E', ' ', 'B', 'I', 'N', 0x20});
+  auto v = test::open_volume(img, true);
+  ASSERT_TRUE(v.has_value());
+  Volume& vol = **v.value();
+  auto root = Directory::open_root(vol).value();
+  EXPECT_EQ(root.end_slot(), 0u);
+  EXPECT_TRUE(root.entries().empty());
+  auto name = make_name("two slots.txt", [&](const ShortName& n) { return root.short_name_taken(n); }).value();
+  ASSERT_EQ(name.slot_count(), 2u);
+  const auto bytes = entry_slots(name, make_entry(name, attr::archive, 0, 0, kWhen, vol.layout().type));
+  EXPECT_EQ(root.find_free(2), 0u);
+  ASSERT_TRUE(root.add(0, bytes).has_value());
+  EXPECT_EQ(root.end_slot(), 2u);
+  EXPECT_EQ(std::to_integer<int>(root.slot(2)[0]), 0) << "the stale slot became the end";
+  EXPECT_FALSE(root.add(1, std::span(bytes).first(32)).has_value()) << "slot 1 is in use";
+  std::vector<std::byte> deleted(bytes.begin(), bytes.begin() + 32);
+  deleted[0] = std::byte(kDirEntryFree);
+  EXPECT_FALSE(root.add(2, deleted).has_value()) << "an entry that reads as deleted";
+  auto plug = vol.queue().plug();
+  EXPECT_EQ(root.queue_dirty(plug), 1u) << "slots 0-2 share one sector";
+  ASSERT_TRUE(plug.finish().has_value());
+  const auto listing = test::mtools("mdir -a", img, "::");
+  EXPECT_NE(listing.find("two slots.txt"), std::string::npos) << listing;
+  EXPECT_EQ(listing.find("GARBAGE"), std::string::npos) << listing;
+  EXPECT_EQ(support::run("fsck.fat -n " + img).exit_code, 0);
+}
+
+TEST(DirectoryAdd, FreeSlotsRightAfterALiveLfnSlotAreNotUsed) {
+  if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
+  support::TempDir dir;
+  const std::string img = dir / "img";
+  test::mkfs(img, 20 * 1024, "-F 16");
+  auto v = test::open_volume(img, true);
+  Volume& vol = **v.value();
+  auto root = Directory::open_root(vol).value();
+  // slot 0: a live LFN slot whose 8.3 entry was deleted (slot 1).
+  auto name = make_name("orphan long name", [](const ShortName&) { return false; }).value();
+  const auto bytes = entry_slots(name, make_entry(name, attr::archive, 0, 0, kWhen, vol.layout().type));
+  ASSERT_EQ(name.slot_count(), 3u);
+  std::vector<std::byte> tail(bytes.begin() + 32, bytes.end());
+  tail[32] = std::byte(kDirEntryFree);
+  ASSERT_TRUE(root.overwrite(1, tail).has_value());  // slot 1: LFN slot 1, slot 2: deleted 8.3
+  ASSERT_TRUE(root.overwrite(0, std::span(bytes).first(32)).has_value());
+  EXPECT_EQ(root.find_free(1), 3u) << "slot 2 follows a live LFN slot";
+  ASSERT_FALSE(root.problems().empty());
+  EXPECT_EQ(root.problems()[0].kind, LfnProblem::Kind::orphan);
+}
+
 }  // namespace
 }  // namespace fat
