@@ -41,6 +41,76 @@ void place(LfnRun& run, const LfnEntry& e, std::uint32_t order) {
   std::copy(c.begin(), c.end(), run.chars.begin() + (order - 1) * kLfnCharsPerSlot);
 }
 
+// The slot-by-slot state of the kernel's fat_parse_long and fsck.fat's
+// lfn.c: at most one run of LFN slots is open; a free slot, the end, a new
+// run or a stray slot closes it as an orphan; an 8.3 entry takes its name
+// when the run is whole and its checksum matches.
+class SlotParser {
+ public:
+  explicit SlotParser(std::vector<LfnProblem>& problems) : problems_(problems) {}
+
+  // A deleted slot or the directory's end: an open run had no 8.3 entry.
+  void close(std::uint32_t at) {
+    if (run_.active) problem(LfnProblem::Kind::orphan, run_.first, at - run_.first, run_.text());
+    run_.active = false;
+  }
+
+  void lfn_slot(std::uint32_t i, std::span<const std::byte> raw) {
+    const auto l = fsio::load<LfnEntry>(raw);
+    if (l.first_cluster_lo != 0) problem(LfnProblem::Kind::start_cluster, i, 1, "");
+    const std::uint32_t order = l.order & ~kLfnLastSlot;
+    if (l.order & kLfnLastSlot) {
+      close(i);  // fsck.fat: "A new long file name starts within an old one"
+      if (order == 0 || order > kMaxLfnSlots) return fragment(i, l);
+      run_ = {true, i, std::uint8_t(order), std::uint8_t(order - 1), l.checksum,
+              std::u16string(order * kLfnCharsPerSlot, char16_t(0xFFFF))};
+      place(run_, l, order);
+    } else if (run_.active && order == run_.expected && order > 0) {
+      if (l.checksum != run_.checksum) {
+        problem(LfnProblem::Kind::part_checksum, i, 1, "");
+        run_.damaged = true;
+      }
+      place(run_, l, order);
+      --run_.expected;
+    } else {
+      close(i);
+      fragment(i, l);
+    }
+  }
+
+  void short_entry(Entry& e) {
+    if (!run_.active) return;
+    const std::uint32_t slots = e.slot - run_.first;
+    if (run_.expected != 0) {
+      problem(LfnProblem::Kind::unfinished, run_.first, slots, run_.text());
+    } else if (run_.damaged) {
+      // reported as part_checksum already; the entry keeps its short name
+    } else if (lfn_checksum(e.raw_name) != run_.checksum) {
+      problem(LfnProblem::Kind::checksum, run_.first, slots, run_.text());
+    } else if (e.is_label() || run_.name().empty()) {
+      problem(LfnProblem::Kind::orphan, run_.first, slots, run_.text());
+    } else {
+      e.long_name = utf16_to_utf8(run_.name());
+      e.name = e.long_name;
+      e.first_slot = run_.first;
+    }
+    run_.active = false;
+  }
+
+ private:
+  void problem(LfnProblem::Kind kind, std::uint32_t first, std::uint32_t slots, std::string text) {
+    problems_.push_back({kind, first, slots, std::move(text)});
+  }
+  void fragment(std::uint32_t at, const LfnEntry& l) {
+    LfnRun lone{true, at, 1, 0, 0, std::u16string(kLfnCharsPerSlot, char16_t(0xFFFF))};
+    place(lone, l, 1);
+    problem(LfnProblem::Kind::fragment, at, 1, lone.text());
+  }
+
+  std::vector<LfnProblem>& problems_;
+  LfnRun run_;
+};
+
 Entry to_entry(const DirEntry& d, std::uint32_t slot, FatType type) {
   Entry e;
   std::memcpy(e.raw_name.data(), d.name, 11);
@@ -70,8 +140,7 @@ void Directory::refresh() {
   stale_ = false;
 }
 
-void Directory::index_entry(std::size_t i) {
-  const Entry& e = entries_[i];
+void Directory::index_entry(const Entry& e) {
   short_names_.insert(std::string(e.raw_name.begin(), e.raw_name.end()));
   if (e.is_label() || e.is_dot()) return;
   if (!e.long_name.empty()) by_name_.emplace(fold_case(e.long_name), e.slot);
@@ -79,89 +148,37 @@ void Directory::index_entry(std::size_t i) {
 }
 
 // Parses slots [from, to). The whole directory stops at the first 0x00
-// slot; a run added by add() is parsed on its own and merged in.
+// slot; a run add() wrote is parsed on its own and merged in.
 void Directory::parse(std::uint32_t from, std::uint32_t to, bool whole) {
   std::vector<Entry> found;
-  LfnRun run;
-  auto problem = [&](LfnProblem::Kind kind, std::uint32_t first, std::uint32_t slots, std::string text) {
-    problems_.push_back({kind, first, slots, std::move(text)});
-  };
-  auto orphan = [&](std::uint32_t at) {  // the run ends at `at` without its 8.3 entry
-    if (run.active) problem(LfnProblem::Kind::orphan, run.first, at - run.first, run.text());
-    run.active = false;
-  };
-  auto fragment = [&](std::uint32_t at, const LfnEntry& l) {
-    LfnRun lone{true, at, 1, 0, 0, std::u16string(kLfnCharsPerSlot, char16_t(0xFFFF))};
-    place(lone, l, 1);
-    problem(LfnProblem::Kind::fragment, at, 1, lone.text());
-  };
+  SlotParser parser(problems_);
   for (std::uint32_t i = from; i < to; ++i) {
     const auto raw = slot(i);
     const auto b0 = std::to_integer<std::uint8_t>(raw[0]);
     if (whole && b0 == kDirEntryEnd) {
-      orphan(i);
       end_ = i;
+      to = i;
       break;
     }
     if (b0 == kDirEntryFree) {
-      orphan(i);
-      continue;
+      parser.close(i);
+    } else if ((std::to_integer<std::uint8_t>(raw[11]) & attr::long_name_mask) == attr::long_name) {
+      parser.lfn_slot(i, raw);
+    } else {
+      Entry e = to_entry(fsio::load<DirEntry>(raw), i, layout_.type);
+      parser.short_entry(e);
+      found.push_back(std::move(e));
     }
-    const auto attrs = std::to_integer<std::uint8_t>(raw[11]);
-    if ((attrs & attr::long_name_mask) == attr::long_name) {
-      const auto l = fsio::load<LfnEntry>(raw);
-      if (l.first_cluster_lo != 0) problem(LfnProblem::Kind::start_cluster, i, 1, "");
-      const std::uint32_t order = b0 & ~kLfnLastSlot;
-      if (b0 & kLfnLastSlot) {
-        orphan(i);  // fsck.fat: "A new long file name starts within an old one"
-        if (order == 0 || order > kMaxLfnSlots) {
-          fragment(i, l);
-          continue;
-        }
-        run = {true, i, std::uint8_t(order), std::uint8_t(order - 1), l.checksum,
-               std::u16string(order * kLfnCharsPerSlot, char16_t(0xFFFF))};
-        place(run, l, order);
-      } else if (run.active && order == run.expected && order > 0) {
-        if (l.checksum != run.checksum) {
-          problem(LfnProblem::Kind::part_checksum, i, 1, "");
-          run.damaged = true;
-        }
-        place(run, l, order);
-        --run.expected;
-      } else {
-        orphan(i);
-        fragment(i, l);
-      }
-      continue;
-    }
-    const auto d = fsio::load<DirEntry>(raw);
-    Entry e = to_entry(d, i, layout_.type);
-    if (run.active) {
-      if (run.expected != 0) {
-        problem(LfnProblem::Kind::unfinished, run.first, i - run.first, run.text());
-      } else if (run.damaged) {
-        // reported as part_checksum already; the 8.3 entry keeps its short name
-      } else if (lfn_checksum(e.raw_name) != run.checksum) {
-        problem(LfnProblem::Kind::checksum, run.first, i - run.first, run.text());
-      } else if (e.is_label() || run.name().empty()) {
-        problem(LfnProblem::Kind::orphan, run.first, i - run.first, run.text());
-      } else {
-        e.long_name = utf16_to_utf8(run.name());
-        e.name = e.long_name;
-        e.first_slot = run.first;
-      }
-      run.active = false;
-    }
-    found.push_back(std::move(e));
   }
-  orphan(to);
-  // Merge in slot order (add() parses a run that may sit between entries).
+  parser.close(to);
+  for (const Entry& e : found) index_entry(e);
+  // Keep slot order; add() usually appends, which needs no merge.
+  const bool in_order = entries_.empty() || found.empty() || found.front().slot > entries_.back().slot;
   const std::size_t old = entries_.size();
   for (Entry& e : found) entries_.push_back(std::move(e));
-  std::inplace_merge(entries_.begin(), entries_.begin() + std::ptrdiff_t(old), entries_.end(),
-                     [](const Entry& a, const Entry& b) { return a.slot < b.slot; });
-  for (std::size_t i = 0; i < entries_.size(); ++i)
-    if (entries_[i].slot >= from && entries_[i].slot < to) index_entry(i);
+  if (!in_order)
+    std::inplace_merge(entries_.begin(), entries_.begin() + std::ptrdiff_t(old), entries_.end(),
+                       [](const Entry& a, const Entry& b) { return a.slot < b.slot; });
 }
 
 const Entry* Directory::find(std::string_view name) {

@@ -109,13 +109,20 @@ bool Directory::is_free(std::uint32_t index) const {
 
 // A run never starts right after a live LFN slot: an 8.3 entry there could
 // pick up a stale long name whose checksum happens to match.
+// Every slot before free_hint_ is in use (a writer adding thousands of
+// names does not rescan them each time); overwrite() resets the hint.
 std::optional<std::uint32_t> Directory::find_free(std::uint32_t count) {
   refresh();
   std::uint32_t run = 0;
-  for (std::uint32_t i = 0; i < slot_count(); ++i) {
+  bool seen_free = false;
+  for (std::uint32_t i = free_hint_; i < slot_count(); ++i) {
     if (!is_free(i)) {
       run = 0;
       continue;
+    }
+    if (!seen_free) {
+      free_hint_ = i;
+      seen_free = true;
     }
     if (run == 0 && i > 0 && !is_free(i - 1) &&
         (std::to_integer<std::uint8_t>(slot(i - 1)[11]) & attr::long_name_mask) == attr::long_name)
@@ -156,6 +163,7 @@ fsio::Status Directory::overwrite(std::uint32_t index, std::span<const std::byte
   std::memcpy(data_.data() + index * 32ull, slots.data(), slots.size());
   mark(index, std::uint32_t(slots.size() / 32));
   stale_ = true;
+  free_hint_ = 0;
   return {};
 }
 

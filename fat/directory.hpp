@@ -145,7 +145,7 @@ class Directory {
   fsio::Status load(Volume& volume);
   void refresh();
   void parse(std::uint32_t from, std::uint32_t to, bool whole);
-  void index_entry(std::size_t i);
+  void index_entry(const Entry& e);
   void mark(std::uint32_t index, std::uint32_t count);
   bool is_free(std::uint32_t index) const;
   fsio::Status check_range(std::uint32_t index, std::size_t bytes) const;
@@ -163,6 +163,7 @@ class Directory {
   std::vector<Entry> entries_;
   std::vector<LfnProblem> problems_;
   std::optional<std::uint32_t> end_;
+  std::uint32_t free_hint_ = 0;  // no free slot before it
   std::unordered_map<std::string, std::size_t> by_name_;  // folded long and short names
   std::unordered_set<std::string> short_names_;           // raw 11-byte names in use
 };

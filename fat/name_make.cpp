@@ -1,9 +1,11 @@
 // make_name: the slots a new name needs (see names.hpp). The basis name is
 // fatgen103's "Basis-Name Generation Algorithm" with Linux's choices from
 // vfat_create_shortname: which characters are dropped or become '_', where
-// the extension starts, and when no numeric tail is needed.
+// the extension starts, when no numeric tail is needed, and the hashed form
+// after ~9.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "fat/names.hpp"
 
@@ -86,6 +88,27 @@ ShortName with_tail(const std::string& base, const std::string& ext, std::uint32
   return pack(base.substr(0, std::min(base.size(), 8 - tail.size())) + tail, ext);
 }
 
+// After ~1..~9, Linux (vfat_create_shortname) and Windows stop counting, so
+// a directory of many similar names does not cost a quadratic search: the
+// base keeps 2 characters, then 4 hex digits and "~D". Linux seeds them from
+// jiffies; we hash the long name (FNV-1a) so that the same input gives the
+// same image, and step down by 11 on a collision as Linux does.
+std::optional<ShortName> hashed_tail(const std::string& base, const std::string& ext, std::u16string_view name,
+                                     const std::function<bool(const ShortName&)>& taken) {
+  std::uint32_t h = 2166136261u;
+  for (char16_t c : name) h = (h ^ c) * 16777619u;
+  const char digit = char('1' + ((h >> 16) & 7));
+  std::uint32_t x = h & 0xFFFF;
+  static const char* hex = "0123456789ABCDEF";
+  for (std::uint32_t tries = 0; tries < 0x10000; ++tries, x = (x - 11) & 0xFFFF) {
+    std::string b = base.substr(0, 2);
+    for (int k = 3; k >= 0; --k) b += hex[(x >> (4 * k)) & 0xF];
+    const ShortName s = pack(b + "~" + digit, ext);
+    if (!taken(s)) return s;
+  }
+  return std::nullopt;
+}
+
 // LFN slots in on-disk order for a name of up to 255 UTF-16 units:
 // 0x0000 after the last character unless it fills the slot, then 0xFFFF.
 std::vector<LfnEntry> lfn_slots(std::u16string_view name, std::uint8_t checksum) {
@@ -138,10 +161,14 @@ fsio::Result<NameSlots> make_name(std::string_view long_name, const std::functio
     }
   } else {
     std::uint32_t n = 1;
-    while (n <= 999999 && taken(with_tail(base.chars, ext.chars, n))) ++n;
-    if (n > 999999)
-      return make_error(Errc::busy, "name '" + std::string(long_name) + "': every numeric tail ~1..~999999 is taken");
-    out.short_name = with_tail(base.chars, ext.chars, n);
+    while (n <= 9 && taken(with_tail(base.chars, ext.chars, n))) ++n;
+    if (n <= 9) {
+      out.short_name = with_tail(base.chars, ext.chars, n);
+    } else if (auto hashed = hashed_tail(base.chars, ext.chars, name, taken)) {
+      out.short_name = *hashed;
+    } else {
+      return make_error(Errc::busy, "name '" + std::string(long_name) + "': no free short name for it");
+    }
   }
   out.lfn = lfn_slots(name, lfn_checksum(out.short_name));
   return out;

@@ -13,9 +13,11 @@
 // short name alone. Anything else gets LFN slots and a basis name made the
 // way Linux makes it (letters upper-cased; '.' and ' ' dropped; + , ; = [ ]
 // and every non-ASCII character become '_'; 8 characters of base, 3 of
-// extension from the last dot), with a numeric tail ~1, ~2, ... cut into the
+// extension from the last dot), with a numeric tail ~1 .. ~9 cut into the
 // base when the basis had to lose anything, chosen not to collide with the
-// short names already in the directory. ShortNameStyle::winnt keeps a name
+// short names already in the directory; past ~9, Linux's form: two base
+// characters, four hex digits of a hash of the long name, "~" and a digit
+// (deterministic here; Linux draws them from the clock). ShortNameStyle::winnt keeps a name
 // whose base and extension are each all lower or all upper case as a short
 // name with DIR_NTRes case bits (Linux shortname=winnt); the default,
 // win95, writes those as LFN + short name (Linux's default shortname=mixed).
@@ -80,7 +82,7 @@ struct NameSlots {
 // FAT cannot hold: empty, "." or "..", over 255 UTF-16 units, a control
 // character or one of " * / : < > ? \ |, or a trailing dot or space (which
 // Windows and Linux strip). Errc::busy when the exact 8.3 form of the name
-// is taken, or every numeric tail up to ~999999 is.
+// is taken, or (in practice never) every tail is.
 fsio::Result<NameSlots> make_name(std::string_view long_name, const std::function<bool(const ShortName&)>& taken,
                                   ShortNameStyle style = ShortNameStyle::win95);
 

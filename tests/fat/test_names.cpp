@@ -174,6 +174,7 @@ TEST(MakeName, WinntStyleKeepsOneCasePartsAsCaseBits) {
 }
 
 TEST(MakeName, TailsSkipShortNamesTheDirectoryHolds) {
+  // ~1..~9 first, as Linux and fatgen103 count.
   auto r = make_name("readme file.txt", taken_set({"README~1TXT", "README~2TXT"}));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(as_string(r->short_name), "README~3TXT");
@@ -181,7 +182,18 @@ TEST(MakeName, TailsSkipShortNamesTheDirectoryHolds) {
   for (int i = 1; i <= 9; ++i) nine.insert("README~" + std::to_string(i) + "TXT");
   r = make_name("readme file.txt", taken_set(nine));
   ASSERT_TRUE(r.has_value());
-  EXPECT_EQ(as_string(r->short_name), "READM~10TXT");  // the tail cuts deeper into the base
+  // Past ~9, Linux's form: 2 base characters, 4 hex digits, "~", a digit.
+  const std::string hashed = as_string(r->short_name);
+  EXPECT_EQ(hashed.substr(0, 2), "RE") << hashed;
+  EXPECT_EQ(hashed.find_first_not_of("0123456789ABCDEF", 2), 6u) << hashed;
+  EXPECT_EQ(hashed[6], '~') << hashed;
+  EXPECT_TRUE(hashed[7] >= '1' && hashed[7] <= '8') << hashed;
+  EXPECT_EQ(hashed.substr(8), "TXT");
+  EXPECT_EQ(as_string(make_name("readme file.txt", taken_set(nine))->short_name), hashed) << "deterministic";
+  nine.insert(hashed);
+  const std::string next = as_string(make_name("readme file.txt", taken_set(nine))->short_name);
+  EXPECT_NE(next, hashed) << "a taken hashed name is skipped";
+  EXPECT_TRUE(is_valid_short_name(r->short_name));
   r = make_name("ab cd", taken_set({"ABCD~1     "}));
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(as_string(r->short_name), "ABCD~2     ");
@@ -233,6 +245,24 @@ TEST(MakeName, NamesFatCannotHoldAreRefused) {
     auto r = make_name(bad, kNone);
     ASSERT_FALSE(r.has_value()) << bad;
     EXPECT_EQ(r.error().code, fsio::Errc::invalid_argument) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace fat
+
+namespace fat {
+namespace {
+
+// Thousands of names with one basis stay cheap and all distinct.
+TEST(MakeName, TwentyThousandSimilarNamesGetDistinctShortNames) {
+  std::set<std::string> taken;
+  auto is_taken = [&](const ShortName& n) { return taken.count(std::string(n.begin(), n.end())) != 0; };
+  for (int i = 0; i < 20000; ++i) {
+    auto r = make_name("file number " + std::to_string(i) + ".bin", is_taken);
+    ASSERT_TRUE(r.has_value()) << i;
+    ASSERT_TRUE(is_valid_short_name(r->short_name)) << as_string(r->short_name);
+    ASSERT_TRUE(taken.insert(as_string(r->short_name)).second) << i;
   }
 }
 
