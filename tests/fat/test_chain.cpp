@@ -78,6 +78,7 @@ TEST(WalkChain, ASoundChainIsHandedOutAsRunsOfConsecutiveClusters) {
   EXPECT_EQ(c.stop, f.eoc());
   EXPECT_EQ(runs, (Runs{{10, 2}, {20, 3}, {5, 1}}));
   EXPECT_EQ(describe(c), "chain from 10: 6 clusters, ending at 5");
+  EXPECT_STREQ(chain_end_name(c.end), "end of chain");
 }
 
 TEST(WalkChain, AnyEndOfChainMarkEndsIt) {
@@ -160,6 +161,7 @@ TEST(WalkChain, EveryLoopShapeUpTo40ClustersIsFoundExactly) {
       Runs runs;
       const Chain c = f.walk(chain[0], &runs);
       ASSERT_EQ(c.end, ChainEnd::loop) << n << " back to " << back;
+      ASSERT_STREQ(chain_end_name(c.end), "loop");
       ASSERT_EQ(c.length, n);
       ASSERT_EQ(c.last, chain[n - 1]);
       ASSERT_EQ(c.stop, chain[back]);

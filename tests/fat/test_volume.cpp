@@ -158,7 +158,7 @@ TEST(VolumeFindings, DamagedFsInfoBackupAndDirtyBitsAreFindingsThatFsckAgreesWit
       {"FSInfo trail signature", 512 + 0x1FE, {0, 0}, Finding::Kind::fsinfo_signature, "FSINFO sector has bad magic"},
       {"backup boot label", 6 * 512 + 0x47, {'X'}, Finding::Kind::backup_boot_differs,
        "differences between boot sector and its backup"},
-      {"state byte", 0x41, {0x01}, Finding::Kind::dirty_state, "Dirty bit is set"},
+      {"state byte", kStateOffset32, {kStateDirty}, Finding::Kind::dirty_state, "Dirty bit is set"},
       {"FAT[1] clean bit", 32 * 512 + 7, {0x07}, Finding::Kind::fat_not_clean, "Dirty bit is set"},
       {"free count beyond the clusters", 512 + 0x1E8, {0xFE, 0xFF, 0xFF, 0x0F}, Finding::Kind::fsinfo_free_count,
        "Free cluster summary wrong"},
@@ -192,7 +192,7 @@ TEST(VolumeFindings, Fat16DirtyBitsAndTheFat12StateFlag) {
   EXPECT_TRUE((*v)->volume->dirty().fat_io_errors);
   EXPECT_NE(support::run("fsck.fat -n " + f16).output.find("Dirty bit is set"), std::string::npos);
   mkfs(f12, 1440, "");
-  patch(f12, 0x25, {0x01});
+  patch(f12, kStateOffset16, {kStateDirty});
   v = open_volume(f12);
   ASSERT_TRUE(v.has_value());
   EXPECT_TRUE((*v)->volume->dirty().state_flag);
