@@ -209,6 +209,40 @@ TEST(Lookup, PathsAreCaseInsensitiveAndSayWhatIsMissing) {
   EXPECT_EQ(through_file.error().code, fsio::Errc::invalid_argument);
 }
 
+// The same reads with O_DIRECT (where the filesystem under the image takes
+// it): every buffer and offset the reader uses must be aligned.
+TEST(DirectIo, TheTreeReadsTheSameWithODirect) {
+  if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
+  support::TempDir dir;
+  const std::string img = dir / "img";
+  test::mkfs(img, 100 * 1024, "-F 32 -s 1");
+  const auto sources = test::populate(img, dir / "src", 512, 40);
+  fsio::OpenOptions oo;
+  oo.direct = true;
+  auto dev = fsio::Device::open(img, oo);
+  ASSERT_TRUE(dev.has_value()) << dev.error().message();
+  if (!dev->direct()) GTEST_SKIP() << "the filesystem under " << img << " refuses O_DIRECT: " << dev->direct_fallback();
+  auto q = fsio::IoQueue::create(*dev).value();
+  auto vol = Volume::open(q);
+  ASSERT_TRUE(vol.has_value()) << vol.error().message();
+  unsigned files = 0;
+  for (const auto& [path, src] : sources) {
+    if (src.empty()) continue;
+    auto e = lookup(*vol, path);
+    ASSERT_TRUE(e.has_value()) << path << ": " << e.error().message();
+    std::string got;
+    auto st = read_file(*vol, e->first_cluster, e->size, [&](std::span<const std::byte> b) {
+      got.append(reinterpret_cast<const char*>(b.data()), b.size());
+      return true;
+    });
+    ASSERT_TRUE(st.has_value()) << path << ": " << st.error().message();
+    EXPECT_TRUE(got == file_bytes(src)) << path;
+    ++files;
+  }
+  EXPECT_GT(files, 50u);
+  EXPECT_TRUE(vol->fat().compare_copies().value().empty());
+}
+
 // Damaged long names, made by editing the slots of "Twenty-six characters
 // long" (two LFN slots, 0x42 and 0x01, then its 8.3 entry): the entry keeps
 // its short name, the problem is named, and fsck.fat -n sees it too.
