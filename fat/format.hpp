@@ -76,7 +76,10 @@ std::uint64_t format_bytes(const Geometry& geometry);
 // new boot sector over inconsistent tables. Every request is whole
 // filesystem sectors at sector offsets: with O_DIRECT the device's DIO
 // alignment must not exceed the sector size (else Errc::unsupported).
-// Errc::interrupted if InterruptGuard fired between plugs (before phase 3).
+// Errc::interrupted if InterruptGuard fired: before phase 1 ("the target is
+// unchanged") or between plugs of phase 2 (the message says the old boot
+// sector is erased, no filesystem is left and the format must be re-run).
+// Every error's message starts with the device path.
 fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& geometry,
                                          const FormatOptions& options, fsio::Progress* progress,
                                          const FormatExtras& extras = {});

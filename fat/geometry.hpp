@@ -63,8 +63,15 @@ struct Geometry : Layout {
 
 // mkfs.fat's choices for a target of device_bytes bytes (the whole device or
 // image, --offset included). Errc::invalid_argument with the numbers when
-// mkfs.fat would refuse; Errc::unsupported for valid options we refuse.
+// mkfs.fat would refuse, and also (where mkfs.fat warns and goes on) for an
+// offset at or past the end and for `blocks` beyond what follows the
+// offset; Errc::unsupported for valid options we refuse.
 fsio::Result<Geometry> compute_geometry(std::uint64_t device_bytes, const FormatOptions& options,
                                         const DeviceFacts& facts = {});
+
+// The logical sector size compute_geometry uses: a block device's own, never
+// less (mkfs.fat raises -S to it); an image file's -S, or 512. A plain
+// --offset counts these sectors.
+std::uint32_t logical_sector_size(const FormatOptions& options, const DeviceFacts& facts);
 
 }  // namespace fat
