@@ -1,14 +1,23 @@
 #include "cmd/common.hpp"
 
 #include <cstdio>
+#include <filesystem>
+
+#include "libfsio/engine.hpp"
 
 #include "libfsio/size.hpp"
 
 namespace fsio::cli {
 
+int exit_code(const Error& error) {
+  if (error.code == Errc::invalid_argument) return exit_usage;
+  if (error.code == Errc::interrupted) return exit_interrupted;
+  return exit_failure;
+}
+
 int report(const char* tool, const Error& error) {
   std::fprintf(stderr, "%s: %s\n", tool, error.message().c_str());
-  return error.code == Errc::invalid_argument ? exit_usage : exit_failure;
+  return exit_code(error);
 }
 
 CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64_t* out,
@@ -46,6 +55,10 @@ int parse(CLI::App& app, int argc, char** argv) {
     // app.exit prints help/version on stdout and errors on stderr.
     return app.exit(e) == 0 ? exit_ok : exit_usage;
   }
+  const std::string tool = std::filesystem::path(argc > 0 ? argv[0] : "fsio").filename();
+  auto notes = environment_overrides();
+  if (!notes) return report(tool.c_str(), notes.error());
+  for (const std::string& note : *notes) std::fprintf(stderr, "%s: note: %s\n", tool.c_str(), note.c_str());
   return -1;
 }
 

@@ -12,10 +12,15 @@
 
 namespace fsio::cli {
 
-enum Exit : int { exit_ok = 0, exit_failure = 1, exit_usage = 2 };
+// 130 is what a shell reports for a process killed by SIGINT (128 + 2):
+// scripts see an interrupted run as interrupted, not as a failed one.
+enum Exit : int { exit_ok = 0, exit_failure = 1, exit_usage = 2, exit_interrupted = 130 };
 
-// Prints "tool: message" on stderr and returns the exit code for the error:
-// Errc::invalid_argument -> exit_usage, anything else -> exit_failure.
+// The exit code for an error: Errc::invalid_argument -> exit_usage,
+// Errc::interrupted -> exit_interrupted, anything else -> exit_failure.
+int exit_code(const Error& error);
+
+// Prints "tool: message" on stderr and returns exit_code(error).
 int report(const char* tool, const Error& error);
 
 // Adds an option taking a size ("4K", "1MiB", "4KB", "512"); the parsed byte
@@ -26,7 +31,10 @@ CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64
 nlohmann::json to_json(const IoStats& stats);
 
 // Runs app.parse and maps CLI11's errors to exit_usage (help -> exit_ok).
-// Returns -1 when parsing succeeded and the tool should go on.
+// Then, before the tool does anything, says on stderr which test overrides
+// are set (FSIO_FAULT, FSIO_ENGINE: "tool: note: FSIO_FAULT=fail:3 is set:
+// ..."), even with --quiet, so an injected error is never taken for the
+// disk's; a malformed one is a usage error. Returns -1 when the tool should go on.
 int parse(CLI::App& app, int argc, char** argv);
 
 }  // namespace fsio::cli

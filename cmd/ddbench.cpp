@@ -1,5 +1,6 @@
 // ddbench: a dd/fio-style benchmark of a device or image file.
 // Options follow fio's names; the work is fsio::run_bench (libfsio/bench.hpp).
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
 #include <iostream>
@@ -36,7 +37,8 @@ nlohmann::json to_json(const std::string& target, const BenchResult& r) {
   if (!r.note.empty()) j["note"] = r.note;
   if (r.verify) {
     auto& v = *r.verify;
-    j["verify"] = {{"bytes_checked", v.bytes_checked}, {"bad_blocks", v.bad_blocks}, {"ok", !v.first}};
+    j["verify"] = {{"bytes_checked", v.bytes_checked}, {"bad_blocks", v.bad_blocks}, {"complete", v.complete},
+                   {"ok", r.verify_ok()}};
     if (v.first)
       j["verify"]["first_mismatch"] = {{"offset", v.first->offset}, {"expected", v.first->expected},
                                        {"actual", v.first->actual}};
@@ -73,7 +75,9 @@ void print_human(const std::string& target, const BenchResult& r) {
                 r.eod_truncated);
   if (r.verify)
     std::printf("  verify: %s checked, %s\n", fsio::format_size(r.verify->bytes_checked).c_str(),
-                r.verify->first ? "MISMATCH" : "no mismatch");
+                r.verify->first       ? "MISMATCH"
+                : r.verify->complete ? "no mismatch"
+                                     : "no mismatch so far, but interrupted: NOT verified");
 }
 
 }  // namespace
@@ -103,7 +107,17 @@ int main(int argc, char** argv) {
   app.add_flag("--time-based", o.time_based, "go over the range again until --runtime is up (fio's time_based)");
   auto* create_opt = add_size_option(app, "--create", &create, "create or extend the target file to SIZE");
   app.add_flag("--verify", o.verify, "write: stamp, read back and check; read: check the stamps");
-  app.add_option("--seed", o.seed, "seed stamped into the --verify pattern");
+  app.add_option_function<std::string>(
+      "--seed",
+      [&o](const std::string& text) {
+        // CLI11 would take "-1" as 2^64-1; a seed is a plain 64-bit number.
+        const bool hex = text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0;
+        const char* first = text.data() + (hex ? 2 : 0);
+        auto [end, ec] = std::from_chars(first, text.data() + text.size(), o.seed, hex ? 16 : 10);
+        if (first == text.data() + text.size() || ec != std::errc() || end != text.data() + text.size())
+          throw CLI::ValidationError("--seed", "'" + text + "': expected a number from 0 to 2^64-1");
+      },
+      "seed stamped into the --verify pattern");
   app.add_flag("--json", json, "one JSON document on stdout (fio's field names)");
   app.add_flag("-q,--quiet", quiet, "no progress, no summary; exit code only");
   app.add_flag("-f,--force", o.force, "write even over a filesystem or partition table");
@@ -127,22 +141,34 @@ int main(int argc, char** argv) {
   fsio::Progress progress("ddbench", o.time_based ? 0 : o.size ? o.size : dev->size() - start,
                           !quiet && !json && fsio::stderr_is_terminal());
   auto res = fsio::run_bench(*dev, o, &progress);
-  if (!res) return report("ddbench", res.error());
+  if (!res) {
+    // A file --create made for a run that failed is only in the way (a
+    // full disk stays full): remove it, and say so.
+    std::string msg = res.error().message();
+    if (dev->created()) {
+      auto rm = dev->remove_created();
+      msg += rm ? "; removed " + target + ", which --create had made" : "; could not remove " + target;
+    }
+    return report("ddbench", fsio::Error{res.error().code, 0, msg});
+  }
   if (!res->note.empty() && !quiet) std::fprintf(stderr, "ddbench: %s: %s\n", target.c_str(), res->note.c_str());
 
   if (json) std::cout << to_json(target, *res).dump(2) << '\n';
   else if (!quiet) print_human(target, *res);
   std::fflush(stdout);
 
+  // A mismatch is a failure even when the run was cut short; otherwise an
+  // interrupted run exits 130, as if SIGINT had ended it.
   int rc = exit_ok;
+  if (res->interrupted) {
+    std::fprintf(stderr, "ddbench: interrupted by signal %d after %s%s\n", fsio::InterruptGuard::signal_number(),
+                 fsio::format_size(res->io_bytes).c_str(),
+                 res->verify ? "; the verify is incomplete, so nothing was verified" : "");
+    rc = exit_interrupted;
+  }
   if (res->verify && res->verify->first) {
     std::fprintf(stderr, "ddbench: %s: verify: %s (%" PRIu64 " bad blocks)\n", target.c_str(),
                  fsio::describe(*res->verify->first, o.seed).c_str(), res->verify->bad_blocks);
-    rc = exit_failure;
-  }
-  if (res->interrupted) {
-    std::fprintf(stderr, "ddbench: interrupted by signal %d after %s\n", fsio::InterruptGuard::signal_number(),
-                 fsio::format_size(res->io_bytes).c_str());
     rc = exit_failure;
   }
   return rc;

@@ -121,82 +121,91 @@ fsio::Result<VolumeIdentity> resolve_identity(const FormatOptions& o,
 
 std::uint64_t format_bytes(const Geometry& g) { return metadata_end(g) + g.sector_size * 2; }
 
-fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& g, const FormatOptions& o,
-                                         fsio::Progress* progress, const FormatExtras& extras) {
-  const auto label = FSIO_TRY(parse_label(o.label, o.uppercase_label));
-  const VolumeIdentity id = extras.identity ? *extras.identity : FSIO_TRY(resolve_identity(o, std::nullopt));
-  const fsio::Device& dev = queue.device();
-  const std::uint32_t ss = g.sector_size;
-  const std::uint64_t base = g.offset_bytes;
-  const std::uint64_t meta_end = metadata_end(g);
-  if (base + meta_end > dev.size())
-    return make_error(Errc::invalid_argument,
-                      dev.path() + ": " + std::to_string(dev.size()) + " bytes cannot hold the " +
-                          std::to_string(base + meta_end) + " bytes of FAT metadata");
-  if (dev.direct() && dev.topology().dio_offset_align > ss)
-    return make_error(Errc::unsupported,
-                      dev.path() + ": direct I/O needs " + std::to_string(dev.topology().dio_offset_align) +
-                          "-byte alignment but the FAT sector is " + std::to_string(ss) +
-                          " bytes; open the device buffered or use a larger sector size");
+namespace {
 
-  // The few sectors that are not zero.
-  fsio::AlignedBuffer boot(ss), fsinfo(ss), fat_head(ss), root_head(ss);
+// The few sectors that are not zero, the zero buffer, and where each goes.
+struct Sectors {
+  fsio::AlignedBuffer boot, fsinfo, fat_head, root_head, zero_buf;
+  std::map<std::uint64_t, std::span<const std::byte>> special;  // sector -> contents
+  std::vector<ByteRange> wipes;
+};
+
+fsio::Status check_fits(const fsio::IoQueue& queue, const Geometry& g) {
+  const fsio::Device& dev = queue.device();
+  const std::uint64_t end = g.offset_bytes + metadata_end(g);
+  if (end > dev.size())
+    return make_error(Errc::invalid_argument, std::to_string(dev.size()) + " bytes cannot hold the " +
+                                                  std::to_string(end) + " bytes of FAT metadata");
+  if (dev.direct() && dev.topology().dio_offset_align > g.sector_size)
+    return make_error(Errc::unsupported,
+                      "direct I/O needs " + std::to_string(dev.topology().dio_offset_align) +
+                          "-byte alignment but the FAT sector is " + std::to_string(g.sector_size) +
+                          " bytes; open the device buffered or use a larger sector size");
+  return {};
+}
+
+void build_sectors(const fsio::IoQueue& queue, const Geometry& g, const VolumeLabel& label,
+                   const VolumeIdentity& id, const FormatExtras& extras, Sectors& s) {
+  const std::uint32_t ss = g.sector_size;
+  s.boot = fsio::AlignedBuffer(ss);
+  s.fsinfo = fsio::AlignedBuffer(ss);
+  s.fat_head = fsio::AlignedBuffer(ss);
+  s.root_head = fsio::AlignedBuffer(ss);
   const Sector512 bs = build_boot_sector(g, id.volume_id, label.bytes);
-  std::memcpy(boot.data(), bs.data(), bs.size());
-  fill_fat_head(g, fat_head.span());
+  std::memcpy(s.boot.data(), bs.data(), bs.size());
+  fill_fat_head(g, s.fat_head.span());
   if (label.present) {
     std::tm tm{};
     const std::time_t t = std::time_t(id.time);
     if (id.utc) gmtime_r(&t, &tm); else localtime_r(&t, &tm);
-    fsio::store(root_head.span(), make_label_entry(label.bytes, encode_dos_datetime(tm)));
+    fsio::store(s.root_head.span(), make_label_entry(label.bytes, encode_dos_datetime(tm)));
   }
-  std::map<std::uint64_t, std::span<const std::byte>> special;  // sector -> contents
   if (g.type == FatType::fat32) {
     const Sector512 info = build_fsinfo(g);
-    std::memcpy(fsinfo.data(), info.data(), info.size());
-    special[g.fsinfo_sector] = fsinfo.span();
+    std::memcpy(s.fsinfo.data(), info.data(), info.size());
+    s.special[g.fsinfo_sector] = s.fsinfo.span();
     const std::uint64_t backup_info = g.backup_boot_sector + g.fsinfo_sector;
-    if (g.backup_boot_sector && backup_info < g.reserved_sectors) special[backup_info] = fsinfo.span();
+    if (g.backup_boot_sector && backup_info < g.reserved_sectors) s.special[backup_info] = s.fsinfo.span();
   }
   for (std::uint32_t c = 0; c < g.num_fats; ++c)
-    special[g.first_fat_sector() + std::uint64_t(c) * g.fat_sectors] = fat_head.span();
-  special[g.root_dir_sector()] = root_head.span();
+    s.special[g.first_fat_sector() + std::uint64_t(c) * g.fat_sectors] = s.fat_head.span();
+  s.special[g.root_dir_sector()] = s.root_head.span();
 
-  const auto wipes = wipe_ranges(extras.wipe, base, base + meta_end, dev.size(), ss);
-  std::uint64_t max_request = queue.options().max_request ? queue.options().max_request
-                                                         : dev.topology().max_request;
+  const fsio::Device& dev = queue.device();
+  const std::uint64_t meta_end = metadata_end(g);
+  s.wipes = wipe_ranges(extras.wipe, g.offset_bytes, g.offset_bytes + meta_end, dev.size(), ss);
+  std::uint64_t max_request = queue.options().max_request ? queue.options().max_request : dev.topology().max_request;
   if (max_request < ss) max_request = 1u << 20;
   std::uint64_t zero_size = std::min(kZeroBufferMax, meta_end);
-  for (const ByteRange& w : wipes) zero_size = std::max(zero_size, std::min(kZeroBufferMax, w.length));
+  for (const ByteRange& w : s.wipes) zero_size = std::max(zero_size, std::min(kZeroBufferMax, w.length));
   zero_size = std::max<std::uint64_t>(std::min(zero_size, max_request) / ss * ss, ss);
-  fsio::AlignedBuffer zero_buf(zero_size);
-  const std::span<const std::byte> zeros = zero_buf.span();
+  s.zero_buf = fsio::AlignedBuffer(zero_size);
+}
 
-  FormatReport report;
-  report.summary = describe(g);
-  report.volume_id = id.volume_id;
-  if (label.present) {
-    report.label.assign(label.bytes.begin(), label.bytes.end());
-    report.label.erase(report.label.find_last_not_of(' ') + 1);
-  }
+fsio::Error interrupted_after_erase() {
+  return make_error(Errc::interrupted,
+                    "interrupted after the old boot sector was erased: whatever filesystem the target held is "
+                    "gone and the new one is not complete, so it holds no usable filesystem; format it again "
+                    "to finish");
+}
 
-  // Phase 1: no old boot sector may survive to describe a half-new layout.
-  std::vector<Piece> pieces{{base, zeros.first(ss)}};
-  if (g.backup_boot_sector) pieces.push_back({base + std::uint64_t(g.backup_boot_sector) * ss, zeros.first(ss)});
-  FSIO_TRY(write_pieces(queue, pieces, "invalidating the old boot sector", report));
-  FSIO_TRY(flush(queue, "invalidating the old boot sector", report));
-
-  // Phase 2: reserved area, FATs and root directory (boot sectors still
-  // zero), then the wipes; in plugs of about kPlugBytes.
-  pieces.clear();
+// Phase 2: reserved area, FATs and root directory (boot sectors still
+// zero), then the wipes; in plugs of about kPlugBytes, checking for an
+// interrupt between plugs.
+fsio::Status write_metadata(fsio::IoQueue& queue, const Geometry& g, const Sectors& s, fsio::Progress* progress,
+                            FormatReport& report) {
+  const std::uint32_t ss = g.sector_size;
+  const std::uint64_t base = g.offset_bytes;
+  const std::span<const std::byte> zeros = s.zero_buf.span();
+  std::vector<Piece> pieces;
   std::uint64_t next = 0;
-  for (const auto& [sector, data] : special) {
+  for (const auto& [sector, data] : s.special) {
     add_zeros(pieces, base + next, base + sector * ss, zeros);
     pieces.push_back({base + sector * ss, data});
     next = (sector + 1) * ss;
   }
-  add_zeros(pieces, base + next, base + meta_end, zeros);
-  for (const ByteRange& w : wipes) {
+  add_zeros(pieces, base + next, base + metadata_end(g), zeros);
+  for (const ByteRange& w : s.wipes) {
     add_zeros(pieces, w.offset, w.offset + w.length, zeros);
     report.bytes_wiped += w.length;
   }
@@ -210,23 +219,61 @@ fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& g
     if (progress) progress->add(batch_bytes);
     batch.clear();
     batch_bytes = 0;
-    if (fsio::InterruptGuard::requested())
-      return make_error(Errc::interrupted,
-                        dev.path() + ": interrupted before the boot sector was written; no filesystem was made");
+    if (fsio::InterruptGuard::requested()) return interrupted_after_erase();
   }
-  FSIO_TRY(flush(queue, "writing FAT metadata", report));
+  return flush(queue, "writing FAT metadata", report);
+}
+
+fsio::Result<FormatReport> format_steps(fsio::IoQueue& queue, const Geometry& g, const FormatOptions& o,
+                                        fsio::Progress* progress, const FormatExtras& extras) {
+  const auto label = FSIO_TRY(parse_label(o.label, o.uppercase_label));
+  const VolumeIdentity id = extras.identity ? *extras.identity : FSIO_TRY(resolve_identity(o, std::nullopt));
+  FSIO_TRY(check_fits(queue, g));
+  Sectors s;
+  build_sectors(queue, g, label, id, extras, s);
+  const std::uint32_t ss = g.sector_size;
+  const std::uint64_t base = g.offset_bytes;
+  const std::span<const std::byte> zeros = s.zero_buf.span();
+
+  FormatReport report;
+  report.layout = g;
+  report.volume_id = id.volume_id;
+  if (label.present) {
+    report.label.assign(label.bytes.begin(), label.bytes.end());
+    report.label.erase(report.label.find_last_not_of(' ') + 1);
+  }
+  if (fsio::InterruptGuard::requested())
+    return make_error(Errc::interrupted, "interrupted before anything was written; the target is unchanged");
+
+  // Phase 1: no old boot sector may survive to describe a half-new layout.
+  std::vector<Piece> pieces{{base, zeros.first(ss)}};
+  if (g.backup_boot_sector) pieces.push_back({base + std::uint64_t(g.backup_boot_sector) * ss, zeros.first(ss)});
+  FSIO_TRY(write_pieces(queue, pieces, "invalidating the old boot sector", report));
+  FSIO_TRY(flush(queue, "invalidating the old boot sector", report));
+
+  FSIO_TRY(write_metadata(queue, g, s, progress, report));
 
   // Phase 3: the backup first, so that once the primary exists its backup
   // does. A plug sorts by offset (sector 0 would go first), so the backup
   // gets a plug and a flush of its own.
   if (g.backup_boot_sector) {
-    FSIO_TRY(write_pieces(queue, {{base + std::uint64_t(g.backup_boot_sector) * ss, boot.span()}},
+    FSIO_TRY(write_pieces(queue, {{base + std::uint64_t(g.backup_boot_sector) * ss, s.boot.span()}},
                           "writing the backup boot sector", report));
     FSIO_TRY(flush(queue, "writing the backup boot sector", report));
   }
-  FSIO_TRY(write_pieces(queue, {{base, boot.span()}}, "writing the boot sector", report));
+  FSIO_TRY(write_pieces(queue, {{base, s.boot.span()}}, "writing the boot sector", report));
   FSIO_TRY(flush(queue, "writing the boot sector", report));
   if (progress) progress->add(2 * std::uint64_t(ss));
+  return report;
+}
+
+}  // namespace
+
+fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& g, const FormatOptions& o,
+                                         fsio::Progress* progress, const FormatExtras& extras) {
+  // Every error names the device, whichever step it comes from.
+  auto report = format_steps(queue, g, o, progress, extras);
+  if (!report) return std::move(report).error().wrap(queue.device().path());
   return report;
 }
 

@@ -52,7 +52,7 @@ struct FormatExtras {
 };
 
 struct FormatReport {
-  VolumeSummary summary;
+  Layout layout;                     // what was written (Geometry without the format-only parts)
   std::uint32_t volume_id = 0;
   std::string label;                 // as stored, trailing spaces trimmed; "" for none
   std::uint64_t bytes_written = 0;   // metadata and wipes
@@ -76,7 +76,10 @@ std::uint64_t format_bytes(const Geometry& geometry);
 // new boot sector over inconsistent tables. Every request is whole
 // filesystem sectors at sector offsets: with O_DIRECT the device's DIO
 // alignment must not exceed the sector size (else Errc::unsupported).
-// Errc::interrupted if InterruptGuard fired between plugs (before phase 3).
+// Errc::interrupted if InterruptGuard fired: before phase 1 ("the target is
+// unchanged") or between plugs of phase 2 (the message says the old boot
+// sector is erased, no filesystem is left and the format must be re-run).
+// Every error's message starts with the device path.
 fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& geometry,
                                          const FormatOptions& options, fsio::Progress* progress,
                                          const FormatExtras& extras = {});

@@ -10,11 +10,6 @@
 
 namespace fat {
 
-FatLayout Geometry::fat_layout() const {
-  return FatLayout{type, sector_size, fat_sectors, num_fats,
-                   offset_bytes + first_fat_sector() * sector_size, cluster_count};
-}
-
 namespace {
 
 using fsio::Errc;
@@ -67,6 +62,11 @@ fsio::Result<std::uint32_t> user_spc(const FormatOptions& o, std::uint32_t ss) {
 
 }  // namespace
 
+std::uint32_t logical_sector_size(const FormatOptions& o, const DeviceFacts& facts) {
+  if (facts.logical_sector_size && o.sector_size < facts.logical_sector_size) return facts.logical_sector_size;
+  return o.sector_size ? o.sector_size : 512;
+}
+
 fsio::Result<Geometry> compute_geometry(std::uint64_t device_bytes, const FormatOptions& o,
                                         const DeviceFacts& facts) {
   FSIO_TRY(check_options(o));
@@ -74,28 +74,27 @@ fsio::Result<Geometry> compute_geometry(std::uint64_t device_bytes, const Format
   auto label = FSIO_TRY(parse_label(o.label, o.uppercase_label));
   g.warnings = label.warnings;
 
-  // Logical sector: a block device's own size, never less (mkfs.fat raises -S
-  // to it); an image file: -S or 512.
-  std::uint32_t ss = o.sector_size ? o.sector_size : 512;
-  if (facts.logical_sector_size) {
-    if (!o.sector_size) {
-      ss = facts.logical_sector_size;
-    } else if (o.sector_size < facts.logical_sector_size) {
-      ss = facts.logical_sector_size;
-      g.warnings.push_back("sector size raised to " + std::to_string(ss) + ", the device's logical sector size");
-    }
-  }
+  const std::uint32_t ss = logical_sector_size(o, facts);
+  if (o.sector_size && ss != o.sector_size)
+    g.warnings.push_back("sector size raised to " + std::to_string(ss) + ", the device's logical sector size");
   if (ss > 4096)
     g.warnings.push_back("sector size " + std::to_string(ss) + " > 4096 is non-standard; the filesystem may not be usable");
   g.sector_size = ss;
   const std::uint32_t spc_asked = FSIO_TRY(user_spc(o, ss));
 
-  const std::uint64_t offset_bytes = o.offset_sectors * ss;
-  if (device_bytes == 0 || device_bytes <= offset_bytes)
+  // Range checks come before the multiplications they guard.
+  if (device_bytes == 0 || o.offset_sectors >= device_bytes / ss)
     return make_error(Errc::invalid_argument,
-                      "device size " + std::to_string(device_bytes) + " bytes leaves nothing after offset " +
-                          std::to_string(offset_bytes));
+                      "offset of " + std::to_string(o.offset_sectors) + " sectors is at or beyond the end of the " +
+                          std::to_string(device_bytes) + "-byte target (" + std::to_string(device_bytes / ss) +
+                          " sectors of " + std::to_string(ss) + " bytes)");
+  const std::uint64_t offset_bytes = o.offset_sectors * ss;
   g.offset_bytes = offset_bytes;
+  if (o.blocks > (device_bytes - offset_bytes) / 1024)
+    return make_error(Errc::invalid_argument,
+                      "a size of " + std::to_string(o.blocks) + " KiB is more than the " +
+                          std::to_string((device_bytes - offset_bytes) / 1024) +
+                          " KiB the target holds after the offset; a filesystem larger than its device is broken");
 
   auto params = FSIO_TRY(initial_params(device_bytes, o, facts, ss));
   FSIO_TRY(choose_layout(device_bytes, o, params, spc_asked, g));
@@ -105,31 +104,6 @@ fsio::Result<Geometry> compute_geometry(std::uint64_t device_bytes, const Format
                 (o.mbr == FormatOptions::Mbr::automatic && facts.block_device && facts.fixed_disk &&
                  facts.whole_disk);
   return g;
-}
-
-VolumeSummary describe(const Geometry& g) {
-  VolumeSummary s;
-  s.fat_type = fat_type_name(g.type);
-  s.sector_size = g.sector_size;
-  s.cluster_bytes = g.cluster_bytes();
-  s.sectors_per_cluster = g.sectors_per_cluster;
-  s.cluster_count = g.cluster_count;
-  s.total_sectors = g.total_sectors;
-  s.filesystem_bytes = g.filesystem_bytes();
-  s.data_bytes = std::uint64_t(g.cluster_count) * g.cluster_bytes();
-  s.reserved_sectors = g.reserved_sectors;
-  s.num_fats = g.num_fats;
-  s.fat_sectors = g.fat_sectors;
-  s.root_entries = g.root_entries;
-  s.data_start_sector = g.data_start_sector();
-  s.hidden_sectors = g.hidden_sectors;
-  s.heads = g.heads;
-  s.sectors_per_track = g.sectors_per_track;
-  s.media = g.media;
-  s.fsinfo_sector = g.fsinfo_sector;
-  s.backup_boot_sector = g.backup_boot_sector;
-  s.offset_bytes = g.offset_bytes;
-  return s;
 }
 
 }  // namespace fat

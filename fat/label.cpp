@@ -45,7 +45,7 @@ fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase) {
                                   std::to_string(i));
     }
     if (c >= 0x80)
-      return fsio::make_error(fsio::Errc::unsupported,
+      return fsio::make_error(fsio::Errc::invalid_argument,
                               "label " + quoted(text) + " is not ASCII; code-page labels are not supported");
     if (forbidden(c))
       return fsio::make_error(fsio::Errc::invalid_argument,

@@ -456,6 +456,7 @@ Result<BenchResult> run_bench(Device& dev, const BenchOptions& o, std::unique_pt
     }
     FSIO_TRY(runner.pass({IoOp::read, runner.issued(), false, true, false}, res));
   }
+  if (res.verify) res.verify->complete = !res.interrupted;
   return res;
 }
 

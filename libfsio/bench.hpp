@@ -75,9 +75,10 @@ struct BenchRange {
 Result<BenchRange> plan_range(const BenchOptions& options, std::uint64_t device_size, std::uint32_t align);
 
 // Opens the target the way `options` needs it: read-write for a write or a
-// create, direct or buffered. A write over a filesystem or partition table is
-// refused (Errc::busy, naming it) unless options.force; a mounted target is
-// refused by Device::open.
+// create, direct or buffered. A target in use or read-only is refused first
+// (Device::open's refusals, whatever options.force says); then a write over
+// a filesystem or partition table is refused (Errc::busy, naming it) unless
+// options.force.
 Result<Device> open_bench_target(const std::string& path, const BenchOptions& options);
 
 // The order blocks are visited in: identity for sequential runs; for random
@@ -135,6 +136,7 @@ class LatencyHistogram {
 };
 
 struct VerifyResult {
+  bool complete = false;                     // every byte meant to be checked was (not interrupted)
   std::uint64_t bytes_checked = 0;
   std::uint64_t bad_blocks = 0;              // requests whose data did not match
   std::optional<PatternMismatch> first;      // the lowest-offset mismatch found
@@ -158,6 +160,8 @@ struct BenchResult {
   bool runtime_capped = false;        // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
 
+  // --verify passed: complete and no mismatch. An interrupted verify is not ok.
+  bool verify_ok() const { return verify && verify->complete && !verify->first; }
   double bw_bytes() const { return elapsed > 0 ? double(io_bytes) / elapsed : 0; }
   double iops() const { return elapsed > 0 ? double(ios) / elapsed : 0; }
   std::uint64_t runtime_ms() const { return std::uint64_t(elapsed * 1000 + 0.5); }

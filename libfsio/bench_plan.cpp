@@ -1,6 +1,8 @@
 // ddbench's plan: options and their checks, the byte range a run covers,
 // the order it visits blocks in, and fio's latency histogram. Pure parts, no
 // I/O except opening the target; the run itself is in bench.cpp.
+#include <unistd.h>
+
 #include <algorithm>
 #include <bit>
 #include <cinttypes>
@@ -39,6 +41,12 @@ namespace {
 constexpr std::uint64_t max_bs = 256u << 20;
 constexpr std::uint64_t max_buffer_bytes = 4ull << 30;
 constexpr unsigned max_iodepth = 32768;
+
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
 }  // namespace
 
 Status validate(const BenchOptions& o) {
@@ -53,8 +61,10 @@ Status validate(const BenchOptions& o) {
   if (o.batch > o.iodepth)
     return make_error(Errc::invalid_argument, "batch " + std::to_string(o.batch) + ": more than iodepth " +
                                                   std::to_string(o.iodepth));
-  if (!(o.runtime >= 0) || o.runtime > 1e7)
-    return make_error(Errc::invalid_argument, "runtime " + std::to_string(o.runtime) + ": must be 0 to 1e7 seconds");
+  // Below a millisecond the deadline in nanoseconds would round to 0, "no cap".
+  if (!(o.runtime == 0 || (o.runtime >= 1e-3 && o.runtime <= 1e7)))
+    return make_error(Errc::invalid_argument,
+                      "runtime " + number_text(o.runtime) + ": must be 0 (no cap) or 0.001 to 1e7 seconds");
   if (o.time_based && o.runtime == 0)
     return make_error(Errc::invalid_argument, "--time-based needs --runtime: it runs until the runtime is up");
   if (o.sync && !bench_writes(o.rw))
@@ -101,8 +111,15 @@ Result<Device> open_bench_target(const std::string& path, const BenchOptions& o)
   open.write = bench_writes(o.rw) || o.create_size.has_value();
   open.direct = o.direct;
   open.create_size = o.create_size;
-  // Probed through a read-only open first: opening for writing with
-  // create_size would already have grown the file.
+  // The refusals no option overrides come first (a mounted target must not
+  // be met with "use --force"), then the signatures; both through read-only
+  // opens, since opening for writing with create_size would grow the file.
+  if (open.write && ::access(path.c_str(), F_OK) == 0) {
+    OpenOptions check;
+    check.check_write = true;
+    check.direct = false;
+    FSIO_TRY(Device::open(path, check));
+  }
   if (bench_writes(o.rw) && !o.force) FSIO_TRY(check_overwrite(path, 0, std::nullopt, false, "writing"));
   return Device::open(path, open);
 }

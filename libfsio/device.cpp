@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 #include "libfsio/mount.hpp"
@@ -47,37 +48,93 @@ int open_flags(const OpenOptions& o, bool is_block, bool creating) {
   if (o.sync == SyncMode::dsync) flags |= O_DSYNC;
   if (o.sync == SyncMode::sync) flags |= O_SYNC;
   // On a block device O_EXCL means "claim it exclusively" (fails with EBUSY
-  // while mounted or claimed by md/dm/another opener); on a regular file it
-  // would mean "must not exist", so it is only ever used on block devices.
-  if (is_block && o.write && o.exclusive) flags |= O_EXCL;
-  if (creating || (o.create_size && !is_block)) flags |= O_CREAT;
+  // while mounted or claimed by md/dm/another opener), read-only too, which
+  // is how check_write sees the claim; on a regular file it means "must not
+  // exist", so there it is only used to create a new file.
+  if (is_block && (o.write || o.check_write) && o.exclusive) flags |= O_EXCL;
+  if (creating) flags |= O_CREAT | (o.create_new ? O_EXCL : 0);
   return flags;
 }
+
+std::uint64_t window_end(const OpenOptions& o) {
+  if (!o.length) return kToEnd;
+  return *o.length > kToEnd - o.offset ? kToEnd : o.offset + *o.length;
+}
+
+// Read-only, as a write would find out only after the work began (a write
+// to a read-only loop device fails with EPERM, not at open).
+Status check_not_read_only(const std::string& path, const struct stat& st) {
+  const std::string refuse = "; refusing to write to it";
+  if (S_ISBLK(st.st_mode)) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno_error(path + ": open to read its read-only flag");
+    int ro = 0;
+    const int rc = ioctl(fd, BLKROGET, &ro);
+    const int err = errno;
+    ::close(fd);
+    if (rc != 0) return errno_error(err, path + ": BLKROGET");
+    if (ro) return make_error(Errc::io, path + ": the device is read-only (BLKROGET: losetup -r, a write-protect switch)" + refuse);
+    return {};
+  }
+  if ((st.st_mode & 0222) == 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
+    return Error{Errc::io, EACCES, path + ": read-only file (mode " + mode + ")" + refuse + " (chmod u+w to allow it)"};
+  }
+  if (::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0)
+    return Error{Errc::io, errno, path + ": not writable (a read-only filesystem, an immutable file, or no permission)" +
+                                      refuse + ", it is read-only for us"};
+  return {};
+}
+
+// What a write open refuses, checked before anything is opened or created.
+Status check_writable(const std::string& path, const struct stat& st, const OpenOptions& o) {
+  if (!o.allow_mounted) {
+    if (auto use = FSIO_TRY(find_use(path, o.offset, window_end(o))))
+      return make_error(Errc::busy, path + ": " + describe_use(*use) + "; refusing to write to it");
+  }
+  return check_not_read_only(path, st);
+}
+
+// Removes a file this open created unless disarmed: a failed open leaves
+// nothing behind.
+struct CreatedGuard {
+  const std::string& path;
+  bool armed = false;
+  ~CreatedGuard() {
+    if (armed) ::unlink(path.c_str());
+  }
+};
 
 }  // namespace
 
 Result<Device> Device::open(const std::string& path, const OpenOptions& o) {
   if (o.create_size && !o.write)
     return make_error(Errc::invalid_argument, path + ": creating an image needs write access");
+  if (o.create_new && !o.create_size)
+    return make_error(Errc::invalid_argument, path + ": create_new needs create_size");
 
+  // lstat for a new file: a symbolic link, even a dangling one, is in the way.
   struct stat st {};
-  bool exists = ::stat(path.c_str(), &st) == 0;
+  const bool exists = (o.create_new ? ::lstat(path.c_str(), &st) : ::stat(path.c_str(), &st)) == 0;
+  if (exists && o.create_new)
+    return make_error(Errc::busy, path + ": already exists (a symbolic link counts, even a dangling one); "
+                                         "refusing to replace it with a new image");
   if (!exists && !(errno == ENOENT && o.create_size)) return errno_error(path + ": stat");
-  bool is_block = exists && S_ISBLK(st.st_mode);
+  const bool is_block = exists && S_ISBLK(st.st_mode);
   if (exists && !is_block && !S_ISREG(st.st_mode))
     return make_error(Errc::unsupported, path + ": not a block device or a regular file");
   if (is_block && o.create_size)
     return make_error(Errc::invalid_argument, path + ": a size to create applies to image files, not block devices");
+  if (o.create_size && *o.create_size > std::uint64_t(std::numeric_limits<off_t>::max()))
+    return make_error(Errc::invalid_argument, path + ": size " + std::to_string(*o.create_size) +
+                                                  " is more than a file can hold (2^63-1 bytes)");
 
   // Writing under a mounted filesystem corrupts it; check before opening so
   // the message can name the mount point (O_EXCL below would only say EBUSY).
-  if (o.write && exists && !o.allow_mounted) {
-    auto where = FSIO_TRY(find_mount(path));
-    if (where)
-      return make_error(Errc::busy, path + ": " + describe_use(*where) + "; refusing to write to it");
-  }
+  if ((o.write || o.check_write) && exists) FSIO_TRY(check_writable(path, st, o));
 
-  int flags = open_flags(o, is_block, !exists);
+  const int flags = open_flags(o, is_block, !exists);
   Device d;
   d.path_ = path;
   d.is_block_ = is_block;
@@ -86,50 +143,73 @@ Result<Device> Device::open(const std::string& path, const OpenOptions& o) {
   d.fd_ = ::open(path.c_str(), flags | (o.direct ? O_DIRECT : 0), 0644);
   if (d.fd_ < 0 && o.direct && errno == EINVAL) {
     // The filesystem has no direct I/O (ramfs, some FUSE, tmpfs before 6.6):
-    // the work is still correct buffered, only slower; say so.
-    d.fd_ = ::open(path.c_str(), flags, 0644);
+    // the work is still correct buffered, only slower; say so. A new file
+    // was created by the first attempt, so this one must not insist on O_EXCL.
+    const bool made = (flags & O_CREAT) && ::access(path.c_str(), F_OK) == 0;
+    d.fd_ = ::open(path.c_str(), made ? flags & ~(O_CREAT | O_EXCL) : flags, 0644);
     if (d.fd_ >= 0) d.direct_fallback_ = filesystem_name(d.fd_) + " refuses O_DIRECT; using buffered I/O";
   }
   d.direct_ = o.direct && d.direct_fallback_.empty();
   if (d.fd_ < 0) {
     const char* what = o.write ? "open for writing" : "open for reading";
+    if (errno == EEXIST && o.create_new) return Error{Errc::busy, EEXIST, path + ": " + what};
     if (errno == EBUSY && (flags & O_EXCL))
       return errno_error(path + ": " + what + " (exclusive): in use by a mount, md/dm or another program");
     return errno_error(path + ": " + what);
   }
+  CreatedGuard guard{path, !exists};
+  d.created_ = !exists;
+  FSIO_TRY(d.finish_open(o));
+  guard.armed = false;
+  return d;
+}
 
-  if (::fstat(d.fd_, &st) != 0) return errno_error(path + ": fstat");
+// Size, creation size, topology and the window of a freshly opened device.
+Status Device::finish_open(const OpenOptions& o) {
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) return errno_error(path_ + ": fstat");
   std::uint64_t real_size = 0;
-  if (is_block) {
-    if (ioctl(d.fd_, BLKGETSIZE64, &real_size) != 0) return errno_error(path + ": BLKGETSIZE64");
+  if (is_block_) {
+    if (ioctl(fd_, BLKGETSIZE64, &real_size) != 0) return errno_error(path_ + ": BLKGETSIZE64");
   } else {
     real_size = std::uint64_t(st.st_size);
     // Extend only: creating an image never throws away existing data.
     if (o.create_size && *o.create_size > real_size) {
-      if (::ftruncate(d.fd_, off_t(*o.create_size)) != 0)
-        return errno_error(path + ": extend to " + std::to_string(*o.create_size) + " bytes");
+      if (::ftruncate(fd_, off_t(*o.create_size)) != 0)
+        return errno_error(path_ + ": extend to " + std::to_string(*o.create_size) + " bytes");
       real_size = *o.create_size;
     }
   }
 
-  d.topo_ = FSIO_TRY(query_topology(d.fd_, path, is_block, o.sector_size));
+  topo_ = FSIO_TRY(query_topology(fd_, path_, is_block_, o.sector_size));
 
   // The window: a partition always starts on a sector boundary, and O_DIRECT
   // needs it to, so an unaligned start is refused rather than half-working.
-  if (o.offset % d.topo_.logical_sector != 0)
-    return make_error(Errc::invalid_argument, path + ": window offset " + hex(o.offset) +
+  if (o.offset % topo_.logical_sector != 0)
+    return make_error(Errc::invalid_argument, path_ + ": window offset " + hex(o.offset) +
                                                   " is not a multiple of the " +
-                                                  std::to_string(d.topo_.logical_sector) + "-byte sector");
+                                                  std::to_string(topo_.logical_sector) + "-byte sector");
   if (o.offset > real_size)
-    return make_error(Errc::invalid_argument, path + ": window offset " + hex(o.offset) +
+    return make_error(Errc::invalid_argument, path_ + ": window offset " + hex(o.offset) +
                                                   " is beyond the end (size " + hex(real_size) + ")");
   std::uint64_t avail = real_size - o.offset;
   if (o.length && *o.length > avail)
-    return make_error(Errc::invalid_argument, path + ": window " + hex(o.offset) + "+" + hex(*o.length) +
+    return make_error(Errc::invalid_argument, path_ + ": window " + hex(o.offset) + "+" + hex(*o.length) +
                                                   " ends beyond the end (size " + hex(real_size) + ")");
-  d.offset_ = o.offset;
-  d.size_ = o.length ? *o.length : avail;
-  return d;
+  offset_ = o.offset;
+  size_ = o.length ? *o.length : avail;
+  return {};
+}
+
+Status Device::remove_created() {
+  if (!created_ || fd_ < 0) return {};
+  struct stat mine {}, now {};
+  if (::fstat(fd_, &mine) != 0) return errno_error(path_ + ": fstat");
+  // Only if the path still names the file we made.
+  if (::lstat(path_.c_str(), &now) != 0 || now.st_dev != mine.st_dev || now.st_ino != mine.st_ino) return {};
+  if (::unlink(path_.c_str()) != 0) return errno_error(path_ + ": remove the image this run created");
+  created_ = false;
+  return {};
 }
 
 Device::Device(Device&& other) noexcept
@@ -140,6 +220,7 @@ Device::Device(Device&& other) noexcept
       topo_(other.topo_),
       is_block_(other.is_block_),
       writable_(other.writable_),
+      created_(other.created_),
       direct_(other.direct_),
       sync_(other.sync_),
       direct_fallback_(std::move(other.direct_fallback_)) {}
@@ -154,6 +235,7 @@ Device& Device::operator=(Device&& other) noexcept {
     topo_ = other.topo_;
     is_block_ = other.is_block_;
     writable_ = other.writable_;
+    created_ = other.created_;
     direct_ = other.direct_;
     sync_ = other.sync_;
     direct_fallback_ = std::move(other.direct_fallback_);

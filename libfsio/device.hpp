@@ -23,14 +23,22 @@ enum class SyncMode { none, dsync, sync };
 
 struct OpenOptions {
   bool write = false;
+  // With write == false: refuse exactly what a write open would refuse (in
+  // use, read-only, claimed by another exclusive opener), with the same
+  // errors, but open read-only. What --dry-run needs to report the refusal
+  // it would meet.
+  bool check_write = false;
   bool direct = true;            // O_DIRECT; falls back to buffered where refused
   SyncMode sync = SyncMode::none;  // opened with O_DSYNC / O_SYNC
   bool exclusive = true;         // O_EXCL on block devices when writing
   std::uint64_t offset = 0;      // window start, bytes into the underlying device
   std::optional<std::uint64_t> length;  // window length; default: to the end
   std::optional<std::uint64_t> create_size;  // create/extend a regular file to this size
+  // With create_size: the file must not exist yet (O_CREAT | O_EXCL, as
+  // mkfs.fat -C; a symbolic link counts as existing, dangling or not).
+  bool create_new = false;
   std::uint32_t sector_size = 0;  // override logical sector size (0 = ask the kernel)
-  bool allow_mounted = false;    // tests only: skip the mount check
+  bool allow_mounted = false;    // tests only: skip the in-use check (O_EXCL still applies)
 };
 
 struct Topology {
@@ -53,8 +61,23 @@ Result<Topology> query_topology(int fd, const std::string& path, bool is_block,
 
 class Device {
  public:
-  // Opens path. For writing, refuses a mounted device or image (by device
-  // number, or as the backing file of a mounted loop device) with Errc::busy.
+  // Opens path. For writing (or check_write), before anything is opened or
+  // created, refuses with an error naming the reason:
+  //  - a target in use: anything sharing storage with the window is mounted
+  //    or active swap (find_use, mount.hpp): Errc::busy, "PATH: mounted on
+  //    /mnt through /dev/loop0 (both use /var/tmp/ext.img); refusing to
+  //    write to it";
+  //  - a read-only target: a block device whose read-only flag is set
+  //    (BLKROGET: losetup -r, write-protected cards), a file the caller may
+  //    not write (read-only mount, immutable, permissions) or that has no
+  //    write permission bits at all (root could, but someone marked it
+  //    read-only): Errc::io ("PATH: the device is read-only (BLKROGET...)",
+  //    "PATH: read-only file (mode 0444)...", or the errno of access(W_OK));
+  //  - a block device claimed by another exclusive opener (O_EXCL: md, dm,
+  //    a mount we could not see): Errc::busy.
+  // No option overrides these; allow_mounted (tests) skips only the first.
+  // A file this call creates is removed again when the call fails; after
+  // success, created() says so and remove_created() undoes it.
   static Result<Device> open(const std::string& path, const OpenOptions& options);
 
   Device(Device&& other) noexcept;
@@ -71,6 +94,10 @@ class Device {
   std::uint32_t logical_sector_size() const { return topo_.logical_sector; }
   bool is_block_device() const { return is_block_; }
   bool writable() const { return writable_; }
+  bool created() const { return created_; }  // this open created the file
+  // Removes the file this Device created (a tool whose work failed leaves
+  // no half-made image behind), if the path still names it; else nothing.
+  Status remove_created();
   bool direct() const { return direct_; }  // O_DIRECT actually in effect
   SyncMode sync_mode() const { return sync_; }
   // Non-empty when O_DIRECT was asked for but refused: "tmpfs refuses O_DIRECT; using buffered I/O".
@@ -101,6 +128,7 @@ class Device {
 
  private:
   Device() = default;
+  Status finish_open(const OpenOptions& options);
   int fd_ = -1;
   std::string path_;
   std::uint64_t offset_ = 0;
@@ -108,6 +136,7 @@ class Device {
   Topology topo_;
   bool is_block_ = false;
   bool writable_ = false;
+  bool created_ = false;
   bool direct_ = false;
   SyncMode sync_ = SyncMode::none;
   std::string direct_fallback_;

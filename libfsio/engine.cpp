@@ -38,8 +38,10 @@ bool parse_u64(std::string_view text, std::uint64_t& out) {
 Error bad_fault(std::string_view text, const char* why) {
   return make_error(Errc::invalid_argument,
                     "FSIO_FAULT='" + std::string(text) + "': " + why +
-                        " (expected fail:N, tear:N or tear:N:BYTES, optionally :nocrash)");
+                        " (expected fail:N, tear:N or tear:N:BYTES, optionally :nocrash, or readfail:N)");
 }
+
+
 
 }  // namespace
 
@@ -54,26 +56,56 @@ Result<std::optional<FaultSpec>> fault_spec_from_env() {
     spec.crash = false;
     parts.pop_back();
   }
-  if (parts.size() < 2) return bad_fault(text, "missing the write number");
+  if (parts.size() < 2) return bad_fault(text, "missing the request number");
   if (parts[0] == "fail") {
     spec.kind = FaultSpec::Kind::fail;
     if (parts.size() != 2) return bad_fault(text, "fail takes only a write number");
   } else if (parts[0] == "tear") {
     spec.kind = FaultSpec::Kind::tear;
     if (parts.size() > 3) return bad_fault(text, "too many fields");
+  } else if (parts[0] == "readfail") {
+    spec.kind = FaultSpec::Kind::read_fail;
+    spec.crash = false;
+    if (parts.size() != 2 || text.ends_with(":nocrash")) return bad_fault(text, "readfail takes only a read number");
   } else {
     return bad_fault(text, "unknown fault kind");
   }
   if (!parse_u64(parts[1], spec.nth_write) || spec.nth_write == 0)
-    return bad_fault(text, "the write number must be an integer >= 1");
+    return bad_fault(text, "the request number must be an integer >= 1");
   if (parts.size() == 3 && !parse_u64(parts[2], spec.tear_bytes))
     return bad_fault(text, "the torn byte count must be an integer");
   return std::optional<FaultSpec>{spec};
 }
 
+std::string describe(const FaultSpec& spec) {
+  const std::string n = std::to_string(spec.nth_write);
+  switch (spec.kind) {
+    case FaultSpec::Kind::read_fail:
+      return "read request " + n + " fails with an injected I/O error";
+    case FaultSpec::Kind::fail:
+      return "write request " + n + " fails with an injected I/O error" +
+             (spec.crash ? ", and every write and flush after it, as if power was lost there" : "");
+    case FaultSpec::Kind::tear:
+      return "write request " + n + " is torn (" +
+             (spec.tear_bytes ? std::to_string(spec.tear_bytes / 512 * 512) + " bytes" : std::string("half")) +
+             " reach the disk) and fails" +
+             (spec.crash ? ", and every write and flush after it, as if power was lost there" : "");
+  }
+  return "?";
+}
+
+Result<std::optional<EngineKind>> engine_kind_from_env() {
+  const char* env = std::getenv("FSIO_ENGINE");
+  if (env == nullptr || *env == '\0') return std::optional<EngineKind>{};
+  auto kind = parse_engine_kind(env);
+  if (!kind) return std::move(kind).error().wrap("FSIO_ENGINE");
+  return std::optional<EngineKind>{*kind};
+}
+
 Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned depth) {
-  // Parse the fault spec first: a malformed FSIO_FAULT must fail before any I/O.
+  // Parse the environment first: a malformed variable must fail before any I/O.
   auto fault = FSIO_TRY(fault_spec_from_env());
+  if (kind == EngineKind::automatic) kind = FSIO_TRY(engine_kind_from_env()).value_or(EngineKind::automatic);
 
   std::unique_ptr<Engine> engine;
   switch (kind) {
@@ -93,6 +125,17 @@ Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned de
   }
   if (fault) engine = make_fault_engine(std::move(engine), *fault);
   return engine;
+}
+
+Result<std::vector<std::string>> environment_overrides() {
+  std::vector<std::string> notes;
+  if (auto fault = FSIO_TRY(fault_spec_from_env()))
+    notes.push_back("FSIO_FAULT=" + std::string(std::getenv("FSIO_FAULT")) + " is set: test fault injection is on: " +
+                    describe(*fault) + "; such errors are not the disk's");
+  if (auto kind = FSIO_TRY(engine_kind_from_env()))
+    notes.push_back("FSIO_ENGINE=" + std::string(std::getenv("FSIO_ENGINE")) +
+                    " is set: it chooses the I/O engine wherever the engine is left automatic");
+  return notes;
 }
 
 }  // namespace fsio

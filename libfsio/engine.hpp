@@ -20,6 +20,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "libfsio/result.hpp"
 
@@ -67,23 +68,42 @@ std::unique_ptr<Engine> make_sync_engine(int fd, unsigned depth);
 // engine, i.e. after merging) fails with EIO, or is torn: only its first
 // `tear_bytes` (rounded down to 512) reach the disk and it then fails. With
 // `crash`, every later write and flush fails too without touching the disk,
-// as if power was lost at that write.
+// as if power was lost at that write; the injected request's failure is
+// always reaped before those, so the first error a caller sees names the
+// injected write's offset. `read_fail` fails the Nth read request instead
+// (a bad sector); nothing else is affected.
 struct FaultSpec {
-  enum class Kind { fail, tear };
-  std::uint64_t nth_write = 1;
+  enum class Kind { fail, tear, read_fail };
+  std::uint64_t nth_write = 1;   // the Nth write, or with read_fail the Nth read
   Kind kind = Kind::fail;
   std::uint64_t tear_bytes = 0;  // 0: half the request
   bool crash = true;
 };
 
-// Reads FSIO_FAULT="fail:N", "tear:N", "tear:N:BYTES", optional ":nocrash" suffix.
-// nullopt when unset; Errc::invalid_argument when malformed.
+// Reads FSIO_FAULT="fail:N", "tear:N", "tear:N:BYTES" (optional ":nocrash"
+// suffix) or "readfail:N". nullopt when unset; Errc::invalid_argument when malformed.
 Result<std::optional<FaultSpec>> fault_spec_from_env();
 std::unique_ptr<Engine> make_fault_engine(std::unique_ptr<Engine> inner, const FaultSpec& spec);
 
+// "write request 3 fails with an injected I/O error, and every write and
+// flush after it, as if power was lost there": for the tools' notice.
+std::string describe(const FaultSpec& spec);
+
+// Reads FSIO_ENGINE ("psync", "uring", "auto"): the engine to use where a
+// tool leaves the choice to make_engine (EngineKind::automatic), so a whole
+// test suite can run on the sync engine. nullopt when unset.
+Result<std::optional<EngineKind>> engine_kind_from_env();
+
 // The engine a tool should use: uring if it works (automatic falls back to
 // psync, saying nothing; asking for uring explicitly makes a failure an
-// error), wrapped in the fault engine when FSIO_FAULT is set.
+// error), wrapped in the fault engine when FSIO_FAULT is set. FSIO_ENGINE
+// replaces `automatic` (an explicit kind wins over the environment).
 Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned depth);
+
+// One sentence per test override set in the environment (FSIO_FAULT,
+// FSIO_ENGINE), which every tool prints on stderr before it does anything:
+// an injected error must never be taken for a failing disk. Errc::
+// invalid_argument, naming the variable, when one is malformed.
+Result<std::vector<std::string>> environment_overrides();
 
 }  // namespace fsio

@@ -7,8 +7,16 @@
 // request then completes with -EIO, which is what a drive losing power
 // mid-request can leave behind. With `crash`, every later write and flush
 // fails without touching the disk, so tests can check what a crash at that
-// write leaves on the device. Reads always pass through.
+// write leaves on the device. Reads pass through, except the Nth one in
+// read_fail mode (a bad sector).
+//
+// Completions come back in the order the requests failed: the injected one
+// before those the crash failed after it (a torn request's synthesized
+// successors wait until its prefix has been written and reaped), so the
+// first error a caller sees is the injected write's.
+#include <algorithm>
 #include <cerrno>
+#include <deque>
 #include <vector>
 
 #include "libfsio/engine.hpp"
@@ -30,14 +38,20 @@ class FaultEngine final : public Engine {
 
   Status queue(const IoRequest& req) override {
     if (in_flight() >= depth()) return make_error(Errc::busy, "fault engine queue full");
-    if (req.op == IoOp::read) return inner_->queue(req);
+    if (req.op == IoOp::read) {
+      if (spec_.kind == FaultSpec::Kind::read_fail && ++reads_ == spec_.nth_write) {
+        pending_.push_back({req.user_data, -EIO});
+        return {};
+      }
+      return inner_->queue(req);
+    }
     if (crashed_) {
       pending_.push_back({req.user_data, -EIO});
       return {};
     }
     if (req.op == IoOp::flush) return inner_->queue(req);
 
-    if (++writes_ != spec_.nth_write) return inner_->queue(req);
+    if (spec_.kind == FaultSpec::Kind::read_fail || ++writes_ != spec_.nth_write) return inner_->queue(req);
     crashed_ = spec_.crash;
     if (spec_.kind == FaultSpec::Kind::fail) {
       pending_.push_back({req.user_data, -EIO});
@@ -56,15 +70,26 @@ class FaultEngine final : public Engine {
 
   Result<unsigned> reap(std::span<IoCompletion> out, unsigned min_complete) override {
     unsigned got = 0;
+    if (torn_active_) {
+      // Nothing synthesized after the tear may overtake it.
+      got = FSIO_TRY(reap_inner(out, std::min(min_complete, inner_->in_flight())));
+      if (torn_active_) return got;
+    }
     while (got < out.size() && !failed_.empty()) {
-      out[got++] = failed_.back();
-      failed_.pop_back();
+      out[got++] = failed_.front();
+      failed_.pop_front();
     }
     unsigned need = min_complete > got ? min_complete - got : 0;
     if (need > inner_->in_flight()) need = inner_->in_flight();
     if (got == out.size() || inner_->in_flight() == 0) return got;
-    unsigned n = FSIO_TRY(inner_->reap(out.subspan(got), need));
-    for (unsigned i = got; i < got + n; ++i) {
+    return got + FSIO_TRY(reap_inner(out.subspan(got), need));
+  }
+
+ private:
+  // Reaps from the inner engine, failing the torn request when it comes.
+  Result<unsigned> reap_inner(std::span<IoCompletion> out, unsigned min_complete) {
+    const unsigned n = FSIO_TRY(inner_->reap(out, min_complete));
+    for (unsigned i = 0; i < n; ++i) {
       if (torn_active_ && out[i].user_data == torn_user_data_) {
         // The prefix is on the disk (or the inner write failed on its own);
         // either way the caller must see the request as failed.
@@ -72,10 +97,9 @@ class FaultEngine final : public Engine {
         torn_active_ = false;
       }
     }
-    return got + n;
+    return n;
   }
 
- private:
   Status queue_torn(const IoRequest& req) {
     std::uint64_t keep = spec_.tear_bytes != 0 ? spec_.tear_bytes : req.bytes / 2;
     if (keep > req.bytes) keep = req.bytes;
@@ -107,9 +131,10 @@ class FaultEngine final : public Engine {
   std::unique_ptr<Engine> inner_;
   FaultSpec spec_;
   std::uint64_t writes_ = 0;
+  std::uint64_t reads_ = 0;
   bool crashed_ = false;
   std::vector<IoCompletion> pending_;  // synthesized, not yet committed
-  std::vector<IoCompletion> failed_;   // synthesized, committed, not yet reaped
+  std::deque<IoCompletion> failed_;    // synthesized, committed, not yet reaped (in order)
   std::vector<iovec> torn_iov_;
   bool torn_active_ = false;
   std::uint64_t torn_user_data_ = 0;

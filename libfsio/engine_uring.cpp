@@ -21,6 +21,10 @@ class UringEngine final : public Engine {
  public:
   UringEngine(int fd, unsigned depth) : fd_(fd), depth_(depth) {}
   ~UringEngine() override {
+    // A ring that was never set up has ring_fd 0 in its zeroed struct:
+    // io_uring_queue_exit would close descriptor 0, which may be anything
+    // (with stdin closed, the device itself).
+    if (!ready_) return;
     // Never leave the kernel writing into buffers the caller is about to
     // free: IoQueue reaps everything, so this only waits after a failed reap.
     if (submitted_ > 0) {
@@ -51,6 +55,7 @@ class UringEngine final : public Engine {
       params.flags = flags;
       ret = io_uring_queue_init_params(depth_, &ring_, &params);
       if (ret == 0) {
+        ready_ = true;
         disabled_ = (flags & IORING_SETUP_R_DISABLED) != 0;
         return {};
       }
@@ -164,6 +169,7 @@ class UringEngine final : public Engine {
   io_uring ring_{};
   int fd_;
   unsigned depth_;
+  bool ready_ = false;      // io_uring_queue_init succeeded: ring_ is ours to exit
   bool disabled_ = false;
   unsigned queued_ = 0;     // SQEs prepared, not yet taken by the kernel
   unsigned submitted_ = 0;  // taken by the kernel, CQE not yet reaped

@@ -1,11 +1,11 @@
-// Mount detection. A filesystem is mounted from a block device, identified
-// in /proc/self/mountinfo by its device number (field 3, "major:minor"). A
-// device is in use by a mount if it, one of its partitions, or something
-// stacked on it (holders: dm, md) is mounted. An image file is in use if a
-// loop device backed by it is, where "backed by it" compares the backing
-// file's st_dev/st_ino, so other spellings of the path (symlinks, relative
-// paths, bind mounts) still match. A block device can be a loop device's
-// backing file too, and a device or file can be active swap.
+// In-use detection (see mount.hpp): every mounted filesystem and every swap
+// area is resolved down its stack, and the target's extents are compared
+// with theirs.
+//
+// A mount is found by its device number in /proc/self/mountinfo (field 3,
+// "major:minor"). Filesystems that span devices (btrfs) show an anonymous
+// number there; for those the mount source (after " - fstype ") is used
+// when it names a block device or, for file-backed mounts, a regular file.
 #include "libfsio/mount.hpp"
 
 #include <sys/stat.h>
@@ -14,16 +14,22 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
+#include <set>
 #include <sstream>
+#include <vector>
 
 namespace fsio {
 namespace {
 
-namespace fs = std::filesystem;
-using MountTable = std::map<dev_t, std::string>;  // device -> first mount point
+// What is using some storage: a mount or a swap area, and its extents.
+struct User {
+  std::string where;
+  std::string device;
+  dev_t rdev = 0;        // the mounted or swapped block device; 0 for a file
+  std::vector<StorageExtent> extents;
+};
 
-// mountinfo escapes space, tab, newline and backslash as \ooo octal.
+// mountinfo and /proc/swaps escape space, tab, newline and backslash as \ooo.
 std::string unescape(const std::string& s) {
   std::string out;
   for (std::size_t i = 0; i < s.size(); ++i) {
@@ -38,121 +44,101 @@ std::string unescape(const std::string& s) {
   return out;
 }
 
+bool is_block_dev(dev_t dev) {
+  std::error_code ec;
+  return std::filesystem::exists("/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev)), ec);
+}
+
+// A user of `name` (a mount source or swap name) that is not known by a
+// block device number: a block device or regular file by path.
+bool add_by_path(const std::string& name, const std::string& where, std::vector<User>& users) {
+  struct stat st {};
+  if (name.empty() || name[0] != '/' || ::stat(name.c_str(), &st) != 0) return false;
+  if (S_ISBLK(st.st_mode)) {
+    users.push_back({where, block_device_name(st.st_rdev), st.st_rdev, resolve_block_storage(st.st_rdev)});
+  } else if (S_ISREG(st.st_mode)) {
+    users.push_back({where, name, 0, {{true, st.st_dev, st.st_ino, 0, kToEnd, name, {}}}});
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // Format (proc(5)): "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw"
-Result<MountTable> read_mountinfo() {
+Status add_mounts(std::vector<User>& users) {
   std::ifstream in("/proc/self/mountinfo");
   if (!in) return errno_error("/proc/self/mountinfo: open");
-  MountTable table;
+  std::set<dev_t> seen;
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
-    std::string id, parent, majmin, root, mount_point;
+    std::string id, parent, majmin, root, mount_point, word, fstype, source;
     if (!(fields >> id >> parent >> majmin >> root >> mount_point)) continue;
+    while (fields >> word && word != "-") {}
+    fields >> fstype >> source;
     unsigned maj = 0, min = 0;
     if (std::sscanf(majmin.c_str(), "%u:%u", &maj, &min) != 2) continue;
-    table.emplace(makedev(maj, min), unescape(mount_point));
+    const dev_t dev = makedev(maj, min);
+    if (!seen.insert(dev).second) continue;  // a bind mount of one already listed
+    const std::string where = unescape(mount_point);
+    if (is_block_dev(dev))
+      users.push_back({where, block_device_name(dev), dev, resolve_block_storage(dev)});
+    else
+      add_by_path(unescape(source), where, users);
   }
-  return table;
+  return {};
 }
 
-std::optional<dev_t> read_dev_file(const fs::path& file) {
-  std::ifstream in(file);
-  unsigned maj = 0, min = 0;
-  char colon = 0;
-  if (!(in >> maj >> colon >> min) || colon != ':') return std::nullopt;
-  return makedev(maj, min);
-}
-
-std::string sysfs_dir(dev_t dev) {
-  return "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
-}
-
-// The mount point of dev, of one of its partitions, or of a device stacked
-// on it. Depth-limited: stacks deeper than a few levels do not occur, and a
-// bound keeps a sysfs loop from hanging us.
-std::optional<std::string> mounted_block(dev_t dev, const MountTable& table, int depth = 0) {
-  if (auto it = table.find(dev); it != table.end()) return it->second;
-  if (depth >= 4) return std::nullopt;
-  std::error_code ec;
-  fs::path dir = sysfs_dir(dev);
-  // Partitions are subdirectories of the disk's directory with a "partition" file.
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (!fs::exists(entry.path() / "partition", ec)) continue;
-    if (auto part = read_dev_file(entry.path() / "dev"))
-      if (auto mp = mounted_block(*part, table, depth + 1)) return mp;
-  }
-  for (const auto& entry : fs::directory_iterator(dir / "holders", ec)) {
-    if (auto holder = read_dev_file(entry.path() / "dev"))
-      if (auto mp = mounted_block(*holder, table, depth + 1)) return mp;
-  }
-  return std::nullopt;
-}
-
-// Is `st` the target: the same block device (by device number) or the same
-// regular file (by st_dev/st_ino)?
-bool same_target(const struct stat& st, const struct stat& target) {
-  if (S_ISBLK(target.st_mode)) return S_ISBLK(st.st_mode) && st.st_rdev == target.st_rdev;
-  return S_ISREG(st.st_mode) && st.st_dev == target.st_dev && st.st_ino == target.st_ino;
-}
-
-// The same for a path. A deleted backing file reads "path (deleted)" and
-// fails to stat: it cannot be the target we were given, which exists.
-bool same_target(const std::string& path, const struct stat& target) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && same_target(st, target);
-}
-
-// Mounted through a loop device backed by the target (an image file, or a
-// block device under a loop device).
-std::optional<std::string> mounted_through_loop(const struct stat& target, const MountTable& table) {
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/sys/block", ec)) {
-    if (entry.path().filename().string().rfind("loop", 0) != 0) continue;
-    std::ifstream in(entry.path() / "loop" / "backing_file");
-    std::string backing;
-    if (!std::getline(in, backing) || backing.empty()) continue;  // unbound loop device
-    if (!same_target(backing, target)) continue;
-    if (auto loop = read_dev_file(entry.path() / "dev"))
-      if (auto mp = mounted_block(*loop, table)) return mp;
-  }
-  return std::nullopt;
-}
-
-// Active swap (/proc/swaps: "Filename Type Size Used Priority", the name
-// escaped like mountinfo's). A swap device goes into the table as if mounted
-// on kSwap, so a disk whose partition is swap is busy like one whose
-// partition is mounted. A swap file is returned when it is the target. (The
-// kernel holds a swap device O_EXCL, not a swap file, and either way the
-// message should say why.)
-std::optional<std::string> add_swap(MountTable& table, const struct stat& target) {
+// Active swap: /proc/swaps, "Filename Type Size Used Priority".
+void add_swaps(std::vector<User>& users) {
   std::ifstream in("/proc/swaps");
   std::string line;
   std::getline(in, line);  // header
-  std::optional<std::string> file_in_use;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string name;
-    if (!(fields >> name)) continue;
-    name = unescape(name);
-    struct stat st {};
-    if (::stat(name.c_str(), &st) != 0) continue;
-    if (S_ISBLK(st.st_mode)) table.emplace(st.st_rdev, std::string(kSwap));
-    else if (same_target(st, target)) file_in_use = std::string(kSwap);
+    if (fields >> name) add_by_path(unescape(name), std::string(kSwap), users);
   }
-  return file_in_use;
 }
 
 }  // namespace
 
-Result<std::optional<std::string>> find_mount(const std::string& path) {
+Result<std::optional<InUse>> find_use(const std::string& path, std::uint64_t begin, std::uint64_t end) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return errno_error(path + ": stat");
-  if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) return std::optional<std::string>{};
-  auto table = FSIO_TRY(read_mountinfo());
-  if (auto swap_file = add_swap(table, st)) return swap_file;
-  if (S_ISBLK(st.st_mode))
-    if (auto mp = mounted_block(st.st_rdev, table)) return mp;
-  return mounted_through_loop(st, table);
+  const auto target = FSIO_TRY(resolve_storage(path, begin, end));
+  if (target.empty()) return std::optional<InUse>{};
+  std::vector<User> users;
+  add_swaps(users);
+  FSIO_TRY(add_mounts(users));
+  for (const User& u : users) {
+    for (const StorageExtent& mine : target) {
+      for (const StorageExtent& theirs : u.extents) {
+        if (!shares_storage(mine, theirs)) continue;
+        const bool direct = S_ISBLK(st.st_mode) ? u.rdev == st.st_rdev
+                                                : u.rdev == 0 && theirs.links.empty() && mine.links.empty();
+        // A file target is itself the storage it shares: leave that unsaid.
+        const std::string shared = mine.links.empty() && mine.is_file ? std::string() : theirs.name;
+        return std::optional<InUse>{InUse{u.where, u.device, shared, direct}};
+      }
+    }
+  }
+  return std::optional<InUse>{};
+}
+
+Result<std::optional<std::string>> find_mount(const std::string& path) {
+  auto use = FSIO_TRY(find_use(path));
+  if (!use) return std::optional<std::string>{};
+  return std::optional<std::string>{use->where};
+}
+
+std::string describe_use(const InUse& use) {
+  std::string text = describe_use(use.where);
+  if (use.direct) return text;
+  text += " through " + use.device;
+  if (use.shared.empty()) text += ", which is stacked on it";
+  else if (use.shared != use.device) text += " (both use " + use.shared + ")";
+  return text;
 }
 
 }  // namespace fsio

@@ -1,4 +1,24 @@
-// Is this device or image in use by a mounted filesystem?
+// Is this device or image in use by a mounted filesystem or as swap?
+//
+// The contract every tool that writes relies on (Device::open calls it, so
+// a tool gets it by opening for writing or with OpenOptions::check_write):
+// a target is in use when anything that shares storage with it is mounted
+// or active swap, however that storage is reached. The target and every
+// mounted or swapped device are resolved down their stacks (stack.hpp:
+// partitions to their disk, loop devices to their backing file or device
+// within their offset/sizelimit window, dm and md devices to their members)
+// and compared at the bottom. So all of these are in use:
+//   - the device itself mounted, or one of its partitions, or a dm/md/loop
+//     device stacked on it;
+//   - an image file behind a mounted loop device, reached by any path
+//     (symlink, bind mount, relative path: files compare by st_dev/st_ino);
+//   - a second loop device over a mounted image, loop devices stacked
+//     several deep, a `losetup -o` window that overlaps a mounted window of
+//     the same file (windows that do not overlap do not conflict);
+//   - a loop device over a partition of a mounted disk, and the reverse;
+//   - active swap (a swap file, or a swap device reached any of these ways).
+// Only `begin..end` of the target is compared, so a window of an image can
+// be written while a disjoint window of it is mounted.
 #pragma once
 
 #include <optional>
@@ -6,22 +26,39 @@
 #include <string_view>
 
 #include "libfsio/result.hpp"
+#include "libfsio/stack.hpp"
 
 namespace fsio {
 
-// Returns the mount point if `path` (a block device or a regular file) is
-// mounted: by device number in /proc/self/mountinfo (itself, a partition, or
-// a device stacked on it), or as the backing file of a loop device that is
-// mounted (/sys/block/loopN/loop/backing_file); kSwap if it is active swap;
-// nullopt when it is in none of these uses. Errors when path cannot be stat'ed or
-// /proc/self/mountinfo cannot be read (not knowing is not "not mounted").
 inline constexpr std::string_view kSwap = "[SWAP]";  // what lsblk shows as the mount point
 
+struct InUse {
+  std::string where;   // the mount point, or kSwap
+  std::string device;  // what is mounted or swapped on: "/dev/loop0", or the swap file
+  std::string shared;  // the storage both use: "/var/tmp/ext.img", "/dev/vda"; "" when
+                       // that is the target itself (a file under a mounted loop device)
+  bool direct = false;  // the target itself is what is mounted or swapped on
+};
+
+// The first use found of bytes [begin, end) of path (a block device or a
+// regular file), or nullopt when nothing sharing them is mounted or swap.
+// Errors when path cannot be stat'ed or /proc/self/mountinfo cannot be read
+// (not knowing is not "not mounted"). Reads /proc and sysfs; opens nothing.
+Result<std::optional<InUse>> find_use(const std::string& path, std::uint64_t begin = 0,
+                                      std::uint64_t end = kToEnd);
+
+// The mount point (or kSwap) of the first use of the whole of path, as
+// find_use finds it; nullopt when it is in no use.
 Result<std::optional<std::string>> find_mount(const std::string& path);
 
 // "mounted on /mnt" or "in use as swap", for messages.
 inline std::string describe_use(const std::string& where) {
   return where == kSwap ? std::string("in use as swap") : "mounted on " + where;
 }
+
+// The same with the way it is reached: "mounted on /mnt through /dev/loop0
+// (both use /var/tmp/ext.img)", "mounted on /mnt through /dev/loop0, which
+// is stacked on it", or just "mounted on /mnt" when direct.
+std::string describe_use(const InUse& use);
 
 }  // namespace fsio

@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: unit tests, CLI tests against the real
-# peer tools (fsck.fat, mtools, blkid, fio), man page lint, and the unit tests
-# plus the refusal/fault/verify CLI tests again under ASan/UBSan. Needs root
-# for the loop-device tests (they skip loudly otherwise). Usage: tools/test.sh
+# peer tools (fsck.fat, mtools, blkid, fio), man page lint; the CLI tests
+# again with the psync engine forced (FSIO_ENGINE=psync: the path a host
+# without io_uring takes); and the unit tests plus the refusal/fault/verify
+# CLI tests again under ASan/UBSan. Needs root for the loop-device tests
+# (they skip loudly otherwise).
+#
+# The closing lines count what really ran: meson's tests (an executable or
+# script each) passed, failed and skipped, and inside the GoogleTest
+# executables the cases skipped, each named with its reason. The counts go
+# to build/meson-logs/fsio-summary.json for .ci/run. Usage: tools/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,25 +20,51 @@ fi
 ninja -C build-asan
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+unset FSIO_FAULT FSIO_ENGINE
+logs=()
 status=0
-meson test -C build --print-errorlogs --num-processes 2 || status=1
-cp build/meson-logs/testlog.json build/meson-logs/testlog-main.json
+# run_suite LOG BUILD MESON-TEST-ARGS...: one meson run, its log kept as LOG
+run_suite() {
+  local log=$1 build=$2; shift 2
+  meson test -C "$build" --print-errorlogs "$@" || status=1
+  cp "$build/meson-logs/testlog.json" "$build/meson-logs/$log"
+  logs+=("$build/meson-logs/$log")
+}
+run_suite testlog-main.json build --num-processes 2
+FSIO_ENGINE=psync run_suite testlog-psync.json build --suite cli
 # Sanitizers: the unit tests, then the CLI tests that drive option parsing,
 # refusals, fault paths and --verify through the real tools.
-meson test -C build-asan --print-errorlogs --num-processes 2 --suite unit || status=1
-cp build-asan/meson-logs/testlog.json build-asan/meson-logs/testlog-unit.json
-meson test -C build-asan --print-errorlogs mkfat_peers mkfat_refuse mkfat_invariant mkfat_fault \
-  ddbench_basic ddbench_verify ddbench_refuse extwb_read extwb_fault || status=1
+run_suite testlog-unit.json build-asan --num-processes 2 --suite unit
+run_suite testlog-cli.json build-asan mkfat_peers mkfat_refuse mkfat_invariant mkfat_fault mkfat_options \
+  mkfat_safety inuse_stack ddbench_basic ddbench_verify ddbench_refuse ddbench_options ddbench_safety \
+  extwb_read extwb_fault
 
-# One closing line over both runs, counted from meson's own logs.
-python3 - build/meson-logs/testlog-main.json build-asan/meson-logs/testlog-unit.json \
-  build-asan/meson-logs/testlog.json <<'PY'
-import json, sys
-count = {"OK": 0, "FAIL": 0, "SKIP": 0}
-for path in sys.argv[1:]:
+python3 - build/meson-logs/fsio-summary.json "${logs[@]}" <<'PY'
+import json, re, sys
+out, paths = sys.argv[1], sys.argv[2:]
+count = {"passed": 0, "failed": 0, "skipped": 0, "cases_skipped": 0}
+skips = []
+for path in paths:
+    run = path.rsplit("/", 1)[-1].removeprefix("testlog-").removesuffix(".json")
     for line in open(path):
-        r = json.loads(line)["result"]
-        count["OK" if r == "OK" else "SKIP" if r == "SKIP" else "FAIL"] += 1
-print(f"{count['OK']} passed, {count['FAIL']} failed, {count['SKIP']} skipped")
+        t = json.loads(line)
+        r, name, text = t["result"], t["name"], t.get("stdout") or ""
+        key = "passed" if r == "OK" else "skipped" if r == "SKIP" else "failed"
+        count[key] += 1
+        if r == "SKIP":
+            why = [l for l in text.splitlines() if l.startswith("SKIP") or "[fsio-gtest] skipped:" in l]
+            skips.append(f"{run}: {name}: " + ("; ".join(why) or "(no reason printed)"))
+        elif r == "OK":
+            # An executable that passed may still hold skipped cases.
+            for l in text.splitlines():
+                m = re.match(r"\[fsio-gtest\] skipped: (.*)", l)
+                if m:
+                    count["cases_skipped"] += 1
+                    skips.append(f"{run}: {name}: case {m.group(1)}")
+json.dump(count, open(out, "w"))
+for s in skips:
+    print("skipped:", s)
+print(f"{count['passed']} passed, {count['failed']} failed, {count['skipped']} skipped"
+      f" (meson tests); {count['cases_skipped']} GoogleTest cases skipped inside passing executables")
 PY
 exit $status

@@ -2,7 +2,7 @@
 # ddbench's contract as a user sees it: --create, every --rw on an image and a
 # loop device, one JSON document with fio's field names and sane numbers,
 # human output like fio's, merging only with --batch, usage errors (exit 2),
-# and SIGINT: finish what is in flight, report it, exit 1.
+# and SIGINT: finish what is in flight, report it, exit 130.
 . "$(dirname "$0")/lib.sh"
 need python3
 [ -x "$DDBENCH" ] || fail "$DDBENCH not built"
@@ -36,6 +36,13 @@ PY
 }
 check_json "$T/out" write $((32 << 20))
 pass "--create + sequential write, JSON fields like fio's"
+# tools/test.sh runs the CLI suite again with FSIO_ENGINE=psync: the forced
+# engine must be the one used, and announced.
+if [ -n "${FSIO_ENGINE:-}" ]; then
+  [ "$(json "$T/out" 'j["engine"]')" = "$FSIO_ENGINE" ] || fail "FSIO_ENGINE=$FSIO_ENGINE ignored: $(cat "$T/out")"
+  grep -q "note: FSIO_ENGINE=$FSIO_ENGINE is set" "$T/err" || fail "FSIO_ENGINE not announced: $(cat "$T/err")"
+  pass "FSIO_ENGINE=$FSIO_ENGINE is used and announced"
+fi
 
 for rw in read randread randwrite; do
   expect_rc 0 "$DDBENCH" --rw "$rw" --bs 4K --iodepth 16 --json "$img"
@@ -52,8 +59,9 @@ expect_rc 0 "$DDBENCH" --rw write --bs 64K --sync --engine uring --size 4M --off
 check_json "$T/out" write $((4 << 20))
 pass "psync, buffered, --sync, --size and --offset"
 
-# Human output: fio's summary line and latency percentiles, nothing on stderr.
-expect_rc 0 "$DDBENCH" --rw read --bs 1M "$img"
+# Human output: fio's summary line and latency percentiles, nothing on stderr
+# (without test overrides: FSIO_ENGINE would be announced there).
+expect_rc 0 env -u FSIO_ENGINE -u FSIO_FAULT "$DDBENCH" --rw read --bs 1M "$img"
 grep -Eq '^  read: IOPS=[0-9.k]+, BW=[0-9.]+MiB/s \([0-9.]+MB/s\)\(32 MiB/[0-9]+msec\)$' "$T/out" || fail "summary: $(cat "$T/out")"
 grep -q 'p99.9=' "$T/out" || fail "no percentiles: $(cat "$T/out")"
 [ ! -s "$T/err" ] || fail "stderr not empty: $(cat "$T/err")"
@@ -106,17 +114,18 @@ if [ "$(id -u)" -eq 0 ]; then
   check_json "$T/out" randread "$(blockdev --getsize64 "$loop")"
   pass "randread of $loop"
 else
-  echo "SKIP part: loop device (not root)" >&2
+  skip_part "loop device (not root)"
 fi
 
-# SIGINT: stops issuing, reaps what is in flight, reports it, exits 1.
+# SIGINT: stops issuing, reaps what is in flight, reports it, exits 130
+# (128 + SIGINT, as if the signal had ended it: not a failure, not success).
 truncate -s 4G "$T/big.img"
 "$DDBENCH" --rw read --bs 4K --iodepth 1 --engine psync --buffered --json "$T/big.img" >"$T/int.json" 2>"$T/int.err" &
 pid=$!
 sleep 1
 kill -INT $pid
 rc=0; wait $pid || rc=$?
-[ "$rc" -eq 1 ] || fail "SIGINT: exit $rc, stderr: $(cat "$T/int.err")"
+[ "$rc" -eq 130 ] || fail "SIGINT: exit $rc, stderr: $(cat "$T/int.err")"
 grep -q interrupted "$T/int.err" || fail "SIGINT not reported: $(cat "$T/int.err")"
 python3 - "$T/int.json" <<'PY' || fail "SIGINT report: $(cat "$T/int.json")"
 import json, sys
@@ -124,4 +133,4 @@ j = json.load(open(sys.argv[1]))
 assert j["interrupted"] is True
 assert 0 < j["io_bytes"] < 4 << 30 and j["io_bytes"] == j["total_ios"] * 4096, j["io_bytes"]
 PY
-pass "SIGINT after 1 s: $(json "$T/int.json" 'j["io_bytes"]') bytes reported, exit 1"
+pass "SIGINT after 1 s: $(json "$T/int.json" 'j["io_bytes"]') bytes reported, exit 130"

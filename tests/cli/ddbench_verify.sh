@@ -71,5 +71,5 @@ if [ "$(id -u)" -eq 0 ]; then
   done
   pass "write+verify and randread --verify on 512 and 4096-byte-sector loops"
 else
-  echo "SKIP part: loop devices (not root)" >&2
+  skip_part "loop devices (not root)"
 fi

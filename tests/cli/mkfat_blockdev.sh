@@ -25,5 +25,5 @@ if command -v strace >/dev/null; then
   expect_rc 0 fsck.fat -n "$T/s.img"
   pass "1 GiB FAT32 -s 1 formatted with $writes write/submit syscalls"
 else
-  echo "SKIP part: strace missing" >&2
+  skip_part "strace missing"
 fi

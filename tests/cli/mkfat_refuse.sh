@@ -83,8 +83,8 @@ if [ "$(id -u)" -eq 0 ]; then
     blkid -p "$T/m.img" | grep -q ext4 || fail "mounted refusal changed the image"
     pass "refuses a mounted device and the backing file of a mounted loop"
   else
-    echo "SKIP part: mount failed" >&2
+    skip_part "mount failed"
   fi
 else
-  echo "SKIP part: mounted-device check needs root" >&2
+  skip_part "mounted-device check needs root"
 fi

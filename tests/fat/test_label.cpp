@@ -49,7 +49,7 @@ TEST(Label, ControlCharactersAndLeadingSpaceAreRefused) {
   EXPECT_FALSE(parse_label(" AB").has_value());
   auto l = parse_label("\xC3\xA9T\xC3\xA9");
   ASSERT_FALSE(l.has_value());
-  EXPECT_EQ(l.error().code, fsio::Errc::unsupported);
+  EXPECT_EQ(l.error().code, fsio::Errc::invalid_argument);
 }
 
 TEST(Label, LowercaseIsKeptWithAWarningOrUppercased) {

@@ -73,10 +73,18 @@ TEST(FaultSpecFromEnv, ParsesFailTearBytesAndNocrash) {
     auto s = **fault_spec_from_env();
     EXPECT_FALSE(s.crash);
   }
+  {
+    FaultEnv env("readfail:4");
+    auto s = **fault_spec_from_env();
+    EXPECT_EQ(s.kind, FaultSpec::Kind::read_fail);
+    EXPECT_EQ(s.nth_write, 4u);
+    EXPECT_FALSE(s.crash);
+  }
 }
 
 TEST(FaultSpecFromEnv, MalformedIsInvalidArgumentQuotingTheValue) {
-  for (const char* bad : {"fail", "fail:0", "fail:x", "fail:1:2", "tear:1:2:3", "zap:1", "tear:1:-5", "nocrash"}) {
+  for (const char* bad : {"fail", "fail:0", "fail:x", "fail:1:2", "tear:1:2:3", "zap:1", "tear:1:-5", "nocrash",
+                          "readfail", "readfail:0", "readfail:1:2", "readfail:1:nocrash"}) {
     FaultEnv env(bad);
     auto spec = fault_spec_from_env();
     ASSERT_FALSE(spec) << bad;

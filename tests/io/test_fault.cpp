@@ -129,6 +129,45 @@ TEST_P(Fault, ErrorInMidBatchStillReapsEverythingInFlight) {
   EXPECT_EQ(q.stats().bytes_written, 7u * 4096);
 }
 
+// Power lost at the 2nd of four separate writes of one batch: the 3rd and
+// 4th fail too (crash), but the error the caller gets is the injected one.
+TEST_P(Fault, InCrashModeTheErrorNamesTheInjectedWriteNotALaterOne) {
+  for (auto kind : {FaultSpec::Kind::fail, FaultSpec::Kind::tear}) {
+    TempImage img(1 << 20);
+    Device dev = open_or_die(img.path(), rw_options());
+    QueueOptions o;
+    o.merge = false;
+    IoQueue q = faulty_queue(dev, {.nth_write = 2, .kind = kind, .tear_bytes = 2048, .crash = true}, o);
+    std::vector<AlignedBuffer> bufs;
+    auto plug = q.plug();
+    for (unsigned i = 0; i < 4; ++i) {
+      bufs.push_back(filled(4096, 40 + i));
+      plug.write(i * 0x4000ull, bufs.back().span());
+    }
+    auto st = plug.finish();
+    ASSERT_FALSE(st);
+    EXPECT_EQ(st.error().message(), "write 4096 bytes at 0x4000: Input/output error")
+        << (kind == FaultSpec::Kind::tear ? "tear" : "fail");
+    EXPECT_EQ(q.engine().in_flight(), 0u);
+  }
+}
+
+TEST_P(Fault, ReadFailFailsOnlyTheNthReadAndNoWrite) {
+  TempImage img(1 << 20);
+  Device dev = open_or_die(img.path(), rw_options());
+  IoQueue q = faulty_queue(dev, {.nth_write = 2, .kind = FaultSpec::Kind::read_fail});
+  AlignedBuffer w = filled(4096, 7), r(4096);
+  ASSERT_TRUE(q.write(0, w.span()));
+  ASSERT_TRUE(q.read(0, r.span()));
+  EXPECT_EQ(std::memcmp(r.data(), w.data(), 4096), 0);
+  auto st = q.read(0x8000, r.span());
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.error().message(), "read 4096 bytes at 0x8000: Input/output error");
+  EXPECT_TRUE(q.read(0x8000, r.span())) << "only the Nth read fails";
+  EXPECT_TRUE(q.write(0x1000, w.span()));
+  EXPECT_TRUE(q.flush());
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, Fault, ::testing::Values(EngineKind::uring, EngineKind::psync),
                          engine_param_name);
 

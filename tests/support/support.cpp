@@ -94,10 +94,16 @@ std::string read_string(const std::string& path, std::uint64_t offset, std::size
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
-LoopDevice::LoopDevice(const std::string& file, unsigned sector_size, bool partscan) {
+LoopDevice::LoopDevice(const std::string& file, unsigned sector_size, bool partscan)
+    : LoopDevice(file, LoopOptions{.sector_size = sector_size, .partscan = partscan}) {}
+
+LoopDevice::LoopDevice(const std::string& file, const LoopOptions& o) {
   std::string cmd = "losetup -f --show";
-  if (sector_size != 0) cmd += " --sector-size " + std::to_string(sector_size);
-  if (partscan) cmd += " -P";
+  if (o.sector_size != 0) cmd += " --sector-size " + std::to_string(o.sector_size);
+  if (o.partscan) cmd += " -P";
+  if (o.offset != 0) cmd += " -o " + std::to_string(o.offset);
+  if (o.sizelimit != 0) cmd += " --sizelimit " + std::to_string(o.sizelimit);
+  if (o.read_only) cmd += " -r";
   const auto r = run(cmd + " '" + file + "'");
   // stderr is in the output too (losetup warns when the file is not a whole
   // number of sectors), so take the line that names the device.

@@ -56,12 +56,22 @@ std::vector<std::byte> read_bytes(const std::string& path, std::uint64_t offset,
 // The same bytes as a string, to compare with text or a filled std::string.
 std::string read_string(const std::string& path, std::uint64_t offset, std::size_t length);
 
+// How to bind a loop device (losetup's options).
+struct LoopOptions {
+  unsigned sector_size = 0;     // --sector-size; 0 keeps losetup's default
+  bool partscan = false;        // -P: scan the partition table
+  std::uint64_t offset = 0;     // -o: the window starts this many bytes in
+  std::uint64_t sizelimit = 0;  // --sizelimit; 0: to the end
+  bool read_only = false;       // -r
+};
+
 // A loop device bound to `file` (losetup -f --show) for the lifetime of the
 // object, detached on destruction. sector_size 0 keeps losetup's default;
 // partscan asks the kernel to scan the partition table (-P).
 class LoopDevice {
  public:
   explicit LoopDevice(const std::string& file, unsigned sector_size = 0, bool partscan = false);
+  LoopDevice(const std::string& file, const LoopOptions& options);
   ~LoopDevice();
   LoopDevice(const LoopDevice&) = delete;
   LoopDevice& operator=(const LoopDevice&) = delete;
