@@ -183,7 +183,7 @@ sleep 1
 kill -INT "$pid"
 rc=0; wait "$pid" || rc=$?
 exec 7>&-
-[ "$rc" -eq 1 ] || fail "SIGINT: exit $rc, expected 1"
+[ "$rc" -eq 130 ] || fail "SIGINT: exit $rc, expected 130"
 grep -q "interrupted; nothing was linked" "$T/err" || fail "SIGINT: $(cat "$T/err")"
 [ "$(sha "$img")" = "$sum" ] || fail "an interrupted put with no data changed the image"
 check "$img" /first "$T/twenty"
