@@ -19,7 +19,10 @@ struct Common {
   bool json = false, buffered = false, quiet = false, stats = false, dry_run = false;
 };
 
-fsio::Result<std::unique_ptr<ext::Filesystem>> open_fs(const Common& c, bool write);
+fsio::Result<std::unique_ptr<ext::Filesystem>> open_fs(const Common& c);
+// For put, mkdir and rm: read-write, or under --dry-run read-only with every
+// refusal a write would meet.
+fsio::Result<std::unique_ptr<ext::Filesystem>> open_fs_to_write(const Common& c);
 
 int cmd_ls(const Common& c, const std::string& path, bool long_format);
 int cmd_get(const Common& c, const std::string& path);

@@ -17,10 +17,18 @@ using fsio::cli::exit_failure;
 using fsio::cli::exit_ok;
 using nlohmann::json;
 
-fsio::Result<std::unique_ptr<ext::Filesystem>> open_fs(const Common& c, bool write) {
+fsio::Result<std::unique_ptr<ext::Filesystem>> open_fs(const Common& c) {
   ext::OpenOptions o;
   o.offset = c.offset;
-  o.write = write;
+  o.direct = !c.buffered;
+  return ext::Filesystem::open(c.target, o);
+}
+
+fsio::Result<std::unique_ptr<ext::Filesystem>> open_fs_to_write(const Common& c) {
+  ext::OpenOptions o;
+  o.offset = c.offset;
+  o.write = !c.dry_run;
+  o.check_write = c.dry_run;
   o.direct = !c.buffered;
   return ext::Filesystem::open(c.target, o);
 }
@@ -51,7 +59,7 @@ json inode_json(const ext::InodeInfo& i) {
 }  // namespace
 
 int cmd_ls(const Common& c, const std::string& path, bool long_format) {
-  auto fs = open_fs(c, false);
+  auto fs = open_fs(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   auto list = ext::list_dir(**fs, path, long_format || c.json);
   if (!list) return fsio::cli::report(kTool, list.error());
@@ -91,7 +99,7 @@ static fsio::Status write_all(int fd, std::span<const std::byte> d) {
 }
 
 int cmd_get(const Common& c, const std::string& path) {
-  auto fs = open_fs(c, false);
+  auto fs = open_fs(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   auto ino = (*fs)->lookup(path);
   if (!ino) return fsio::cli::report(kTool, ino.error());
@@ -105,7 +113,7 @@ int cmd_get(const Common& c, const std::string& path) {
 }
 
 int cmd_stat(const Common& c, const std::string& path) {
-  auto fs = open_fs(c, false);
+  auto fs = open_fs(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   auto s = ext::stat_path(**fs, path);
   if (!s) return fsio::cli::report(kTool, s.error());
@@ -139,7 +147,7 @@ int cmd_stat(const Common& c, const std::string& path) {
 }
 
 int cmd_df(const Common& c) {
-  auto fs = open_fs(c, false);
+  auto fs = open_fs(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   const auto d = ext::describe_fs(**fs);
   if (c.json) {

@@ -78,7 +78,7 @@ void print_put_json(const Common& c, const ext::PutReport& r, const ext::Filesys
 
 // SRC is a directory: the whole tree in one transaction.
 int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
-  auto fs = open_fs(c, !c.dry_run);
+  auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   fsio::InterruptGuard interrupt;
   o.interrupted = [] { return fsio::InterruptGuard::requested(); };
@@ -135,7 +135,7 @@ int cmd_put(const Common& c, const WriteArgs& a) {
     if (fd < 0) return fsio::cli::report(kTool, fsio::errno_error("open " + a.source));
   }
   ext::FdSource src(fd, a.source == "-" ? "standard input" : a.source);
-  auto fs = open_fs(c, !c.dry_run);
+  auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
 
   fsio::InterruptGuard interrupt;
@@ -168,7 +168,7 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
   if (!now) return fsio::cli::report(kTool, now.error());
   auto own = owner(a, 0755);
   if (!own) return fsio::cli::report(kTool, own.error());
-  auto fs = open_fs(c, !c.dry_run);
+  auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   auto rep = ext::make_dirs(**fs, a.dest, a.parents, *own, *now, c.dry_run);
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": mkdir " + a.dest));
@@ -186,7 +186,7 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
 int cmd_rm(const Common& c, const WriteArgs& a) {
   auto now = ext::current_time();
   if (!now) return fsio::cli::report(kTool, now.error());
-  auto fs = open_fs(c, !c.dry_run);
+  auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   auto rep = ext::remove_path(**fs, a.dest, *now, c.dry_run);
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": rm " + a.dest));

@@ -30,6 +30,7 @@ fsio::Result<std::unique_ptr<Filesystem>> Filesystem::open(const std::string& pa
   std::unique_ptr<Filesystem> fs(new Filesystem());
   fsio::OpenOptions oo;
   oo.write = o.write;
+  oo.check_write = o.check_write;
   oo.direct = o.direct;
   oo.offset = o.offset;
   fs->dev_ = std::make_unique<fsio::Device>(FSIO_TRY(fsio::Device::open(path, oo)));
@@ -56,7 +57,7 @@ fsio::Status Filesystem::load(const OpenOptions& o) {
                                              " is smaller than the device's direct-I/O alignment " +
                                              std::to_string(topo.dio_offset_align) + "; use --buffered");
   FSIO_TRY(load_groups());
-  if (o.write) FSIO_TRY(write_gate());
+  if (o.write || o.check_write) FSIO_TRY(write_gate());
   return {};
 }
 

@@ -33,6 +33,8 @@ namespace ext {
 struct OpenOptions {
   std::uint64_t offset = 0;  // bytes into the device where the filesystem starts
   bool write = false;        // apply the write gate; open the device read-write
+  bool check_write = false;  // apply the write gate and the device's write refusals
+                             // (in use, read-only), but open read-only: --dry-run
   bool direct = true;        // O_DIRECT (falls back to buffered where refused)
   fsio::EngineKind engine = fsio::EngineKind::automatic;
 };

@@ -16,12 +16,18 @@ check() {
   done
 }
 
+# kernel_mount IMG: mount IMG read-only on $T/mnt through a loop device;
+# where that cannot be done, note the part as skipped and return 1.
+kernel_mount() {
+  [ "$(id -u)" -eq 0 ] || { skip_part "not root: the kernel's read of $(basename "$1")"; return 1; }
+  mkdir -p "$T/mnt"
+  mount -o ro,loop "$1" "$T/mnt" 2>/dev/null || { skip_part "cannot loop-mount $(basename "$1")"; return 1; }
+}
+
 # kernel_check IMG PATH SRC...: the same bytes through a read-only loop mount.
 kernel_check() {
   local img=$1; shift
-  [ "$(id -u)" -eq 0 ] || { echo "note: not root, kernel read skipped" >&2; return; }
-  mkdir -p "$T/mnt"
-  mount -o ro,loop "$img" "$T/mnt" 2>/dev/null || { echo "note: cannot loop-mount, kernel read skipped" >&2; return; }
+  kernel_mount "$img" || return 0
   MOUNTS+=("$T/mnt")
   while [ $# -gt 0 ]; do
     cmp -s "$T/mnt$1" "$2" || { umount "$T/mnt"; fail "kernel reads $1 differently"; }
@@ -102,7 +108,7 @@ debugfs -R "htree /many" "$img" > "$T/htree" 2>&1 || fail "debugfs htree rejects
 grep -q "Indirect levels: 1" "$T/htree" || fail "/many should have an index level by now"
 check "$img" /many/a-rather-long-file-name-to-fill-leaves-quickly-2999 "$T/s2999" \
   /many/a-rather-long-file-name-to-fill-leaves-quickly-1 "$T/s1"
-if [ "$(id -u)" -eq 0 ] && mkdir -p "$T/mnt" && mount -o ro,loop "$img" "$T/mnt" 2>/dev/null; then
+if kernel_mount "$img"; then
   MOUNTS+=("$T/mnt")
   for i in 1 2 17 500 1234 2048 2999; do
     [ "$(cat "$T/mnt/many/a-rather-long-file-name-to-fill-leaves-quickly-$i")" = "small $i" ] ||
@@ -128,7 +134,7 @@ ln -s "$(printf 'long/%.0s' $(seq 1 20))target" "$T/tree/long-link"
   fail "tree counts: $(json "$T/tree.json" 'j["tree"]')"
 check "$img" /copy/a/b/c/blob "$T/tree/a/b/c/blob" /copy/many/f1999 "$T/tree/many/f1999"
 debugfs -R "htree /copy/many" "$img" >/dev/null 2>&1 || fail "debugfs htree rejects /copy/many"
-if [ "$(id -u)" -eq 0 ] && mkdir -p "$T/mnt" && mount -o ro,loop "$img" "$T/mnt" 2>/dev/null; then
+if kernel_mount "$img"; then
   MOUNTS+=("$T/mnt")
   diff -r --no-dereference "$T/tree" "$T/mnt/copy" > "$T/diff" || { umount "$T/mnt"; cat "$T/diff"; fail "the kernel sees a different tree"; }
   umount "$T/mnt"; MOUNTS=()
@@ -200,6 +206,8 @@ debugfs -w -R "feature needs_recovery" "$img" >/dev/null 2>&1
 sum=$(sha "$img")
 expect_rc 1 "$EXTWB" put "$img" /x "$T/one"
 grep -q "needs_recovery" "$T/err" || fail "needs_recovery refusal: $(cat "$T/err")"
+expect_rc 1 "$EXTWB" put --dry-run "$img" /x "$T/one"
+grep -q "needs_recovery" "$T/err" || fail "--dry-run does not report the needs_recovery refusal: $(cat "$T/err")"
 [ "$(sha "$img")" = "$sum" ] || fail "a refused put changed the image"
 mke2fs -q -F -t ext4 -b 1024 -O ^metadata_csum "$img" 32M
 for i in $(seq 1 120); do echo $i | "$EXTWB" put -p -q "$img" "/idx/some-longer-file-name-$i"; done
@@ -210,3 +218,22 @@ e2fsck -fyD "$img" >/dev/null 2>&1 || true   # e2fsck builds its own index
 check "$img" /idx/some-longer-file-name-7 "$T/one" /idx/new "$T/one"
 debugfs -R "htree /idx" "$img" >/dev/null 2>&1 || fail "debugfs htree rejects /idx after put, replace and rm"
 pass "ext3 and needs_recovery refused, images unchanged; put, replace and rm in an htree made by e2fsck -D"
+
+# 7b. An image mounted through one loop device is refused through a second
+# loop device and by its own path, for put, mkdir, rm and under --dry-run.
+img=$T/m.img
+mke2fs -q -F -t ext4 "$img" 32M
+l0=$(new_loop "$img")
+mkdir -p "$T/m"
+mount "$l0" "$T/m"; MOUNTS+=("$T/m")
+l1=$(new_loop "$img")
+for target in "$l1" "$img"; do
+  for cmd in "put $target /x $T/one" "put --dry-run $target /x $T/one" "mkdir $target /d" "rm $target /lost+found"; do
+    # shellcheck disable=SC2086
+    expect_rc 1 "$EXTWB" $cmd
+    grep -q "mounted on $T/m" "$T/err" || fail "extwb $cmd: not refused as in use: $(cat "$T/err")"
+  done
+done
+umount "$T/m"; MOUNTS=()
+e2fsck -fn "$img" >/dev/null 2>&1 || fail "the mounted image is not clean after the refusals"
+pass "an image mounted through another loop device is refused, --dry-run too"
