@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cmd/common.hpp"
+#include "cmd/fat_common.hpp"
 #include "fat/device_facts.hpp"
 #include "fat/format.hpp"
 #include "fat/label.hpp"
@@ -131,27 +132,11 @@ Result<std::uint64_t> create_size(const Args& a) {
   return bytes + offset;
 }
 
-nlohmann::json summary_json(const fat::VolumeSummary& s) {
-  return {{"fat_type", s.fat_type}, {"sector_size", s.sector_size}, {"cluster_bytes", s.cluster_bytes},
-          {"sectors_per_cluster", s.sectors_per_cluster}, {"cluster_count", s.cluster_count},
-          {"total_sectors", s.total_sectors}, {"filesystem_bytes", s.filesystem_bytes}, {"data_bytes", s.data_bytes},
-          {"reserved_sectors", s.reserved_sectors}, {"num_fats", s.num_fats}, {"fat_sectors", s.fat_sectors},
-          {"root_entries", s.root_entries}, {"data_start_sector", s.data_start_sector},
-          {"hidden_sectors", s.hidden_sectors}, {"heads", s.heads}, {"sectors_per_track", s.sectors_per_track},
-          {"media", s.media}, {"fsinfo_sector", s.fsinfo_sector}, {"backup_boot_sector", s.backup_boot_sector},
-          {"offset_bytes", s.offset_bytes}};
+void print_summary(const std::string& target, const fat::Layout& layout, bool dry_run) {
+  std::printf("%s%s: %s\n", dry_run ? "would format " : "", target.c_str(), fsio::cli::layout_summary(layout).c_str());
 }
 
-void print_summary(const std::string& target, const fat::VolumeSummary& s, bool dry_run) {
-  std::printf("%s%s: %s, %s in %" PRIu64 " clusters of %s, %u FAT%s of %u sectors, %u reserved sectors",
-              dry_run ? "would format " : "", target.c_str(), s.fat_type.c_str(),
-              fsio::format_size(s.filesystem_bytes).c_str(), s.cluster_count, fsio::format_size(s.cluster_bytes).c_str(),
-              s.num_fats, s.num_fats == 1 ? "" : "s", s.fat_sectors, s.reserved_sectors);
-  if (s.root_entries) std::printf(", %u root entries", s.root_entries);
-  std::printf(", %u-byte sectors\n", s.sector_size);
-}
-
-void print_result(const Args& a, const fat::VolumeSummary& summary, const fat::FormatReport& rep,
+void print_result(const Args& a, const fat::Layout& summary, const fat::FormatReport& rep,
                   fsio::IoQueue& queue) {
   print_summary(a.target, summary, false);
   std::printf("volume id %s%s%s\n", fat::format_volume_id(rep.volume_id).c_str(), rep.label.empty() ? "" : ", label ",
@@ -241,8 +226,8 @@ int run(Args& a) {
   if (!a.quiet && !a.json)
     for (const auto& w : geo->warnings) std::fprintf(stderr, "mkfat: warning: %s\n", w.c_str());
 
-  const auto summary = fat::describe(*geo);
-  nlohmann::json out = {{"target", a.target}, {"dry_run", a.dry_run}, {"geometry", summary_json(summary)},
+  const fat::Layout& summary = *geo;
+  nlohmann::json out = {{"target", a.target}, {"dry_run", a.dry_run}, {"geometry", fsio::cli::layout_json(summary)},
                         {"warnings", geo->warnings}};
   if (a.dry_run) {
     if (a.json) std::cout << out.dump(2) << '\n';

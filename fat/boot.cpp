@@ -6,7 +6,7 @@
 
 #include "fat/boot_sector.hpp"
 #include "fat/fsinfo.hpp"
-#include "fat/table.hpp"
+#include "fat/entry.hpp"
 #include "libfsio/endian.hpp"
 
 namespace fat {

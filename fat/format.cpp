@@ -236,7 +236,7 @@ fsio::Result<FormatReport> format_steps(fsio::IoQueue& queue, const Geometry& g,
   const std::span<const std::byte> zeros = s.zero_buf.span();
 
   FormatReport report;
-  report.summary = describe(g);
+  report.layout = g;
   report.volume_id = id.volume_id;
   if (label.present) {
     report.label.assign(label.bytes.begin(), label.bytes.end());

@@ -52,7 +52,7 @@ struct FormatExtras {
 };
 
 struct FormatReport {
-  VolumeSummary summary;
+  Layout layout;                     // what was written (Geometry without the format-only parts)
   std::uint32_t volume_id = 0;
   std::string label;                 // as stored, trailing spaces trimmed; "" for none
   std::uint64_t bytes_written = 0;   // metadata and wipes

@@ -10,11 +10,6 @@
 
 namespace fat {
 
-FatLayout Geometry::fat_layout() const {
-  return FatLayout{type, sector_size, fat_sectors, num_fats,
-                   offset_bytes + first_fat_sector() * sector_size, cluster_count};
-}
-
 namespace {
 
 using fsio::Errc;
@@ -109,31 +104,6 @@ fsio::Result<Geometry> compute_geometry(std::uint64_t device_bytes, const Format
                 (o.mbr == FormatOptions::Mbr::automatic && facts.block_device && facts.fixed_disk &&
                  facts.whole_disk);
   return g;
-}
-
-VolumeSummary describe(const Geometry& g) {
-  VolumeSummary s;
-  s.fat_type = fat_type_name(g.type);
-  s.sector_size = g.sector_size;
-  s.cluster_bytes = g.cluster_bytes();
-  s.sectors_per_cluster = g.sectors_per_cluster;
-  s.cluster_count = g.cluster_count;
-  s.total_sectors = g.total_sectors;
-  s.filesystem_bytes = g.filesystem_bytes();
-  s.data_bytes = std::uint64_t(g.cluster_count) * g.cluster_bytes();
-  s.reserved_sectors = g.reserved_sectors;
-  s.num_fats = g.num_fats;
-  s.fat_sectors = g.fat_sectors;
-  s.root_entries = g.root_entries;
-  s.data_start_sector = g.data_start_sector();
-  s.hidden_sectors = g.hidden_sectors;
-  s.heads = g.heads;
-  s.sectors_per_track = g.sectors_per_track;
-  s.media = g.media;
-  s.fsinfo_sector = g.fsinfo_sector;
-  s.backup_boot_sector = g.backup_boot_sector;
-  s.offset_bytes = g.offset_bytes;
-  return s;
 }
 
 }  // namespace fat

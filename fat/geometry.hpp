@@ -1,7 +1,8 @@
 // Choosing a FAT layout: what mkfat takes (FormatOptions), what it knows
 // about the device (DeviceFacts), and the resulting Geometry, chosen exactly
 // as mkfs.fat 4.2 chooses it (see /work/shared/reference/fat-mkfs-fsck.md
-// and FORMAT.md). compute_geometry is pure: no I/O, no clock.
+// and FORMAT.md). compute_geometry is pure: no I/O, no clock. What a tool
+// prints about the result comes from layout_fields() (layout.hpp).
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "fat/table.hpp"
+#include "fat/layout.hpp"
 #include "libfsio/result.hpp"
 
 namespace fat {
@@ -53,36 +54,11 @@ struct DeviceFacts {
   std::optional<std::uint64_t> disk_sectors;     // whole disk size for the CHS default
 };
 
-struct Geometry {
-  FatType type = FatType::fat32;
-  std::uint32_t sector_size = 512;
-  std::uint32_t sectors_per_cluster = 1;
-  std::uint32_t reserved_sectors = 1;
-  std::uint32_t num_fats = 2;
-  std::uint32_t root_entries = 0;           // 0 on FAT32
-  std::uint32_t total_sectors = 0;          // of the filesystem
-  std::uint32_t fat_sectors = 0;            // per copy
-  std::uint32_t cluster_count = 0;
-  std::uint8_t media = 0xF8;
-  std::uint8_t drive_number = 0x80;
-  std::uint32_t heads = 0;
-  std::uint32_t sectors_per_track = 0;
-  std::uint32_t hidden_sectors = 0;
-  std::uint32_t fsinfo_sector = 0;          // FAT32: 1; else 0
-  std::uint32_t backup_boot_sector = 0;     // FAT32: 6 usually; 0 = none
-  std::uint32_t root_cluster = 0;           // FAT32: 2; else 0
+// The layout mkfat writes, plus what only formatting needs.
+struct Geometry : Layout {
   bool aligned = true;                      // structures aligned to the cluster size
   bool write_mbr = false;                   // fake MBR partition table in sector 0
-  std::uint64_t offset_bytes = 0;           // filesystem start in the device window
   std::vector<std::string> warnings;        // what mkfs.fat warns about, reworded
-
-  std::uint32_t root_dir_sectors() const { return (root_entries * 32 + sector_size - 1) / sector_size; }
-  std::uint64_t first_fat_sector() const { return reserved_sectors; }
-  std::uint64_t root_dir_sector() const { return reserved_sectors + std::uint64_t(num_fats) * fat_sectors; }
-  std::uint64_t data_start_sector() const { return root_dir_sector() + root_dir_sectors(); }
-  std::uint64_t cluster_bytes() const { return std::uint64_t(sectors_per_cluster) * sector_size; }
-  std::uint64_t filesystem_bytes() const { return std::uint64_t(total_sectors) * sector_size; }
-  FatLayout fat_layout() const;
 };
 
 // mkfs.fat's choices for a target of device_bytes bytes (the whole device or
@@ -97,30 +73,5 @@ fsio::Result<Geometry> compute_geometry(std::uint64_t device_bytes, const Format
 // less (mkfs.fat raises -S to it); an image file's -S, or 512. A plain
 // --offset counts these sectors.
 std::uint32_t logical_sector_size(const FormatOptions& options, const DeviceFacts& facts);
-
-// The numbers a tool prints (text or JSON).
-struct VolumeSummary {
-  std::string fat_type;              // "FAT32"
-  std::uint32_t sector_size = 0;
-  std::uint64_t cluster_bytes = 0;
-  std::uint32_t sectors_per_cluster = 0;
-  std::uint64_t cluster_count = 0;
-  std::uint64_t total_sectors = 0;
-  std::uint64_t filesystem_bytes = 0;
-  std::uint64_t data_bytes = 0;      // cluster_count * cluster_bytes
-  std::uint32_t reserved_sectors = 0;
-  std::uint32_t num_fats = 0;
-  std::uint32_t fat_sectors = 0;
-  std::uint32_t root_entries = 0;
-  std::uint64_t data_start_sector = 0;
-  std::uint32_t hidden_sectors = 0;
-  std::uint32_t heads = 0;
-  std::uint32_t sectors_per_track = 0;
-  std::uint8_t media = 0;
-  std::uint32_t fsinfo_sector = 0;
-  std::uint32_t backup_boot_sector = 0;
-  std::uint64_t offset_bytes = 0;
-};
-VolumeSummary describe(const Geometry& geometry);
 
 }  // namespace fat

@@ -1,125 +1,156 @@
-// FAT entry codecs and the in-memory FatTable (see table.hpp for the layout).
+// FatTable: on-demand FAT blocks, dirty sectors, streaming (see table.hpp).
 #include "fat/table.hpp"
 
+#include <algorithm>
 #include <bit>
+#include <cstring>
 #include <string>
 
 namespace fat {
 
-const char* fat_type_name(FatType type) {
-  switch (type) {
-    case FatType::fat12: return "FAT12";
-    case FatType::fat16: return "FAT16";
-    case FatType::fat32: return "FAT32";
-  }
-  return "FAT?";
-}
-
 namespace {
 
-std::uint32_t byte_at(std::span<const std::byte> s, std::uint64_t i) {
-  return std::to_integer<std::uint32_t>(s[i]);
-}
+using fsio::Errc;
+using fsio::make_error;
 
-std::uint32_t load32(std::span<const std::byte> s, std::uint64_t off) {
-  return byte_at(s, off) | byte_at(s, off + 1) << 8 | byte_at(s, off + 2) << 16 |
-         byte_at(s, off + 3) << 24;
-}
-
-void store32(std::span<std::byte> s, std::uint64_t off, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) s[off + i] = std::byte(v >> (8 * i));
-}
+std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return (v + to - 1) / to * to; }
 
 }  // namespace
 
-std::uint32_t get_entry(FatType type, std::span<const std::byte> fat, std::uint32_t n) {
-  const std::uint64_t off = entry_offset(type, n);
-  FSIO_ASSERT(off + entry_span(type) <= fat.size());
-  switch (type) {
-    case FatType::fat12: {
-      const std::uint32_t word = byte_at(fat, off) | byte_at(fat, off + 1) << 8;
-      return (n & 1) ? word >> 4 : word & 0xFFF;
-    }
-    case FatType::fat16:
-      return byte_at(fat, off) | byte_at(fat, off + 1) << 8;
-    case FatType::fat32:
-      return load32(fat, off) & 0x0FFFFFFF;
+fsio::Result<FatTable> FatTable::open(fsio::IoQueue& queue, const Layout& l, const FatCacheOptions& o) {
+  const std::uint32_t ss = l.sector_size;
+  if (ss < 512 || !std::has_single_bit(ss))
+    return make_error(Errc::corrupt, "FAT: sector size " + std::to_string(ss) + " is not a power of two >= 512");
+  if (l.fat_sectors == 0 || l.num_fats == 0)
+    return make_error(Errc::corrupt, "FAT: " + std::to_string(l.num_fats) + " copies of " +
+                                         std::to_string(l.fat_sectors) + " sectors hold no table");
+  const std::uint64_t need = entries_bytes(l.type, l.entry_count());
+  if (need > l.fat_bytes())
+    return make_error(Errc::corrupt, "FAT: " + std::to_string(l.fat_sectors) + " sectors per copy hold " +
+                                         std::to_string(l.fat_bytes()) + " bytes, but " +
+                                         std::to_string(l.cluster_count) + " clusters need " +
+                                         std::to_string(need));
+  if (l.active_fat() >= l.num_fats)
+    return make_error(Errc::corrupt, "FAT: active copy " + std::to_string(l.active_fat()) + " (BPB_ExtFlags " +
+                                         std::to_string(l.ext_flags) + ") but only " +
+                                         std::to_string(l.num_fats) + " copies");
+  const auto& dev = queue.device();
+  if (dev.direct() && dev.topology().dio_offset_align > ss)
+    return make_error(Errc::unsupported, "FAT: direct I/O needs " + std::to_string(dev.topology().dio_offset_align) +
+                                             "-byte alignment but the FAT sector is " + std::to_string(ss) +
+                                             " bytes; open the device buffered");
+  // A FAT12 table (<= 4086 entries, 6129 bytes) is one block, so no entry
+  // straddles two blocks; FAT16/32 entries never straddle a sector.
+  std::size_t block = std::max<std::size_t>(round_up(std::max<std::size_t>(o.block_bytes, 1), ss), ss);
+  if (l.type == FatType::fat12) block = round_up(need, ss);
+  const std::size_t blocks = std::max<std::size_t>(o.cache_bytes / block, 1);
+  const std::size_t stream = std::max<std::size_t>(round_up(std::max<std::size_t>(o.stream_bytes, 1), ss), ss);
+  return FatTable(queue, l, block, blocks, stream);
+}
+
+FatTable::FatTable(fsio::IoQueue& queue, const Layout& layout, std::size_t block_bytes, std::size_t cache_blocks,
+                   std::size_t stream_bytes)
+    : queue_(&queue),
+      layout_(layout),
+      block_bytes_(block_bytes),
+      cache_blocks_(cache_blocks),
+      stream_bytes_(stream_bytes),
+      dirty_((std::uint64_t(layout.fat_sectors) + 63) / 64, 0) {}
+
+std::uint64_t FatTable::used_bytes() const {
+  return round_up(entries_bytes(layout_.type, layout_.entry_count()), layout_.sector_size);
+}
+
+fsio::Status FatTable::check_entry(std::uint32_t n) const {
+  if (n >= entry_count())
+    return make_error(Errc::invalid_argument, "FAT entry " + std::to_string(n) + " is past the last entry " +
+                                                  std::to_string(entry_count() - 1));
+  return {};
+}
+
+std::span<std::byte> FatTable::block_span(std::uint64_t index, Block& b) {
+  const std::uint64_t begin = index * block_bytes_;
+  return b.buf.span().first(std::min<std::uint64_t>(block_bytes_, used_bytes() - begin));
+}
+
+fsio::Result<FatTable::Block*> FatTable::block(std::uint64_t index) {
+  if (index == last_index_) {
+    ++stats_.block_hits;
+    return last_block_;
   }
-  return 0;
+  if (auto it = blocks_.find(index); it != blocks_.end()) {
+    Block& b = it->second;
+    if (!b.dirty) lru_.splice(lru_.begin(), lru_, b.lru);
+    ++stats_.block_hits;
+    last_index_ = index;
+    last_block_ = &b;
+    return &b;
+  }
+  evict_clean();
+  const std::uint64_t begin = index * block_bytes_;
+  const std::uint64_t len = std::min<std::uint64_t>(block_bytes_, used_bytes() - begin);
+  Block b{fsio::AlignedBuffer(block_bytes_), false, {}};
+  const std::uint64_t off = layout_.fat_offset(layout_.active_fat()) + begin;
+  FSIO_TRY_CTX(queue_->read(off, b.buf.span().first(len)),
+               "read FAT copy " + std::to_string(layout_.active_fat()) + " at byte " + std::to_string(begin));
+  ++stats_.block_reads;
+  stats_.bytes_read += len;
+  lru_.push_front(index);
+  b.lru = lru_.begin();
+  Block& stored = blocks_.emplace(index, std::move(b)).first->second;
+  last_index_ = index;
+  last_block_ = &stored;
+  return &stored;
 }
 
-std::uint32_t get_raw32(std::span<const std::byte> fat, std::uint32_t n) {
-  FSIO_ASSERT(std::uint64_t(n) * 4 + 4 <= fat.size());
-  return load32(fat, std::uint64_t(n) * 4);
-}
-
-void set_entry(FatType type, std::span<std::byte> fat, std::uint32_t n, std::uint32_t value) {
-  const std::uint64_t off = entry_offset(type, n);
-  FSIO_ASSERT(off + entry_span(type) <= fat.size());
-  switch (type) {
-    case FatType::fat12: {
-      value &= 0xFFF;
-      if (n & 1) {  // high nibble of b[off], all of b[off+1]
-        fat[off] = std::byte((byte_at(fat, off) & 0x0F) | (value & 0x0F) << 4);
-        fat[off + 1] = std::byte(value >> 4);
-      } else {  // all of b[off], low nibble of b[off+1]
-        fat[off] = std::byte(value & 0xFF);
-        fat[off + 1] = std::byte((byte_at(fat, off + 1) & 0xF0) | value >> 8);
-      }
-      return;
+// Drops least recently used clean blocks until one more fits.
+void FatTable::evict_clean() {
+  while (lru_.size() >= cache_blocks_ && !lru_.empty()) {
+    const std::uint64_t victim = lru_.back();
+    lru_.pop_back();
+    blocks_.erase(victim);
+    if (victim == last_index_) {
+      last_index_ = ~std::uint64_t(0);
+      last_block_ = nullptr;
     }
-    case FatType::fat16:
-      fat[off] = std::byte(value);
-      fat[off + 1] = std::byte(value >> 8);
-      return;
-    case FatType::fat32:
-      store32(fat, off, (load32(fat, off) & 0xF0000000) | (value & 0x0FFFFFFF));
-      return;
   }
 }
 
-EntryKind classify(FatType type, std::uint32_t value) {
-  const std::uint32_t mask = entry_mask(type);
-  value &= mask;
-  if (value == 0) return EntryKind::free;
-  if (value == 1) return EntryKind::reserved;
-  if (value >= mask - 7) return EntryKind::end_of_chain;  // 0x...FF8-0x...FFF
-  if (value == mask - 8) return EntryKind::bad;           // 0x...FF7
-  if (value >= mask - 15) return EntryKind::reserved;     // 0x...FF0-0x...FF6
-  return EntryKind::next;
+// Entries are linear in a block: entry n of the table is entry n minus the
+// block's first entry of the block's bytes (FAT12: one block, so n itself).
+std::uint32_t FatTable::local_entry(std::uint32_t n, std::uint64_t index) const {
+  if (layout_.type == FatType::fat12) return n;
+  return n - std::uint32_t(index * block_bytes_ / (layout_.type == FatType::fat16 ? 2 : 4));
 }
 
-FatTable::FatTable(const FatLayout& layout)
-    : layout_(layout),
-      buf_(std::size_t(layout.fat_bytes())),
-      dirty_((std::uint64_t(layout.fat_sectors) + 63) / 64, 0) {
-  FSIO_ASSERT(layout.fat_sectors > 0 && layout.sector_size >= 512);
-  FSIO_ASSERT(entry_offset(layout.type, layout.cluster_count + 2) <= layout.fat_bytes());
+fsio::Result<std::uint32_t> FatTable::get(std::uint32_t n) {
+  FSIO_TRY(check_entry(n));
+  const std::uint64_t off = entry_offset(layout_.type, n);
+  const std::uint64_t index = off / block_bytes_;
+  Block* b = FSIO_TRY(block(index));
+  const std::uint32_t local = local_entry(n, index);
+  return get_entry(layout_.type, block_span(index, *b), local);
 }
 
-fsio::Result<FatTable> FatTable::read(fsio::IoQueue& queue, const FatLayout& layout) {
-  FatTable table(layout);
-  auto plug = queue.plug();
-  plug.read(layout.first_fat_offset, table.buf_.span().first(layout.fat_bytes()));
-  FSIO_TRY_CTX(plug.finish(), "read FAT at " + std::to_string(layout.first_fat_offset));
-  return table;
-}
-
-std::uint32_t FatTable::get(std::uint32_t cluster) const {
-  FSIO_ASSERT(cluster < layout_.cluster_count + 2);
-  return get_entry(layout_.type, bytes(), cluster);
-}
-
-void FatTable::set(std::uint32_t cluster, std::uint32_t value) {
-  FSIO_ASSERT(cluster < layout_.cluster_count + 2);
-  set_entry(layout_.type, buf_.span().first(layout_.fat_bytes()), cluster, value);
-  mark(entry_offset(layout_.type, cluster), entry_span(layout_.type));
+fsio::Status FatTable::set(std::uint32_t n, std::uint32_t value) {
+  FSIO_TRY(check_entry(n));
+  const std::uint64_t off = entry_offset(layout_.type, n);
+  const std::uint64_t index = off / block_bytes_;
+  Block* b = FSIO_TRY(block(index));
+  const std::uint32_t local = local_entry(n, index);
+  set_entry(layout_.type, block_span(index, *b), local, value);
+  if (!b->dirty) {
+    b->dirty = true;
+    lru_.erase(b->lru);
+    dirty_blocks_.emplace(index, b);
+  }
+  mark(off, entry_span(layout_.type));
+  return {};
 }
 
 void FatTable::mark(std::uint64_t byte_offset, std::uint32_t length) {
-  const std::uint64_t first = byte_offset / layout_.sector_size;
-  const std::uint64_t last = (byte_offset + length - 1) / layout_.sector_size;
-  for (std::uint64_t s = first; s <= last && s < layout_.fat_sectors; ++s) {
+  const std::uint64_t ss = layout_.sector_size;
+  for (std::uint64_t s = byte_offset / ss; s <= (byte_offset + length - 1) / ss && s < layout_.fat_sectors; ++s) {
     std::uint64_t& word = dirty_[s / 64];
     const std::uint64_t bit = std::uint64_t(1) << (s % 64);
     if (!(word & bit)) {
@@ -129,44 +160,64 @@ void FatTable::mark(std::uint64_t byte_offset, std::uint32_t length) {
   }
 }
 
-bool FatTable::is_dirty(std::uint32_t sector) const {
-  FSIO_ASSERT(sector < layout_.fat_sectors);
-  return (dirty_[sector / 64] >> (sector % 64)) & 1;
-}
-
-void FatTable::clear_dirty() {
-  std::fill(dirty_.begin(), dirty_.end(), 0);
-  dirty_count_ = 0;
+bool FatTable::is_dirty(std::uint64_t sector) const {
+  return sector < layout_.fat_sectors && ((dirty_[sector / 64] >> (sector % 64)) & 1);
 }
 
 std::size_t FatTable::for_each_dirty_run(
     const std::function<void(std::uint64_t, std::span<const std::byte>)>& write) const {
-  if (dirty_count_ == 0) return 0;
-  // Collect the runs once, then replay them for every copy.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // first sector, count
-  std::uint32_t s = 0;
-  while (s < layout_.fat_sectors) {
-    const std::uint64_t word = dirty_[s / 64] >> (s % 64);
-    if (word == 0) {  // skip the rest of this 64-sector word
-      s = (s / 64 + 1) * 64;
-      continue;
-    }
-    s += std::countr_zero(word);
-    const std::uint32_t start = s;
-    while (s < layout_.fat_sectors && is_dirty(s)) ++s;
-    runs.emplace_back(start, s - start);
-  }
-  const auto all = bytes();
+  // Runs (first sector, count) inside each dirty block, found once and
+  // replayed for every copy.
+  struct Run {
+    std::uint64_t sector, count;
+    const Block* block;
+    std::uint64_t block_first_sector;
+  };
+  std::vector<Run> runs;
   const std::uint64_t ss = layout_.sector_size;
+  const std::uint64_t per_block = block_bytes_ / ss;
+  for (const auto& [index, b] : dirty_blocks_) {
+    const std::uint64_t first = index * per_block;
+    const std::uint64_t end = std::min<std::uint64_t>(first + per_block, used_bytes() / ss);
+    for (std::uint64_t s = first; s < end;) {
+      if (!is_dirty(s)) {
+        ++s;
+        continue;
+      }
+      const std::uint64_t start = s;
+      while (s < end && is_dirty(s)) ++s;
+      runs.push_back({start, s - start, b, first});
+    }
+  }
   for (std::uint32_t copy = 0; copy < layout_.num_fats; ++copy)
-    for (auto [start, count] : runs)
-      write(layout_.copy_offset(copy) + start * ss, all.subspan(start * ss, count * ss));
+    for (const Run& r : runs)
+      write(layout_.fat_offset(copy) + r.sector * ss,
+            r.block->buf.span().subspan((r.sector - r.block_first_sector) * ss, r.count * ss));
   return runs.size() * layout_.num_fats;
 }
 
 std::size_t FatTable::queue_dirty(fsio::IoQueue::Plug& plug) const {
-  return for_each_dirty_run(
-      [&plug](std::uint64_t off, std::span<const std::byte> b) { plug.write(off, b); });
+  return for_each_dirty_run([&plug](std::uint64_t off, std::span<const std::byte> b) { plug.write(off, b); });
+}
+
+void FatTable::clear_dirty() {
+  for (auto& [index, b] : dirty_blocks_) {
+    b->dirty = false;
+    lru_.push_front(index);
+    b->lru = lru_.begin();
+  }
+  dirty_blocks_.clear();
+  std::fill(dirty_.begin(), dirty_.end(), 0);
+  dirty_count_ = 0;
+  evict_clean();
+}
+
+fsio::Result<std::size_t> FatTable::flush() {
+  auto plug = queue_->plug();
+  const std::size_t n = queue_dirty(plug);
+  FSIO_TRY_CTX(plug.finish(), "write FAT");
+  clear_dirty();
+  return n;
 }
 
 }  // namespace fat

@@ -1,138 +1,151 @@
-// The File Allocation Table: entry codecs and an in-memory FAT with
-// dirty-sector tracking that writes every FAT copy in one plug.
+// FatTable: the File Allocation Table of a volume on disk, read on demand
+// through a bounded cache, written back to EVERY copy in one plug.
 //
-// Entry n of the FAT describes cluster n; entries 0 and 1 are reserved
-// (FAT[0] carries the media byte, FAT[1] the end-of-chain mark and, on
-// FAT16/32, the clean-shutdown and no-I/O-error bits). fatgen103 section 4.
+// A 2 TiB FAT32 volume has a 268 MB FAT per copy, so no copy is held whole.
+// The FAT is read in blocks (64 KiB by default; a FAT12 FAT, at most 6 KiB of
+// entries, is one block) and at most cache_bytes of clean blocks are kept,
+// least recently used first out. set() marks the sectors it touches dirty (a
+// FAT12 entry that straddles a sector boundary dirties both, see entry.hpp)
+// and pins its block until clear_dirty(): dirty blocks are never evicted, so
+// the cache grows by what a writer changes between two flushes. A writer
+// bounds that by flushing per file or per batch (dirty_sectors()).
+//
+// queue_dirty() puts every dirty sector of every copy into one plug: adjacent
+// dirty sectors go out as one request per copy and IoQueue merges further.
+// That is the batched, mirrored write that took the kernel's sync-mount
+// allocation from 49.81 s to 12.26 s (DESIGN.md lesson 1).
+//
+// Reads come from the active copy (copy 0 unless FAT32 mirroring is off,
+// Layout::active_fat). scan() and compare_copies() stream the whole table in
+// large reads (stream_bytes, 4 MiB by default) without going through the
+// cache; scan() sees pending set()s, compare_copies() sees the disk.
+//
+// Not thread-safe. Holds a pointer to the IoQueue: the queue must outlive the
+// table and must not move. Entry numbers are FAT entries: 0 and 1 are the
+// reserved entries, 2..cluster_count+1 the clusters.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <list>
+#include <map>
 #include <span>
+#include <unordered_map>
 #include <vector>
 
+#include "fat/entry.hpp"
+#include "fat/layout.hpp"
 #include "libfsio/buffer.hpp"
 #include "libfsio/io_queue.hpp"
 #include "libfsio/result.hpp"
 
 namespace fat {
 
-enum class FatType : std::uint8_t { fat12 = 12, fat16 = 16, fat32 = 32 };
-
-const char* fat_type_name(FatType type);  // "FAT12", "FAT16", "FAT32"
-
-// ---- Entry codecs: pure functions over the bytes of one FAT copy ----------
-//
-// FAT12 packs two 12-bit entries into three bytes. Entry n starts at byte
-// n + n/2; read the little-endian 16-bit word there and take
-//   even n: its low 12 bits      odd n: its high 12 bits
-//
-//   byte:     b0                b1                b2
-//   bits:  7 6 5 4 3 2 1 0   7 6 5 4 3 2 1 0   7 6 5 4 3 2 1 0
-//         [ E0 bits 7..0  ] [E1 3..0|E0 11..8] [ E1 bits 11..4 ]
-//
-// so an even entry owns b0 and the low nibble of b1, an odd entry the high
-// nibble of b1 and b2. Entry 341 (byte 511) straddles the first sector
-// boundary of a 512-byte-sector FAT: a writer must dirty both sectors.
-//
-// FAT16 entries are little-endian 16-bit words at 2n. FAT32 entries are
-// 32-bit words at 4n of which only the low 28 bits are the cluster number;
-// the high 4 bits are reserved and must be preserved on write (fatgen103
-// p.16; Linux fat32_ent_put keeps them too).
-
-// Byte offset of entry n's first byte within one FAT copy.
-constexpr std::uint64_t entry_offset(FatType type, std::uint32_t n) {
-  switch (type) {
-    case FatType::fat12: return std::uint64_t(n) + n / 2;
-    case FatType::fat16: return std::uint64_t(n) * 2;
-    case FatType::fat32: return std::uint64_t(n) * 4;
-  }
-  return 0;
-}
-// Bytes an entry touches: 2 for FAT12 (it shares them with a neighbour).
-constexpr std::uint32_t entry_span(FatType type) { return type == FatType::fat32 ? 4 : 2; }
-
-// Entry n's value (FAT32: the low 28 bits). The span must hold the entry.
-std::uint32_t get_entry(FatType type, std::span<const std::byte> fat, std::uint32_t n);
-// Stores value into entry n (FAT12: 12 bits, FAT16: 16, FAT32: the low 28
-// bits, keeping the entry's high nibble). Neighbouring bits are untouched.
-void set_entry(FatType type, std::span<std::byte> fat, std::uint32_t n, std::uint32_t value);
-// FAT32 only: the whole 32-bit word, reserved nibble included.
-std::uint32_t get_raw32(std::span<const std::byte> fat, std::uint32_t n);
-
-constexpr std::uint32_t entry_mask(FatType type) {
-  return type == FatType::fat12 ? 0xFFF : type == FatType::fat16 ? 0xFFFF : 0x0FFFFFFF;
-}
-// fatgen103 p.16-17: bad cluster = mask - 8, end of chain >= mask - 7
-// (0xFF8/0xFFF8/0x0FFFFFF8); we write mask (0xFFF...) as end of chain like
-// Linux, except FAT32 FAT[2] for which mkfs.fat writes 0x0FFFFFF8.
-constexpr std::uint32_t bad_cluster(FatType type) { return entry_mask(type) - 8; }
-constexpr std::uint32_t end_of_chain(FatType type) { return entry_mask(type); }
-
-enum class EntryKind { free, next, reserved, bad, end_of_chain };
-// What an entry value means. `next` covers 2..0x...FEF; whether the cluster
-// exists is a separate check against the cluster count.
-EntryKind classify(FatType type, std::uint32_t value);
-
-// ---- FatTable -------------------------------------------------------------
-
-// Where the FAT copies are: enough to read, update and write them back.
-struct FatLayout {
-  FatType type = FatType::fat32;
-  std::uint32_t sector_size = 512;
-  std::uint32_t fat_sectors = 0;        // sectors per copy (BPB_FATSz)
-  std::uint32_t num_fats = 2;           // copies, all kept identical
-  std::uint64_t first_fat_offset = 0;   // bytes from the device window start
-  std::uint32_t cluster_count = 0;      // data clusters: entries 2..count+1 are real
-
-  std::uint64_t fat_bytes() const { return std::uint64_t(fat_sectors) * sector_size; }
-  std::uint64_t copy_offset(std::uint32_t copy) const { return first_fat_offset + copy * fat_bytes(); }
+struct FatCacheOptions {
+  std::size_t cache_bytes = 4u << 20;    // clean blocks kept; dirty blocks come on top
+  std::size_t block_bytes = 64u << 10;   // unit of on-demand reads (rounded to sectors)
+  std::size_t stream_bytes = 4u << 20;   // per read in scan() and compare_copies()
 };
 
-// One FAT copy in memory (all copies are identical on a consistent volume),
-// with a bitmap of the sectors changed since the last clear_dirty(). After a
-// batch of set() calls, queue_dirty() puts every dirty sector of EVERY copy
-// into one plug: the batched, mirrored write that took fat's sync-mount
-// allocation from 49.81 s to 12.26 s (DESIGN.md lesson 1). Adjacent dirty
-// sectors go out as one request per copy; IoQueue merges further.
-// Not thread-safe. The buffer is AlignedBuffer, so O_DIRECT writes work.
+struct FatTableStats {
+  std::uint64_t block_reads = 0;    // cache misses (one read request each)
+  std::uint64_t block_hits = 0;
+  std::uint64_t stream_reads = 0;   // plugs issued by scan/compare_copies
+  std::uint64_t bytes_read = 0;
+};
+
+// One FAT copy that differs from the active copy (byte for byte, over the
+// bytes holding entries 0..cluster_count+1, as fsck.fat compares them).
+struct CopyMismatch {
+  std::uint32_t copy = 0;
+  std::uint32_t first_entry = 0;       // first entry whose bytes differ
+  std::uint64_t first_sector = 0;      // sector of that byte, counted from the copy's start
+  std::uint64_t entries = 0;           // entries whose bytes differ
+};
+
 class FatTable {
  public:
-  // A zeroed table (every cluster free, reserved entries zero too).
-  explicit FatTable(const FatLayout& layout);
-  // Reads copy 0 of the FAT through the queue.
-  static fsio::Result<FatTable> read(fsio::IoQueue& queue, const FatLayout& layout);
+  // Checks that the layout can be a FAT (sector size, FAT size against the
+  // cluster count, active copy): Errc::corrupt naming the field otherwise.
+  // With O_DIRECT, a device alignment above the sector size is
+  // Errc::unsupported. Reads nothing yet.
+  static fsio::Result<FatTable> open(fsio::IoQueue& queue, const Layout& layout,
+                                     const FatCacheOptions& options = {});
 
-  const FatLayout& layout() const { return layout_; }
-  std::span<const std::byte> bytes() const { return buf_.span().first(layout_.fat_bytes()); }
+  FatTable(FatTable&&) noexcept = default;
+  FatTable& operator=(FatTable&&) noexcept = default;
 
-  std::uint32_t get(std::uint32_t cluster) const;
-  // Sets an entry and marks the sector(s) it touches dirty. cluster must be
-  // < cluster_count + 2 (FSIO_ASSERT: an out-of-range index is a bug).
-  void set(std::uint32_t cluster, std::uint32_t value);
+  const Layout& layout() const { return layout_; }
+  FatType type() const { return layout_.type; }
+  std::uint32_t entry_count() const { return layout_.entry_count(); }
 
-  bool is_dirty(std::uint32_t sector) const;
-  std::uint32_t dirty_sectors() const { return dirty_count_; }
-  void clear_dirty();
+  // Entry n's value (FAT32: low 28 bits). n >= entry_count() is
+  // Errc::invalid_argument; a failed read is Errc::io.
+  fsio::Result<std::uint32_t> get(std::uint32_t n);
+  // Stores value (FAT32 keeps the entry's reserved high nibble) and marks the
+  // sector(s) dirty. Same errors as get().
+  fsio::Status set(std::uint32_t n, std::uint32_t value);
 
-  // Calls write(offset, bytes) for each run of adjacent dirty sectors, in
-  // each copy (copy 0 first), offsets relative to the device window.
-  // Returns the number of calls.
+  std::uint64_t dirty_sectors() const { return dirty_count_; }
+  bool is_dirty(std::uint64_t sector) const;  // sector within a copy
+  // Calls write(offset, bytes) for each run of adjacent dirty sectors within
+  // a block, copy 0 first, then copy 1, ...; offsets are Device-window
+  // offsets. Returns the number of calls. The bytes stay valid and unchanged
+  // until the next set() or clear_dirty().
   std::size_t for_each_dirty_run(
       const std::function<void(std::uint64_t, std::span<const std::byte>)>& write) const;
-  // Queues all dirty sectors of all copies into the plug (the buffer must
-  // outlive plug.finish()); does not clear the dirty bits, so a failed
-  // finish can be retried. Returns the number of requests queued.
+  // Queues every dirty run of every copy into the plug. Does not clear the
+  // dirty bits, so a failed finish() can be retried; call clear_dirty() after
+  // a successful one, and no set() in between. Returns the requests queued.
   std::size_t queue_dirty(fsio::IoQueue::Plug& plug) const;
+  void clear_dirty();
+  // One plug of queue_dirty(), finished, then clear_dirty(). Returns the
+  // requests queued (before IoQueue's merging).
+  fsio::Result<std::size_t> flush();
+
+  // Streams entries [first, entry_count()) of the active copy, with pending
+  // set()s applied, calling visit(first_entry_of_span, values) per chunk in
+  // order; visit returns false to stop early.
+  using ScanVisitor = std::function<bool(std::uint32_t, std::span<const std::uint32_t>)>;
+  fsio::Status scan(const ScanVisitor& visit, std::uint32_t first = 0);
+  // Free entries among the clusters (entries 2..cluster_count+1).
+  fsio::Result<std::uint32_t> count_free();
+  // Every copy against the active one, streamed; empty when all agree.
+  fsio::Result<std::vector<CopyMismatch>> compare_copies();
+
+  const FatTableStats& stats() const { return stats_; }
 
  private:
+  struct Block {
+    fsio::AlignedBuffer buf;
+    bool dirty = false;
+    std::list<std::uint64_t>::iterator lru;  // valid while clean
+  };
+  FatTable(fsio::IoQueue& queue, const Layout& layout, std::size_t block_bytes, std::size_t cache_blocks,
+           std::size_t stream_bytes);
+  fsio::Result<Block*> block(std::uint64_t index);
+  fsio::Status check_entry(std::uint32_t n) const;
+  std::uint32_t local_entry(std::uint32_t n, std::uint64_t index) const;
+  std::span<std::byte> block_span(std::uint64_t index, Block& b);
   void mark(std::uint64_t byte_offset, std::uint32_t length);
+  void evict_clean();
+  std::uint64_t used_bytes() const;  // whole sectors holding entries 0..count+1
+  std::size_t stream_chunk() const;
 
-  FatLayout layout_;
-  fsio::AlignedBuffer buf_;
-  std::vector<std::uint64_t> dirty_;  // one bit per FAT sector
-  std::uint32_t dirty_count_ = 0;
+  fsio::IoQueue* queue_;
+  Layout layout_;
+  std::size_t block_bytes_;
+  std::size_t cache_blocks_;
+  std::size_t stream_bytes_;
+  std::unordered_map<std::uint64_t, Block> blocks_;
+  std::list<std::uint64_t> lru_;            // clean blocks, most recent first
+  std::map<std::uint64_t, Block*> dirty_blocks_;
+  std::vector<std::uint64_t> dirty_;        // one bit per FAT sector
+  std::uint64_t dirty_count_ = 0;
+  std::uint64_t last_index_ = ~std::uint64_t(0);  // the block of the previous lookup
+  Block* last_block_ = nullptr;
+  FatTableStats stats_;
 };
 
 }  // namespace fat

@@ -9,6 +9,7 @@
 #include "fat/dirent.hpp"
 #include "fat/format.hpp"
 #include "fat/geometry.hpp"
+#include "fat/table.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/engine.hpp"
 #include "libfsio/io_queue.hpp"
@@ -69,7 +70,7 @@ TEST_P(FormatPeers, FsckMinfoAndMdirAcceptTheVolume) {
   fsio::IoStats stats;
   auto report = format_image(img, c.size, o, {}, nullptr, &stats);
   ASSERT_TRUE(report.has_value()) << report.error().message();
-  EXPECT_EQ(report->summary.fat_type, fat_type_name(c.type));
+  EXPECT_EQ(report->layout.type, c.type);
   EXPECT_EQ(report->volume_id, kInvariantVolumeId);
   EXPECT_EQ(report->label, "FSIO TEST");
   // Invalidate, metadata, boot sector; FAT32 adds its backup boot sector's
@@ -263,18 +264,18 @@ TEST(FatTableOnDisk, DirtySectorsOfEveryCopyGoOutInOnePlug) {
   oo.allow_mounted = true;
   auto dev = fsio::Device::open(img, oo).value();
   auto queue = fsio::IoQueue::create(dev, fsio::QueueOptions{}).value();
-  auto table = FatTable::read(queue, g.fat_layout());
+  auto table = FatTable::open(queue, g);
   ASSERT_TRUE(table.has_value()) << table.error().message();
-  EXPECT_EQ(table->get(2), 0x0FFFFFF8u);
+  EXPECT_EQ(table->get(2).value(), 0x0FFFFFF8u);
   // A lost chain far apart from the head: two dirty runs per copy.
-  table->set(1000, 1001);
-  table->set(1001, end_of_chain(FatType::fat32));
-  table->set(20000, end_of_chain(FatType::fat32));
+  ASSERT_TRUE(table->set(1000, 1001).has_value());
+  ASSERT_TRUE(table->set(1001, end_of_chain(FatType::fat32)).has_value());
+  ASSERT_TRUE(table->set(20000, end_of_chain(FatType::fat32)).has_value());
   auto plug = queue.plug();
   EXPECT_EQ(table->queue_dirty(plug), 4u);
   ASSERT_TRUE(plug.finish().has_value());
   table->clear_dirty();
-  const auto second = test::read_bytes(img, g.fat_layout().copy_offset(1) + 1000 * 4, 8);
+  const auto second = test::read_bytes(img, g.fat_offset(1) + 1000 * 4, 8);
   EXPECT_EQ(std::to_integer<int>(second[0]), 0xE9);  // 1001 = 0x3E9
   EXPECT_EQ(std::to_integer<int>(second[4]), 0xFF);
   // Both copies agree, so fsck only reclaims the unowned clusters (exit 1),

@@ -2,6 +2,10 @@
 // wording of refusals.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <variant>
+#include <vector>
+
 #include "fat/geometry.hpp"
 
 namespace fat {
@@ -118,14 +122,28 @@ TEST(Geometry, SectorCountIsCappedAt32Bits) {
   EXPECT_FALSE(g->warnings.empty());
 }
 
-TEST(Geometry, DescribeCarriesTheNumbersAToolPrints) {
+TEST(Geometry, LayoutFieldsAreMkfatsJsonKeysInOrder) {
   const auto g = compute_geometry(1 * GiB, {});
   ASSERT_TRUE(g.has_value());
-  const VolumeSummary s = describe(*g);
-  EXPECT_EQ(s.fat_type, "FAT32");
-  EXPECT_EQ(s.cluster_bytes, 4096u);
-  EXPECT_EQ(s.data_bytes, s.cluster_count * 4096);
-  EXPECT_EQ(s.filesystem_bytes, std::uint64_t(g->total_sectors) * 512);
+  const auto fields = layout_fields(*g);
+  std::vector<std::string> names;
+  for (const auto& f : fields) names.emplace_back(f.name);
+  const std::vector<std::string> want = {
+      "fat_type", "sector_size", "cluster_bytes", "sectors_per_cluster", "cluster_count", "total_sectors",
+      "filesystem_bytes", "data_bytes", "reserved_sectors", "num_fats", "fat_sectors", "root_entries",
+      "data_start_sector", "hidden_sectors", "heads", "sectors_per_track", "media", "fsinfo_sector",
+      "backup_boot_sector", "offset_bytes"};
+  EXPECT_EQ(names, want);
+  auto number = [&](const char* name) {
+    for (const auto& f : fields)
+      if (std::string(f.name) == name) return std::get<std::uint64_t>(f.value);
+    return ~std::uint64_t(0);
+  };
+  EXPECT_EQ(std::get<std::string>(fields[0].value), "FAT32");
+  EXPECT_EQ(number("cluster_bytes"), 4096u);
+  EXPECT_EQ(number("data_bytes"), number("cluster_count") * 4096);
+  EXPECT_EQ(number("filesystem_bytes"), std::uint64_t(g->total_sectors) * 512);
+  EXPECT_EQ(number("data_start_sector"), g->reserved_sectors + 2ull * g->fat_sectors);
 }
 
 }  // namespace

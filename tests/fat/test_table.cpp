@@ -1,12 +1,11 @@
-// FAT entry codecs (exhaustive over whole sectors) and FatTable's dirty
-// tracking and mirrored batch.
+// FAT entry codecs, exhaustive over whole sectors (entry.hpp).
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 #include <vector>
 
-#include "fat/table.hpp"
+#include "fat/entry.hpp"
 
 namespace fat {
 namespace {
@@ -108,95 +107,12 @@ TEST(FatEntry, ClassifiesFreeBadEndAndReserved) {
   EXPECT_EQ(end_of_chain(FatType::fat32), 0x0FFFFFFFu);
 }
 
-FatLayout layout(FatType type, std::uint32_t sectors, std::uint32_t fats) {
-  FatLayout l;
-  l.type = type;
-  l.sector_size = 512;
-  l.fat_sectors = sectors;
-  l.num_fats = fats;
-  l.first_fat_offset = 32 * 512;
-  l.cluster_count = std::uint32_t(sectors * 512ull * 8 / (type == FatType::fat12 ? 12 : type == FatType::fat16 ? 16 : 32)) - 2;
-  return l;
-}
-
-std::map<std::uint64_t, std::uint64_t> runs(const FatTable& t) {
-  std::map<std::uint64_t, std::uint64_t> out;
-  t.for_each_dirty_run([&](std::uint64_t off, std::span<const std::byte> b) { out[off] = b.size(); });
-  return out;
-}
-
-TEST(FatTable, SetMarksOnlyTheSectorHoldingTheEntry) {
-  FatTable t(layout(FatType::fat32, 200, 2));
-  EXPECT_EQ(t.dirty_sectors(), 0u);
-  t.set(128, 5);  // byte 512: sector 1
-  EXPECT_TRUE(t.is_dirty(1));
-  EXPECT_FALSE(t.is_dirty(0));
-  EXPECT_FALSE(t.is_dirty(2));
-  EXPECT_EQ(t.dirty_sectors(), 1u);
-  t.set(129, 6);  // same sector: still one
-  EXPECT_EQ(t.dirty_sectors(), 1u);
-  EXPECT_EQ(t.get(128), 5u);
-}
-
-TEST(FatTable, Fat12EntryStraddlingASectorDirtiesBoth) {
-  FatTable t(layout(FatType::fat12, 9, 2));
-  t.set(341, 0xABC);  // bytes 511 and 512
-  EXPECT_TRUE(t.is_dirty(0));
-  EXPECT_TRUE(t.is_dirty(1));
-  EXPECT_EQ(t.dirty_sectors(), 2u);
-  EXPECT_EQ(t.get(341), 0xABCu);
-}
-
-TEST(FatTable, DirtyRunsGoToEveryCopyMergedAndInOrder) {
-  const auto l = layout(FatType::fat16, 100, 3);
-  FatTable t(l);
-  t.set(256 * 3, 7);          // sector 3
-  t.set(256 * 4 + 1, 8);      // sector 4: joins the run 3..4
-  t.set(256 * 63, 9);         // sector 63
-  t.set(256 * 64, 9);         // sector 64: crosses a 64-bit bitmap word
-  t.set(256 * 99 + 255, 10);  // last sector
-  EXPECT_EQ(t.dirty_sectors(), 5u);
-  const auto got = runs(t);
-  std::map<std::uint64_t, std::uint64_t> want;
-  for (std::uint32_t c = 0; c < 3; ++c) {
-    const std::uint64_t base = l.first_fat_offset + c * 100 * 512ull;
-    want[base + 3 * 512] = 2 * 512;
-    want[base + 63 * 512] = 2 * 512;
-    want[base + 99 * 512] = 512;
-  }
-  EXPECT_EQ(got, want);
-  // The bytes handed out are the table's own.
-  t.for_each_dirty_run([&](std::uint64_t off, std::span<const std::byte> b) {
-    if (off == l.first_fat_offset + 3 * 512) {
-      EXPECT_EQ(b.data(), t.bytes().data() + 3 * 512);
-    }
-  });
-  t.clear_dirty();
-  EXPECT_EQ(t.dirty_sectors(), 0u);
-  EXPECT_TRUE(runs(t).empty());
-  EXPECT_EQ(t.get(256 * 3), 7u);  // clearing dirt keeps the data
-}
-
-TEST(FatTable, EveryDirtySectorPatternIsWrittenExactlyOnce) {
-  const auto l = layout(FatType::fat32, 130, 2);
-  std::mt19937 rng(7);
-  for (int round = 0; round < 50; ++round) {
-    FatTable t(l);
-    std::vector<bool> want(l.fat_sectors, false);
-    for (int i = 0; i < 40; ++i) {
-      const std::uint32_t cluster = rng() % (l.cluster_count + 2);
-      t.set(cluster, cluster);
-      want[cluster * 4 / 512] = true;
-    }
-    std::vector<int> seen(l.fat_sectors * 2, 0);
-    t.for_each_dirty_run([&](std::uint64_t off, std::span<const std::byte> b) {
-      ASSERT_EQ((off - l.first_fat_offset) % 512, 0u);
-      for (std::uint64_t s = (off - l.first_fat_offset) / 512, k = 0; k < b.size() / 512; ++k) ++seen[s + k];
-    });
-    for (std::uint32_t s = 0; s < l.fat_sectors; ++s) {
-      ASSERT_EQ(seen[s], want[s] ? 1 : 0) << s;
-      ASSERT_EQ(seen[s + l.fat_sectors], want[s] ? 1 : 0) << s;
-    }
+TEST(FatEntry, EntriesBytesCoverTheLastEntryExactly) {
+  // The last entry of a table of n entries ends at byte entries_bytes(n).
+  for (std::uint32_t n = 1; n < 5000; ++n) {
+    ASSERT_EQ(entries_bytes(FatType::fat12, n), entry_offset(FatType::fat12, n - 1) + 2) << n;
+    ASSERT_EQ(entries_bytes(FatType::fat16, n), entry_offset(FatType::fat16, n - 1) + 2) << n;
+    ASSERT_EQ(entries_bytes(FatType::fat32, n), entry_offset(FatType::fat32, n - 1) + 4) << n;
   }
 }
 
