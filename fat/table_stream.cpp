@@ -57,8 +57,8 @@ fsio::Status FatTable::scan(const ScanVisitor& visit, std::uint32_t first) {
   for (; pos < used; pos += chunk) {
     const std::uint64_t len = std::min(chunk, used - pos);
     const auto span = buf.span().first(len);
-    FSIO_TRY_CTX(queue_->read(layout_.fat_offset(layout_.active_fat()) + pos, span),
-                 "read FAT copy " + std::to_string(layout_.active_fat()) + " at byte " + std::to_string(pos));
+    FSIO_TRY_CTX(queue_->read(layout_.fat_offset(read_copy_) + pos, span),
+                 "read FAT copy " + std::to_string(read_copy_) + " at byte " + std::to_string(pos));
     ++stats_.stream_reads;
     stats_.bytes_read += len;
     // Pending set()s: the dirty blocks' bytes replace what the disk holds.
@@ -91,7 +91,7 @@ fsio::Result<std::uint32_t> FatTable::count_free() {
 
 fsio::Result<std::vector<CopyMismatch>> FatTable::compare_copies() {
   std::vector<CopyMismatch> out;
-  const std::uint32_t copies = layout_.num_fats, active = layout_.active_fat();
+  const std::uint32_t copies = layout_.num_fats, active = read_copy_;
   if (copies < 2) return out;
   const std::uint64_t used = used_bytes(), chunk = stream_chunk();
   const std::uint32_t count = entry_count();
