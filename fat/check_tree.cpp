@@ -4,6 +4,7 @@
 // entries (handle_dot), long names (lfn.c), short names and duplicates
 // (check_dir), every entry's chain (check_entry.cpp), live slots after the
 // end mark, the root's label.
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <unordered_set>
@@ -157,9 +158,14 @@ void Checker::check_dots(Directory& dir, const DirVisit& visit) {
 // lfn.c: orphaned parts are deleted and a start cluster in a long-name slot
 // is cleared (fsck.fat -a does both); the rest it reports and leaves.
 void Checker::check_lfn(Directory& dir, const DirVisit& visit, std::uint32_t limit) {
-  const std::string where = visit.path.empty() ? "/" : visit.path;
+  const auto& entries = dir.entries();
   for (const LfnProblem& p : dir.problems()) {
     if (p.first_slot >= limit) continue;
+    // The 8.3 entry the slots run into, when there is one, names the place.
+    const auto e = std::lower_bound(entries.begin(), entries.end(), p.first_slot + p.slots,
+                                    [](const Entry& a, std::uint32_t slot) { return a.slot < slot; });
+    const bool named = e != entries.end() && e->slot == p.first_slot + p.slots;
+    const std::string where = named ? visit.path + "/" + e->short_name : visit.path.empty() ? "/" : visit.path;
     const std::string name = "\"" + p.text + "\"";
     const std::string at = " (slot " + std::to_string(p.first_slot) + ")";
     switch (p.kind) {
