@@ -57,11 +57,12 @@ int run(const Args& a) {
   if (!opts) return fail(a, opts.error(), kUsage);
   auto target = fat::open_check_target(a.target, *opts);
   if (!target) return fail(a, target.error(), code_for(target.error()));
-  fat::Volume& vol = *(*target)->volume;
   if ((*target)->in_use && !a.quiet)
     std::fprintf(stderr, "fatck: warning: %s is %s; checking it read-only: what the mounted filesystem changes "
                          "meanwhile can show up as damage\n",
                  a.target.c_str(), fsio::describe_use(*(*target)->in_use).c_str());
+  if (auto st = fat::open_check_volume(**target); !st) return fail(a, st.error(), code_for(st.error()));
+  fat::Volume& vol = *(*target)->volume;
   const bool bar = !a.quiet && !a.json && fsio::stderr_is_terminal();
   std::optional<fsio::Progress> progress(std::in_place, "fatck", fat::check_work(vol), bar);
   auto result = fat::check_volume(vol, {1000, &*progress});

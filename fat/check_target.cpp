@@ -55,14 +55,18 @@ fsio::Result<std::unique_ptr<CheckTarget>> open_check_target(const std::string& 
   auto queue = fsio::IoQueue::create(*t->device);
   if (!queue) return std::move(queue).error().wrap(path);
   t->queue.emplace(std::move(*queue));
-  t->volume = std::make_unique<Volume>(FSIO_TRY(Volume::open(*t->queue)));
-  const auto copy = FSIO_TRY(intact_copy(*t->volume));
-  if (copy && *copy != t->volume->fat().read_copy()) {
+  return t;
+}
+
+fsio::Status open_check_volume(CheckTarget& t) {
+  t.volume = std::make_unique<Volume>(FSIO_TRY(Volume::open(*t.queue)));
+  const auto copy = FSIO_TRY(intact_copy(*t.volume));
+  if (copy && *copy != t.volume->fat().read_copy()) {
     VolumeOptions vo;
     vo.fat_cache.read_copy = *copy;
-    t->volume = std::make_unique<Volume>(FSIO_TRY(Volume::open(*t->queue, vo)));
+    t.volume = std::make_unique<Volume>(FSIO_TRY(Volume::open(*t.queue, vo)));
   }
-  return t;
+  return {};
 }
 
 }  // namespace fat

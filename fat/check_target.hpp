@@ -43,9 +43,15 @@ struct CheckTarget {
   std::uint64_t offset_bytes = 0;
 };
 
-// Errors: Device::open's, IoQueue's, and Volume::open's (Errc::corrupt or
-// unsupported: not a FAT volume we can read), each naming the path.
+// Opens the device and its queue, and for a check finds what uses it; the
+// volume is not read yet, so a caller can warn about a target in use
+// before anything else. Errors: Device::open's and IoQueue's, naming the path.
 fsio::Result<std::unique_ptr<CheckTarget>> open_check_target(const std::string& path,
                                                              const CheckTargetOptions& options);
+
+// Reads the volume into target.volume, choosing the copy to read. Errors:
+// Volume::open's (Errc::corrupt or unsupported: not a FAT volume we can
+// read), naming the path.
+fsio::Status open_check_volume(CheckTarget& target);
 
 }  // namespace fat

@@ -42,18 +42,19 @@ class Repairer {
 
  private:
   fsio::Status begin(const char* step) {
-    if (fsio::InterruptGuard::requested()) return interrupted();
+    if (fsio::InterruptGuard::requested()) return interrupted("before step '" + std::string(step) + "'");
     rep_.step = step;
     return {};
   }
-  fsio::Error interrupted() const {
+  fsio::Error interrupted(const std::string& where) const {
     std::string done = rep_.steps.empty() ? "nothing was written" : "done: ";
     for (std::size_t i = 0; i < rep_.steps.size(); ++i) done += (i ? "; " : "") + rep_.steps[i];
-    return make_error(Errc::interrupted, "interrupted at a safe point before step '" + rep_.step + "' (" + done +
+    return make_error(Errc::interrupted, "interrupted at a safe point " + where + " (" + done +
                                              "); the volume is consistent but not fully repaired: run fatck -a again");
   }
   fsio::Status poll() const {
-    if (fsio::InterruptGuard::requested()) return interrupted();
+    if (fsio::InterruptGuard::requested())
+      return interrupted("between two batches of step '" + rep_.step + "', each of which is whole");
     return {};
   }
   // Every write so far reaches the disk before the next step's first one.
