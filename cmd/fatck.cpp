@@ -23,7 +23,8 @@ constexpr int kUsage = 16, kOperational = 8, kLeft = 4, kFixed = 1;
 
 struct Args {
   std::string target, offset;
-  bool check_only = false, repair = false, verbose = false, json = false, force = false, quiet = false;
+  bool check_only = false, repair = false, dry_run = false, verbose = false, json = false, force = false,
+       quiet = false;
 };
 
 int fail(const Args& a, const fsio::Error& e, int code) {
@@ -37,6 +38,7 @@ int code_for(const fsio::Error& e) { return e.code == fsio::Errc::interrupted ? 
 fsio::Result<fat::CheckTargetOptions> target_options(const Args& a) {
   fat::CheckTargetOptions o;
   o.repair = a.repair;
+  o.refuse_like_repair = a.dry_run;
   if (a.offset.empty()) return o;
   auto v = fsio::parse_size(a.offset);
   if (!v) return std::move(v).error().wrap("--offset");
@@ -104,6 +106,7 @@ int main(int argc, char** argv) {
   app.add_flag("-a", a.repair, "repair automatically, making fsck.fat -a's choices");
   app.add_flag("-y", yes, "the same as -a");
   app.add_flag("-p", preen, "the same as -a (fsck's preen)");
+  app.add_flag("--dry-run", a.dry_run, "-n, refusing what -a refuses (a target in use or read-only): what -a would do");
   app.add_flag("-r", interactive, "interactive repair: not supported, use -a or -n");
   app.add_flag("-f,--force", a.force, "check even a clean volume (fatck always does; never overrides the in-use "
                                       "or read-only refusals)");
@@ -117,8 +120,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fatck: -r: interactive repair is not supported; use -a to repair or -n to check\n");
     return kUsage;
   }
-  if (a.repair && a.check_only) {
-    std::fprintf(stderr, "fatck: -n and -a/-y/-p: choose checking only or repairing\n");
+  if (a.repair && (a.check_only || a.dry_run)) {
+    std::fprintf(stderr, "fatck: -n or --dry-run and -a/-y/-p: choose checking only or repairing\n");
     return kUsage;
   }
   return run(a);

@@ -49,9 +49,10 @@ fsio::Result<std::unique_ptr<CheckTarget>> open_check_target(const std::string& 
   t->offset_bytes = FSIO_TRY(offset_bytes(path, o));
   fsio::OpenOptions oo;
   oo.write = o.repair;
+  oo.check_write = !o.repair && o.refuse_like_repair;
   oo.offset = t->offset_bytes;
   t->device.emplace(FSIO_TRY(fsio::Device::open(path, oo)));
-  if (!o.repair) t->in_use = FSIO_TRY(fsio::find_use(path, t->offset_bytes));
+  if (!o.repair && !o.refuse_like_repair) t->in_use = FSIO_TRY(fsio::find_use(path, t->offset_bytes));
   auto queue = fsio::IoQueue::create(*t->device);
   if (!queue) return std::move(queue).error().wrap(path);
   t->queue.emplace(std::move(*queue));

@@ -27,6 +27,9 @@ namespace fat {
 
 struct CheckTargetOptions {
   bool repair = false;
+  // A check that refuses what a repair would refuse (in use, read-only),
+  // with the same errors, but opens read-only: a repair's dry run.
+  bool refuse_like_repair = false;
   // Where the filesystem starts: `offset` bytes, or with offset_in_sectors
   // `offset` logical sectors of the target (512 for an image file).
   std::uint64_t offset = 0;

@@ -35,7 +35,7 @@ expect_rc 4 "$FATCK" "$img"
 pass "no mode is -n: exit 4, image unchanged"
 
 # Usage errors: 16, nothing touched.
-for args in "" "-n -a $img" "-r $img" "--offset x $img" "--bogus $img" "-a -y"; do
+for args in "" "-n -a $img" "--dry-run -a $img" "-r $img" "--offset x $img" "--bogus $img" "-a -y"; do
   expect_rc 16 "$FATCK" $args
 done
 expect_rc 0 "$FATCK" --help
@@ -57,9 +57,10 @@ pass "missing file, directory, random bytes, truncated image: exit 8 with a reas
 cp "$T/damaged.img" "$T/ro.img"; chmod 0444 "$T/ro.img"
 expect_rc 8 "$FATCK" -a "$T/ro.img"; grep -q "read-only" "$T/err" || fail "chmod 444: $(cat "$T/err")"
 refusal=$(cat "$T/err")
+expect_rc 8 "$FATCK" --dry-run "$T/ro.img"; [ "$(cat "$T/err")" = "$refusal" ] || fail "--dry-run: $(cat "$T/err")"
 expect_rc 4 "$FATCK" -n "$T/ro.img"
 [ "$(sha "$T/ro.img")" = "$before" ] || fail "a read-only file was changed"
-pass "read-only file: -a refused ($refusal), -n checks it"
+pass "read-only file: -a and --dry-run refused ($refusal), -n checks it"
 
 # --offset: the volume inside a partitioned image.
 need sfdisk
@@ -99,11 +100,12 @@ l1=$(new_loop "$T/ext.img")
 expect_rc 8 "$FATCK" -a "$l1"; grep -q "mounted on $T/mnt" "$T/err" || fail "in use, -a: $(cat "$T/err")"
 refusal=$(cat "$T/err")
 expect_rc 8 "$FATCK" -a --force "$l1"; grep -q "mounted on" "$T/err" || fail "-f overrode the in-use refusal"
+expect_rc 8 "$FATCK" --dry-run "$l1"; [ "$(cat "$T/err")" = "$refusal" ] || fail "in use, --dry-run: $(cat "$T/err")"
 expect_rc 8 "$FATCK" -n "$l1"
 grep -q "warning: $l1 is mounted on $T/mnt" "$T/err" || fail "in use, -n: no warning: $(cat "$T/err")"
 grep -q "checking it read-only" "$T/err" || fail "in use, -n: $(cat "$T/err")"
 umount "$T/mnt"
-pass "in use through another loop device: -a (and -a -f) refused ($refusal); -n warns and checks read-only"
+pass "in use through another loop device: -a, -a -f and --dry-run refused ($refusal); -n warns and checks read-only"
 
 # Ctrl-C. A 2 TiB volume with 4,000,000 lost clusters: the check takes about
 # a second, the repair about as long again. SIGINT at growing delays lands in
