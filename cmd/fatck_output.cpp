@@ -55,8 +55,9 @@ void print(const Outcome& out, const fat::CheckResult& r, const fat::Volume& vol
   if (out.verbose)
     for (const auto& step : out.report.steps) std::printf("repair: %s\n", step.c_str());
   const auto& c = r.counts;
-  std::printf("%s: %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 "/%" PRIu64 " clusters; %s\n",
-              out.target.c_str(), c.files, c.directories, c.used, c.clusters, status(out, r).c_str());
+  std::printf("%s: %" PRIu64 " file%s, %" PRIu64 " director%s, %" PRIu64 "/%" PRIu64 " clusters; %s\n",
+              out.target.c_str(), c.files, c.files == 1 ? "" : "s", c.directories, c.directories == 1 ? "y" : "ies",
+              c.used, c.clusters, status(out, r).c_str());
 }
 
 nlohmann::json to_json(const Outcome& out, const fat::CheckResult& r, const fat::Volume& vol,

@@ -100,9 +100,10 @@ void Checker::advance(std::uint64_t bytes) {
 }
 
 fsio::Status Checker::run() {
-  checked("boot sector: " + std::string(fat_type_name(l_.type)) + ", " + std::to_string(l_.cluster_count) +
-          " clusters of " + std::to_string(l_.cluster_bytes()) + " bytes, " + plural(l_.num_fats, "FAT copy", "FAT copies") +
-          " of " + std::to_string(l_.fat_sectors) + " sectors");
+  checked(std::string("boot sector: valid; backup: ") +
+          (l_.type != FatType::fat32 ? "none (FAT12/16 have none)"
+           : vol_.has(Finding::Kind::backup_boot_missing) ? "none"
+           : vol_.has(Finding::Kind::backup_boot_differs) ? "differs" : "identical"));
   boot_area();
   FSIO_TRY(compare_copies());
   FSIO_TRY(walk_tree());

@@ -27,3 +27,6 @@ printf 'hello from fsio\n' > "${img%.img}.txt"
 MTOOLS_SKIP_CHECK=1 mcopy -i "$img" "${img%.img}.txt" ::HELLO.TXT
 MTOOLS_SKIP_CHECK=1 mdir -i "$img" ::
 MTOOLS_SKIP_CHECK=1 mtype -i "$img" ::HELLO.TXT
+
+echo "== fatck -n: our checker, read-only, on the same image (exit 0: clean)"
+build/cmd/fatck -n -v "$img"
