@@ -105,7 +105,7 @@ fsio::Status Checker::run() {
            : vol_.has(Finding::Kind::backup_boot_missing) ? "none"
            : vol_.has(Finding::Kind::backup_boot_differs) ? "differs" : "identical"));
   boot_area();
-  FSIO_TRY(compare_copies());
+  after_boot_ = result_.findings.size();
   FSIO_TRY(walk_tree());
   FSIO_TRY(name_first_owners());
   FSIO_TRY(closing_pass());
@@ -257,7 +257,7 @@ std::uint64_t check_work(const Volume& v) {
   const std::uint64_t table = entries_bytes(l.type, l.entry_count());
   const auto& s = v.fsinfo();
   const std::uint64_t used = s && s->free_count_known ? l.cluster_count - s->free_count : l.cluster_count / 2;
-  return table * (l.num_fats > 1 ? l.num_fats : 0) + table + entries_bytes(l.type, used);
+  return table * l.num_fats + entries_bytes(l.type, used);
 }
 
 }  // namespace fat

@@ -10,15 +10,15 @@
 // check_label, reclaim_free, check_dirty_bits, update_free):
 //   - the boot sector against its backup, FSInfo, the dirty bits, FAT[0]
 //     and FAT[1] (Volume::open found these; here they get a severity);
-//   - every FAT copy against the one read, streamed;
 //   - the directory tree, depth first in fsck.fat's order (a directory's
 //     entries, then its subdirectories in slot order), one directory in
 //     memory at a time: dot entries, long names, short names, duplicates,
 //     and every entry's chain: free, bad or out-of-range clusters, loops,
 //     clusters another file owns (cross-links: the second file is cut, as
 //     fsck.fat -a does), chain length against the size;
-//   - one more pass over the FAT: out-of-range entries, allocated clusters
-//     no chain owns (lost), the free count FSInfo should hold;
+//   - one streamed pass over every FAT copy: the copies against the one
+//     read, out-of-range entries, allocated clusters no chain owns (lost),
+//     the free count FSInfo should hold;
 //   - the volume label in the boot sector against the root directory's.
 //
 // Memory: ClusterBitmaps (owned clusters; cut entries, truncated tails and
@@ -138,9 +138,9 @@ struct CheckResult {
 // whatever is wrong with the volume is a finding.
 fsio::Result<CheckResult> check_volume(Volume& volume, const CheckOptions& options = {});
 
-// The progress total check_volume reports against, in FAT bytes: each copy
-// compared, one more pass, and the entries of the clusters in use (from
-// FSInfo when it knows, else half the volume).
+// The progress total check_volume reports against, in FAT bytes: every
+// copy read once, and the entries of the clusters in use (from FSInfo when
+// it knows, else half the volume).
 std::uint64_t check_work(const Volume& volume);
 
 }  // namespace fat

@@ -3,34 +3,34 @@
 // clusters, the free count). Both stream the table (FatTable::scan and
 // compare_copies), so a 268 MB FAT32 table costs a few dozen large reads and
 // no memory beyond the bitmaps.
+#include <algorithm>
+
 #include "fat/check_impl.hpp"
 
 namespace fat::detail {
 
 // fsck.fat read_fat compares the two copies byte for byte and, repairing,
 // writes the first over the second ("FATs differ but appear to be intact.
-// Using first FAT."). We compare every copy with the one read.
-fsio::Status Checker::compare_copies() {
+// Using first FAT."). We compare every copy with the one read, in the
+// closing pass; the findings go first, where fsck.fat prints them.
+void Checker::copy_findings(const std::vector<CopyMismatch>& diffs) {
   if (l_.num_fats < 2) {
     checked("FAT copies: 1, nothing to compare");
-    return {};
+    return;
   }
-  FSIO_TRY(poll());
-  const auto diffs = FSIO_TRY(fat_.compare_copies());
-  const std::uint64_t table = entries_bytes(l_.type, l_.entry_count());
-  result_.counts.fat_bytes_read += table * l_.num_fats;
-  advance(table * l_.num_fats);
+  const std::size_t before = result_.findings.size();
   const std::uint32_t from = fat_.read_copy();
   for (const CopyMismatch& m : diffs)
     error(CheckKind::copies_differ, "FAT copy " + std::to_string(m.copy),
           "FATs differ: copy " + std::to_string(m.copy) + " differs from copy " + std::to_string(from) + " in " +
-              plural(m.entries, "entry", "entries") + ", the first at entry " + std::to_string(m.first_entry) + " (sector " +
-              std::to_string(m.first_sector) + " of the copy).",
+              plural(m.entries, "entry", "entries") + ", the first at entry " + std::to_string(m.first_entry) +
+              " (sector " + std::to_string(m.first_sector) + " of the copy).",
           "Using copy " + std::to_string(from) + ": writing it over copy " + std::to_string(m.copy) + ".");
+  std::rotate(result_.findings.begin() + std::ptrdiff_t(after_boot_), result_.findings.begin() + std::ptrdiff_t(before),
+              result_.findings.end());
   if (!diffs.empty()) plan_.mirror_from = from;
   checked("FAT copies: " + std::to_string(l_.num_fats) + " compared, " +
           (diffs.empty() ? std::string("identical") : plural(diffs.size(), "copy", "copies") + " differing"));
-  return {};
 }
 
 void Checker::cut(std::uint32_t entry) {
@@ -38,16 +38,17 @@ void Checker::cut(std::uint32_t entry) {
   plan_.cut.set(entry);
 }
 
-// fsck.fat read_fat (out of range: "Setting to EOF"), reclaim_free (entries
-// no file owns are freed) and update_free (the free count is every cluster
-// not owned and not bad), in one streamed pass.
+// fsck.fat read_fat (copies compared; out of range: "Setting to EOF"),
+// reclaim_free (entries no file owns are freed) and update_free (the free
+// count is every cluster not owned and not bad), in one streamed pass that
+// reads every copy once.
 fsio::Status Checker::closing_pass() {
   const std::uint64_t max = std::uint64_t(l_.cluster_count) + 1;
   auto& c = result_.counts;
   std::uint64_t free_disk = 0;
   std::uint32_t first_free = 0, first_unowned = 0;
   bool stopped = false;
-  FSIO_TRY(fat_.scan(
+  const auto diffs = FSIO_TRY(fat_.scan_and_compare(
       [&](std::uint32_t at, std::span<const std::uint32_t> values) {
         for (std::size_t i = 0; i < values.size(); ++i) {
           const std::uint32_t n = at + std::uint32_t(i), v = values[i];
@@ -82,7 +83,7 @@ fsio::Status Checker::closing_pass() {
           lost_.set(n);
           if (kind == EntryKind::next && l_.is_cluster(v)) referenced_.set(v);
         }
-        const std::uint64_t bytes = entries_bytes(l_.type, values.size());
+        const std::uint64_t bytes = entries_bytes(l_.type, values.size()) * l_.num_fats;
         c.fat_bytes_read += bytes;
         advance(bytes);
         stopped = !poll();
@@ -90,6 +91,7 @@ fsio::Status Checker::closing_pass() {
       },
       2));
   FSIO_TRY(poll());
+  copy_findings(diffs);
   c.used = owned_.count();
   c.bad = bad_;
   // Reclaiming is safe only when every directory was read whole: a cluster

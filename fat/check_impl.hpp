@@ -44,7 +44,7 @@ class Checker {
   void label();
 
   // ---- check_fat.cpp ----
-  fsio::Status compare_copies();
+  void copy_findings(const std::vector<CopyMismatch>& diffs);
   fsio::Status closing_pass();
   void count_lost_chains();
 
@@ -100,6 +100,7 @@ class Checker {
   };
   std::vector<Crossing> crossings_;
   std::array<std::size_t, kCheckKinds> kept_{};  // findings kept, by kind
+  std::size_t after_boot_ = 0;                    // where the FAT's findings go
   std::uint64_t done_ = 0;
 };
 

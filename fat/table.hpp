@@ -121,6 +121,11 @@ class FatTable {
   fsio::Result<std::uint32_t> count_free();
   // Every copy against the one read (read_copy()), streamed; empty when all agree.
   fsio::Result<std::vector<CopyMismatch>> compare_copies();
+  // scan() and compare_copies() in one pass over the table: each chunk is
+  // read from every copy in one plug, compared as the disk holds it, then
+  // visited with pending set()s applied. A checker that needs both reads the
+  // table once instead of twice. With one copy it is scan().
+  fsio::Result<std::vector<CopyMismatch>> scan_and_compare(const ScanVisitor& visit, std::uint32_t first = 0);
 
   const FatTableStats& stats() const { return stats_; }
 
@@ -139,6 +144,8 @@ class FatTable {
   void mark(std::uint64_t byte_offset, std::uint32_t length);
   void evict_clean();
   std::uint64_t used_bytes() const;  // whole sectors holding entries 0..count+1
+  void overlay_dirty(std::span<std::byte> span, std::uint64_t pos) const;
+  fsio::Result<std::vector<CopyMismatch>> compare_stream(const ScanVisitor* visit, std::uint32_t first);
   std::size_t stream_chunk() const;
 
   fsio::IoQueue* queue_;

@@ -45,6 +45,18 @@ std::size_t FatTable::stream_chunk() const {
   return layout_.type == FatType::fat12 ? std::size_t(used_bytes()) : std::min<std::size_t>(stream_bytes_, used_bytes());
 }
 
+// Pending set()s: the dirty blocks' bytes replace what the disk holds in
+// the chunk of `span.size()` bytes read at table byte `pos`.
+void FatTable::overlay_dirty(std::span<std::byte> span, std::uint64_t pos) const {
+  const std::uint64_t used = used_bytes(), len = span.size();
+  for (auto it = dirty_blocks_.lower_bound(pos / block_bytes_);
+       it != dirty_blocks_.end() && it->first * block_bytes_ < pos + len; ++it) {
+    const std::uint64_t b0 = it->first * block_bytes_;
+    const std::uint64_t lo = std::max(b0, pos), hi = std::min({b0 + block_bytes_, pos + len, used});
+    std::memcpy(span.data() + (lo - pos), it->second->buf.data() + (lo - b0), hi - lo);
+  }
+}
+
 fsio::Status FatTable::scan(const ScanVisitor& visit, std::uint32_t first) {
   const std::uint32_t count = entry_count();
   if (first >= count) return {};
@@ -61,13 +73,7 @@ fsio::Status FatTable::scan(const ScanVisitor& visit, std::uint32_t first) {
                  "read FAT copy " + std::to_string(read_copy_) + " at byte " + std::to_string(pos));
     ++stats_.stream_reads;
     stats_.bytes_read += len;
-    // Pending set()s: the dirty blocks' bytes replace what the disk holds.
-    for (auto it = dirty_blocks_.lower_bound(pos / block_bytes_);
-         it != dirty_blocks_.end() && it->first * block_bytes_ < pos + len; ++it) {
-      const std::uint64_t b0 = it->first * block_bytes_;
-      const std::uint64_t lo = std::max(b0, pos), hi = std::min({b0 + block_bytes_, pos + len, used});
-      std::memcpy(span.data() + (lo - pos), it->second->buf.data() + (lo - b0), hi - lo);
-    }
+    overlay_dirty(span, pos);
     const std::uint32_t base = fat12 ? 0 : std::uint32_t(pos / entry_size(layout_.type));
     const std::uint32_t end = fat12 ? count : std::min<std::uint64_t>(count, (pos + len) / entry_size(layout_.type));
     const std::uint32_t from = std::max(base, first);
@@ -89,7 +95,20 @@ fsio::Result<std::uint32_t> FatTable::count_free() {
   return free;
 }
 
-fsio::Result<std::vector<CopyMismatch>> FatTable::compare_copies() {
+fsio::Result<std::vector<CopyMismatch>> FatTable::compare_copies() { return compare_stream(nullptr, 0); }
+
+fsio::Result<std::vector<CopyMismatch>> FatTable::scan_and_compare(const ScanVisitor& visit, std::uint32_t first) {
+  if (layout_.num_fats < 2) {
+    FSIO_TRY(scan(visit, first));
+    return std::vector<CopyMismatch>{};
+  }
+  return compare_stream(&visit, first);
+}
+
+// Every copy's chunk read in one plug and compared with the copy read; then,
+// with a visitor, the copy read's entries from `first` on, pending set()s
+// applied, are visited. A visitor that returns false ends the pass early.
+fsio::Result<std::vector<CopyMismatch>> FatTable::compare_stream(const ScanVisitor* visit, std::uint32_t first) {
   std::vector<CopyMismatch> out;
   const std::uint32_t copies = layout_.num_fats, active = read_copy_;
   if (copies < 2) return out;
@@ -99,6 +118,7 @@ fsio::Result<std::vector<CopyMismatch>> FatTable::compare_copies() {
   std::vector<fsio::AlignedBuffer> bufs;
   for (std::uint32_t c = 0; c < copies; ++c) bufs.emplace_back(chunk);
   std::vector<CopyMismatch> found(copies);
+  std::vector<std::uint32_t> values;
   for (std::uint64_t pos = 0; pos < used; pos += chunk) {
     const std::uint64_t len = std::min(chunk, used - pos);
     auto plug = queue_->plug();
@@ -127,6 +147,12 @@ fsio::Result<std::vector<CopyMismatch>> FatTable::compare_copies() {
         }
       }
     }
+    if (!visit) continue;
+    const std::uint32_t from = std::max(base, first);
+    if (from >= end) continue;
+    overlay_dirty(a, pos);
+    decode(layout_.type, a, base, from, end, values);
+    if (!(*visit)(from, values)) break;
   }
   for (const CopyMismatch& m : found)
     if (m.entries) out.push_back(m);
