@@ -113,8 +113,8 @@ class FatTable {
   fsio::Result<std::size_t> flush();
 
   // Streams entries [first, entry_count()) of the active copy, with pending
-  // set()s applied, calling visit(first_entry_of_span, values) per chunk in
-  // order; visit returns false to stop early.
+  // set()s applied, calling visit(first_entry_of_span, values) in order for
+  // each slice of at most 65536 entries; visit returns false to stop early.
   using ScanVisitor = std::function<bool(std::uint32_t, std::span<const std::uint32_t>)>;
   fsio::Status scan(const ScanVisitor& visit, std::uint32_t first = 0);
   // Free entries among the clusters (entries 2..cluster_count+1).
@@ -145,6 +145,9 @@ class FatTable {
   void evict_clean();
   std::uint64_t used_bytes() const;  // whole sectors holding entries 0..count+1
   void overlay_dirty(std::span<std::byte> span, std::uint64_t pos) const;
+  static constexpr std::uint32_t kVisitSlice = 65536;  // entries decoded per visit
+  bool visit_slices(const ScanVisitor& visit, std::span<const std::byte> chunk, std::uint32_t base, std::uint32_t from,
+                    std::uint32_t end, std::vector<std::uint32_t>& values) const;
   fsio::Result<std::vector<CopyMismatch>> compare_stream(const ScanVisitor* visit, std::uint32_t first);
   std::size_t stream_chunk() const;
 

@@ -76,12 +76,23 @@ fsio::Status FatTable::scan(const ScanVisitor& visit, std::uint32_t first) {
     overlay_dirty(span, pos);
     const std::uint32_t base = fat12 ? 0 : std::uint32_t(pos / entry_size(layout_.type));
     const std::uint32_t end = fat12 ? count : std::min<std::uint64_t>(count, (pos + len) / entry_size(layout_.type));
-    const std::uint32_t from = std::max(base, first);
-    if (from >= end) continue;
-    decode(layout_.type, span, base, from, end, values);
-    if (!visit(from, values)) break;
+    if (!visit_slices(visit, span, base, std::max(base, first), end, values)) break;
   }
   return {};
+}
+
+// Decodes and visits [from, end) in slices of kVisitSlice entries, so the
+// decoded values never take more memory than a slice (a 4 MiB chunk of
+// FAT32 is a million entries). False when the visitor stopped.
+bool FatTable::visit_slices(const ScanVisitor& visit, std::span<const std::byte> chunk, std::uint32_t base,
+                            std::uint32_t from, std::uint32_t end, std::vector<std::uint32_t>& values) const {
+  for (std::uint32_t at = from; at < end;) {
+    const std::uint32_t to = std::min<std::uint64_t>(end, std::uint64_t(at) + kVisitSlice);
+    decode(layout_.type, chunk, base, at, to, values);
+    if (!visit(at, values)) return false;
+    at = to;
+  }
+  return true;
 }
 
 fsio::Result<std::uint32_t> FatTable::count_free() {
@@ -148,11 +159,8 @@ fsio::Result<std::vector<CopyMismatch>> FatTable::compare_stream(const ScanVisit
       }
     }
     if (!visit) continue;
-    const std::uint32_t from = std::max(base, first);
-    if (from >= end) continue;
     overlay_dirty(a, pos);
-    decode(layout_.type, a, base, from, end, values);
-    if (!(*visit)(from, values)) break;
+    if (!visit_slices(*visit, a, base, std::max(base, first), end, values)) break;
   }
   for (const CopyMismatch& m : found)
     if (m.entries) out.push_back(m);
