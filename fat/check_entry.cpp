@@ -124,62 +124,80 @@ bool Checker::chain_findings(const std::string& where, const Walk& w) {
   return false;
 }
 
+// The first cluster alone (fsck.fat check_file's first checks). A
+// directory whose first cluster is 0, its own, its parent's, 1 or past the
+// end is deleted (fsck.fat clears the cluster and deletes the entry on its
+// next run: "Start does point to root directory"); a file's is cleared.
+// Returns the first cluster to walk (0: none) or nullopt when the entry is gone.
+std::optional<std::uint32_t> Checker::first_cluster(const Directory& dir, const DirVisit& in, const Entry& e,
+                                                    const std::string& path, bool is_dir) {
+  const std::uint32_t start = e.first_cluster;
+  if (is_dir && e.size != 0) {
+    error(CheckKind::dir_size, path, "Directory has non-zero size (" + std::to_string(e.size) + ").", "Fixing it.");
+    set_size(dir, e, 0);
+  }
+  std::string why;
+  CheckKind kind = CheckKind::dir_start;
+  if (is_dir && start == 0) why = "Start does point to root directory.";
+  else if (is_dir && start != 0 && start == in.cluster) why = "Start does point to containing directory.";
+  else if (is_dir && in.parent != 0 && start == in.parent) why = "Start does point to containing directory's parent.";
+  if (start != 0 && !l_.is_cluster(start)) {
+    kind = CheckKind::bad_start;
+    why = start == 1 ? std::string("Bad start cluster 1.")
+                     : "Start cluster beyond limit (" + std::to_string(start) + " > " +
+                           std::to_string(l_.cluster_count + 1ull) + ").";
+  }
+  if (why.empty()) return start;
+  if (is_dir) {
+    error(kind, path, why, "Deleting the directory entry.");
+    delete_entry(dir, e);
+    return std::nullopt;
+  }
+  error(kind, path, why, "Truncating file.");
+  set_start(dir, e.slot, 0);
+  return 0;
+}
+
+// A chain cut while it was walked: crossed into an earlier chain, or longer
+// than the file. A loop past the cut is reported too (fsck.fat's test_file
+// sees it before check_file cuts).
+void Checker::cut_findings(const std::string& path, const Entry& e, const Walk& w, bool is_dir) {
+  const std::uint64_t cb = l_.cluster_bytes();
+  if (w.crossed) {
+    const std::string to = w.kept ? std::to_string(w.kept * cb) + " bytes (" + plural(w.kept, "cluster") + ")"
+                                  : std::string("0 bytes");
+    const std::size_t index = result_.findings.size();
+    error(CheckKind::cross_link, path,
+          "an earlier file and " + path + " share clusters (from cluster " + std::to_string(w.crossed) + ").",
+          is_dir && !w.kept ? std::string("Deleting the second's directory entry.") : "Truncating second to " + to + ".");
+    if (result_.findings.size() > index && crossings_.size() < 1000) crossings_.push_back({w.crossed, path, index});
+  } else {
+    error(CheckKind::chain_longer, path,
+          "File size is " + std::to_string(e.size) + " bytes, cluster chain length is > " +
+              std::to_string(w.kept * cb) + " bytes.",
+          "Truncating file to " + std::to_string(e.size) + " bytes (" + plural(w.kept, "cluster") + ").");
+  }
+  if (w.chain.end == ChainEnd::loop)
+    error(CheckKind::loop, path,
+          "Circular cluster chain (cluster " + std::to_string(w.chain.last) + " points back to " +
+              std::to_string(w.chain.stop) + ").",
+          "Cut before the loop (above).");
+  if (w.kept) cut(w.last);
+}
+
 fsio::Result<std::optional<DirVisit>> Checker::check_entry(Directory& dir, const DirVisit& in, const Entry& e) {
   const bool is_dir = e.is_directory() && !e.is_label();
   const std::string path = in.path + "/" + e.name;
   if (is_dir) ++result_.counts.directories;
   else if (!e.is_label()) ++result_.counts.files;
-  std::uint32_t start = e.first_cluster;
+  const auto start = first_cluster(dir, in, e, path, is_dir);
+  if (!start) return std::optional<DirVisit>{};
   const std::uint64_t cb = l_.cluster_bytes();
-  if (is_dir && e.size != 0) {
-    error(CheckKind::dir_size, path, "Directory has non-zero size (" + std::to_string(e.size) + ").", "Fixing it.");
-    set_size(dir, e, 0);
-  }
-  // fsck.fat would clear these first clusters and delete the entry on its
-  // next run ("Start does point to root directory"): we delete it at once.
-  auto drop_dir = [&](CheckKind kind, const std::string& why) {
-    error(kind, path, why, "Deleting the directory entry.");
-    delete_entry(dir, e);
-    return std::optional<DirVisit>{};
-  };
-  if (is_dir && start == 0) return drop_dir(CheckKind::dir_start, "Start does point to root directory.");
-  if (is_dir && start == in.cluster && !(in.root && l_.type != FatType::fat32))
-    return drop_dir(CheckKind::dir_start, "Start does point to containing directory.");
-  if (is_dir && in.parent != 0 && start == in.parent)
-    return drop_dir(CheckKind::dir_start, "Start does point to containing directory's parent.");
-  if (start != 0 && !l_.is_cluster(start)) {
-    const std::string why = start == 1 ? std::string("Bad start cluster 1.")
-                                       : "Start cluster beyond limit (" + std::to_string(start) + " > " +
-                                             std::to_string(l_.cluster_count + 1ull) + ").";
-    if (is_dir) return drop_dir(CheckKind::bad_start, why);
-    error(CheckKind::bad_start, path, why, "Truncating file.");
-    set_start(dir, e.slot, 0);
-    start = 0;
-  }
   Walk w;
-  bool clear = false;
-  if (start != 0) {
-    w = FSIO_TRY(own_chain(start, is_dir ? UINT64_MAX : (e.size + cb - 1) / cb));
-    if (w.cut && w.crossed) {
-      const std::string to = w.kept ? std::to_string(w.kept * cb) + " bytes (" + plural(w.kept, "cluster") + ")"
-                                    : std::string("0 bytes");
-      const std::size_t index = result_.findings.size();
-      error(CheckKind::cross_link, path, "an earlier file and " + path + " share clusters (from cluster " +
-                                             std::to_string(w.crossed) + ").",
-            is_dir && !w.kept ? std::string("Deleting the second's directory entry.") : "Truncating second to " + to + ".");
-      if (result_.findings.size() > index && crossings_.size() < 1000)
-        crossings_.push_back({w.crossed, path, index});
-    } else if (w.cut) {
-      error(CheckKind::chain_longer, path,
-            "File size is " + std::to_string(e.size) + " bytes, cluster chain length is > " +
-                std::to_string(w.kept * cb) + " bytes.",
-            "Truncating file to " + std::to_string(e.size) + " bytes (" + plural(w.kept, "cluster") + ").");
-    }
-    if (w.cut && w.chain.end == ChainEnd::loop)
-      error(CheckKind::loop, path, "Circular cluster chain (cluster " + std::to_string(w.chain.last) +
-                                       " points back to " + std::to_string(w.chain.stop) + ").",
-            "Cut before the loop (above).");
-    if (w.cut && w.kept) cut(w.last);
+  bool clear = false;  // nothing of the chain is left: the first cluster goes
+  if (*start != 0) {
+    w = FSIO_TRY(own_chain(*start, is_dir ? UINT64_MAX : (e.size + cb - 1) / cb));
+    if (w.cut) cut_findings(path, e, w, is_dir);
     clear = w.cut ? w.kept == 0 : chain_findings(path, w);
   }
   if (clear && is_dir) {
@@ -195,8 +213,8 @@ fsio::Result<std::optional<DirVisit>> Checker::check_entry(Directory& dir, const
           "Truncating file to " + std::to_string(bytes) + " bytes (" + plural(w.kept, "cluster") + ").");
     set_size(dir, e, std::uint32_t(bytes));
   }
-  if (!is_dir || start == 0) return std::optional<DirVisit>{};
-  return std::optional<DirVisit>{DirVisit{path, start, in.root ? 0 : in.cluster, w.kept, false}};
+  if (!is_dir || *start == 0) return std::optional<DirVisit>{};
+  return std::optional<DirVisit>{DirVisit{path, *start, in.root ? 0 : in.cluster, w.kept, false}};
 }
 
 }  // namespace fat::detail

@@ -71,6 +71,9 @@ class Checker {
   };
   fsio::Result<Walk> own_chain(std::uint32_t first, std::uint64_t needed);
   bool chain_findings(const std::string& where, const Walk& walk);
+  std::optional<std::uint32_t> first_cluster(const Directory& dir, const DirVisit& in, const Entry& entry,
+                                             const std::string& path, bool is_dir);
+  void cut_findings(const std::string& path, const Entry& entry, const Walk& walk, bool is_dir);
   void cut(std::uint32_t entry);
   void delete_entry(const Directory& dir, const Entry& entry);
   SlotBytes& slot(const Directory& dir, std::uint32_t index);
