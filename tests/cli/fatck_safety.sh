@@ -124,8 +124,15 @@ for c in range(2):
     f.seek((res + c * fatsz) * ss + 4 * 1000); f.write(a.tobytes())
 PY
 head -c 600000000 "$big" | sha256sum > "$T/big.sum"
+# The delays follow this machine's speed: a fraction of one read-only check
+# lands in the check, then growing multiples of it reach the repair.
+t0=$(date +%s.%N); rc=0; "$FATCK" -n "$big" >/dev/null 2>&1 || rc=$?
+[ "$rc" -eq 4 ] || fail "fatck -n on 4,000,000 lost clusters exited $rc, not 4"
+check=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
+delays=$(awk -v t="$check" 'BEGIN { split("0.3 0.6 1.05 1.15 1.3 1.5 1.7 2.0 2.4 3.0", f, " ");
+  for (i = 1; i <= 10; i++) printf "%.3f ", t * f[i] }')
 saw_check=0 saw_repair=0
-for delay in 0.3 0.6 0.9 1.2 1.5 1.8 2.1 2.4; do
+for delay in $delays; do
   [ $saw_check = 1 ] && [ $saw_repair = 1 ] && break
   "$FATCK" -a "$big" >"$T/int.out" 2>"$T/int.err" & pid=$!
   sleep "$delay"; kill -INT $pid 2>/dev/null || true
