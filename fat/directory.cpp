@@ -38,6 +38,21 @@ fsio::Result<Directory> Directory::open(Volume& v, const Entry& e) {
   return open(v, e.first_cluster);
 }
 
+Directory Directory::create(const Layout& l, std::uint32_t cluster, std::uint32_t parent_cluster, DosDateTime when) {
+  FSIO_ASSERT(l.is_cluster(cluster));
+  Directory d(l, false, cluster);
+  d.bytes_ = l.cluster_bytes();
+  d.data_ = fsio::AlignedBuffer(std::size_t(d.bytes_));  // zero-filled
+  const auto dots = make_dot_entries(l, cluster, parent_cluster, when);
+  fsio::store(d.data_.span(), dots[0], 0);
+  fsio::store(d.data_.span(), dots[1], 32);
+  d.clusters_ = {cluster};
+  d.chain_ = Chain{cluster, 1, cluster, ChainEnd::end_of_chain, end_of_chain(l.type)};
+  d.dirty_.assign(d.bytes_ / l.sector_size, true);
+  d.stale_ = true;
+  return d;
+}
+
 fsio::Status Directory::load(Volume& v) {
   const std::uint32_t ss = layout_.sector_size;
   if (root_ && layout_.type != FatType::fat32) {

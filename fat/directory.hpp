@@ -96,6 +96,13 @@ class Directory {
   // first cluster 0 is the root (a ".." entry pointing at the root holds 0
   // even on FAT32).
   static fsio::Result<Directory> open(Volume& volume, const Entry& entry);
+  // A new, empty subdirectory at `cluster` whose parent directory starts at
+  // `parent_cluster` (0 or BPB_RootClus for the root): one zeroed cluster
+  // holding "." and ".." (make_dot_entries), in memory, every sector dirty.
+  // Nothing is read or written: the caller writes it (queue_dirty) and
+  // links the cluster in the FAT before any entry points at it.
+  static Directory create(const Layout& layout, std::uint32_t cluster, std::uint32_t parent_cluster,
+                          DosDateTime when);
 
   bool is_root() const { return root_; }
   std::uint32_t first_cluster() const { return first_cluster_; }  // 0 for the FAT12/16 root region
