@@ -144,7 +144,7 @@ int run(Args& a) {
   if (!off) return fsio::cli::report(tool, off.error());
   auto queue = fsio::IoQueue::create(*dev);
   if (!queue) return fsio::cli::report(tool, std::move(queue).error().wrap(a.target));
-  auto vol = fat::Volume::open(*queue, {*off, {}});
+  auto vol = fat::Volume::open(*queue, {*off, fat::fill_fat_cache()});
   if (!vol) return fsio::cli::report(tool, vol.error());
   std::uint64_t total = a.fill.size * a.fill.names.size();  // < 2^32 * 2^17: no overflow
   fsio::Progress progress("fatfill", total, !a.quiet && !a.json && fsio::stderr_is_terminal());

@@ -125,9 +125,10 @@ fsio::Result<FillReport> fill(Volume& volume, const FillOptions& options, fsio::
   FillReport report;
   report.layout = volume.layout();
   report.dry_run = options.dry_run;
-  auto plan = FSIO_TRY(fill_detail::make_plan(volume, options, report));
+  auto plan = fill_detail::make_plan(volume, options, report);
+  if (!plan) return std::move(plan).error().wrap(volume.path());
   if (options.dry_run) return report;
-  FSIO_TRY(fill_detail::write_plan(volume, options, plan, report, progress));
+  FSIO_TRY(fill_detail::write_plan(volume, options, *plan, report, progress));
   return report;
 }
 

@@ -112,6 +112,16 @@ struct FillReport {
   std::vector<std::string> warnings;      // findings the run goes on with
 };
 
+// The FAT cache fill works best with (VolumeOptions::fat_cache): 1 MiB
+// blocks, so linking a 256 MiB file of 512-byte clusters (2 MiB of FAT32
+// entries) reads two blocks, not 32.
+inline FatCacheOptions fill_fat_cache() {
+  FatCacheOptions o;
+  o.block_bytes = 1u << 20;
+  o.cache_bytes = 8u << 20;
+  return o;
+}
+
 // "FILL%04d.BIN" with first 0 and count 3 -> FILL0000.BIN, FILL0001.BIN,
 // FILL0002.BIN. The pattern holds at most one %d conversion (flags: '0'
 // and a width up to 10), '%%' for a percent sign; with count > 1 it must

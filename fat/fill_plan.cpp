@@ -20,13 +20,13 @@ std::string join(const std::string& dir, const std::string& name) { return (dir 
 fsio::Status check_volume(Volume& v, FillReport& report) {
   const DirtyState& d = v.dirty();
   if (d.dirty())
-    return make_error(Errc::busy, v.path() + ": the volume is marked dirty (" +
+    return make_error(Errc::busy, "the volume is marked dirty (" +
                                       std::string(d.state_flag ? "boot sector state flag" : "FAT[1] clean bit clear") +
                                       "): it was not cleanly unmounted; check it with fsck.fat or fatck first");
-  const auto differ = FSIO_TRY_CTX(v.fat().compare_copies(), v.path());
+  const auto differ = FSIO_TRY(v.fat().compare_copies());
   if (!differ.empty()) {
     const CopyMismatch& m = differ.front();
-    return make_error(Errc::busy, v.path() + ": FAT copy " + std::to_string(m.copy) + " differs from copy " +
+    return make_error(Errc::busy, "FAT copy " + std::to_string(m.copy) + " differs from copy " +
                                       std::to_string(v.layout().active_fat()) + " (first at entry " +
                                       std::to_string(m.first_entry) + ", sector " + std::to_string(m.first_sector) +
                                       " of the copy); repair it with fatck or fsck.fat first");
@@ -74,7 +74,7 @@ class Planner {
 // stay whole for the files.
 fsio::Result<std::uint32_t> Planner::take_one(const std::string& what) {
   auto e = alloc_.take_contiguous(1);
-  if (!e) return make_error(Errc::busy, vol_.path() + ": no free cluster left for " + what);
+  if (!e) return make_error(Errc::busy, "no free cluster left for " + what);
   ++rep_.clusters_allocated;
   return e->first;
 }
@@ -212,13 +212,13 @@ fsio::Status Planner::plan_file(const std::string& name) {
 fsio::Result<Plan> make_plan(Volume& v, const FillOptions& o, FillReport& report) {
   FSIO_TRY(check_volume(v, report));
   report.fat_copies = v.layout().num_fats;
-  Planner planner(v, o, report, FSIO_TRY_CTX(Allocator::scan(v.fat(), v.allocation_hint()), v.path()));
+  Planner planner(v, o, report, FSIO_TRY(Allocator::scan(v.fat(), v.allocation_hint())));
   report.free_before = planner.allocator().free_clusters();
   // The whole request against the free space first, so the message gives the totals.
   const std::uint64_t per_file = clusters_for(v.layout(), o.size);
   const std::uint64_t need = per_file * o.names.size();
   if (need > report.free_before)
-    return make_error(Errc::busy, v.path() + ": " + std::to_string(o.names.size()) + " files of " +
+    return make_error(Errc::busy, std::to_string(o.names.size()) + " files of " +
                                       clusters(per_file) + " need " + clusters(need) + " (" +
                                       std::to_string(need * v.layout().cluster_bytes()) + " bytes), but only " +
                                       clusters(report.free_before) + " are free");

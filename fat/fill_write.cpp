@@ -163,10 +163,7 @@ fsio::Status Writer::queue_data(const Batch& b, fsio::IoQueue::Plug& plug) {
 // Chains in the FAT: each cluster points at the next, the last is the end.
 fsio::Status Writer::link(const std::vector<Extent>& ex) {
   for (std::size_t i = 0; i < ex.size(); ++i)
-    for (std::uint32_t c = ex[i].first; c < ex[i].end(); ++c) {
-      const std::uint32_t next = c + 1 < ex[i].end() ? c + 1 : i + 1 < ex.size() ? ex[i + 1].first : end_of_chain(l_.type);
-      FSIO_TRY(fat_.set(c, next));
-    }
+    FSIO_TRY(fat_.set_chain(ex[i].first, ex[i].count, i + 1 < ex.size() ? ex[i + 1].first : end_of_chain(l_.type)));
   return {};
 }
 

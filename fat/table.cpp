@@ -132,19 +132,46 @@ fsio::Result<std::uint32_t> FatTable::get(std::uint32_t n) {
   return get_entry(layout_.type, block_span(index, *b), local);
 }
 
-fsio::Status FatTable::set(std::uint32_t n, std::uint32_t value) {
-  FSIO_TRY(check_entry(n));
-  const std::uint64_t off = entry_offset(layout_.type, n);
-  const std::uint64_t index = off / block_bytes_;
+fsio::Result<FatTable::Block*> FatTable::dirty_block(std::uint64_t index) {
   Block* b = FSIO_TRY(block(index));
-  const std::uint32_t local = local_entry(n, index);
-  set_entry(layout_.type, block_span(index, *b), local, value);
   if (!b->dirty) {
     b->dirty = true;
     lru_.erase(b->lru);
     dirty_blocks_.emplace(index, b);
   }
+  return b;
+}
+
+fsio::Status FatTable::set(std::uint32_t n, std::uint32_t value) {
+  FSIO_TRY(check_entry(n));
+  const std::uint64_t off = entry_offset(layout_.type, n);
+  const std::uint64_t index = off / block_bytes_;
+  Block* b = FSIO_TRY(dirty_block(index));
+  set_entry(layout_.type, block_span(index, *b), local_entry(n, index), value);
   mark(off, entry_span(layout_.type));
+  return {};
+}
+
+fsio::Status FatTable::set_chain(std::uint32_t first, std::uint32_t count, std::uint32_t last_value) {
+  if (count == 0) return {};
+  FSIO_TRY(check_entry(first));
+  FSIO_TRY(check_entry(std::uint32_t(std::min<std::uint64_t>(std::uint64_t(first) + count - 1, ~0u))));
+  if (layout_.type == FatType::fat12) {  // a few thousand entries at most: entry by entry
+    for (std::uint32_t n = first; n < first + count; ++n) FSIO_TRY(set(n, n + 1 < first + count ? n + 1 : last_value));
+    return {};
+  }
+  const std::uint32_t width = layout_.type == FatType::fat16 ? 2 : 4;
+  const std::uint32_t per_block = std::uint32_t(block_bytes_ / width);
+  for (std::uint32_t n = first; n < first + count;) {
+    const std::uint64_t index = std::uint64_t(n) / per_block;
+    const std::uint32_t stop = std::uint32_t(std::min<std::uint64_t>((index + 1) * per_block, std::uint64_t(first) + count));
+    Block* b = FSIO_TRY(dirty_block(index));
+    const auto span = block_span(index, *b);
+    for (std::uint32_t e = n; e < stop; ++e)
+      set_entry(layout_.type, span, e - std::uint32_t(index * per_block), e + 1 < first + count ? e + 1 : last_value);
+    mark(std::uint64_t(n) * width, (stop - n) * width);
+    n = stop;
+  }
   return {};
 }
 
