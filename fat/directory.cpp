@@ -126,8 +126,9 @@ bool Directory::is_free(std::uint32_t index) const {
 // pick up a stale long name whose checksum happens to match.
 // Every slot before free_hint_ is in use (a writer adding thousands of
 // names does not rescan them each time); overwrite() resets the hint.
-std::optional<std::uint32_t> Directory::find_free(std::uint32_t count) {
+std::optional<std::uint32_t> Directory::find_free(std::uint32_t count, std::uint32_t within) {
   refresh();
+  const bool aligned = within > 0 && count <= within;
   std::uint32_t run = 0;
   bool seen_free = false;
   for (std::uint32_t i = free_hint_; i < slot_count(); ++i) {
@@ -135,6 +136,7 @@ std::optional<std::uint32_t> Directory::find_free(std::uint32_t count) {
       run = 0;
       continue;
     }
+    if (aligned && i % within == 0) run = 0;  // a run starts afresh in each unit
     if (!seen_free) {
       free_hint_ = i;
       seen_free = true;
@@ -157,6 +159,10 @@ fsio::Status Directory::add(std::uint32_t index, std::span<const std::byte> slot
     if (b0 == kDirEntryEnd || b0 == kDirEntryFree)
       return make_error(Errc::invalid_argument, "slot " + std::to_string(i) + " of the new entry starts with 0x00 or 0xE5, "
                                                 "which readers take for free");
+  }
+  if (end_ && index > *end_) {
+    for (std::uint32_t i = *end_; i < index; ++i) data_.data()[i * 32ull] = std::byte(kDirEntryFree);
+    mark(*end_, index - *end_);
   }
   std::memcpy(data_.data() + index * 32ull, slots.data(), slots.size());
   mark(index, n);

@@ -126,12 +126,16 @@ class Directory {
   // ---- writing (in memory until queue_dirty) ----
   // The first index of `count` consecutive free slots (deleted, or at and
   // after the end), not right after a live LFN slot; nullopt when the
-  // directory must grow.
-  std::optional<std::uint32_t> find_free(std::uint32_t count);
+  // directory must grow. With `within` (a power of two) and count <=
+  // within, the run does not cross a multiple of `within` slots: 16 keeps
+  // a name's slots in one 512-byte unit, which a crash cannot tear, so a
+  // long name is never left half-written.
+  std::optional<std::uint32_t> find_free(std::uint32_t count, std::uint32_t within = 0);
   // Writes whole slots (a multiple of 32 bytes) into free slots at index and
   // parses them: the entries appear in entries() and find(). If they reach
   // past the end slot, the slot after them becomes the new end (zeroed), so
-  // no stale slot beyond becomes visible. Errc::invalid_argument if a
+  // no stale slot beyond becomes visible; if they start past it, the slots
+  // between are marked deleted (0xE5), so readers do not stop before them. Errc::invalid_argument if a
   // target slot is in use or past the directory.
   fsio::Status add(std::uint32_t index, std::span<const std::byte> slots);
   // Overwrites slots whatever they hold (a checker's repair); entries() is

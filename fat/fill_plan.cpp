@@ -12,6 +12,11 @@ namespace {
 using fsio::Errc;
 using fsio::make_error;
 
+// A name's slots stay inside one 512-byte unit (16 slots): the fault
+// engine tears writes on 512-byte boundaries and so can a disk, and a long
+// name split across two units could be left with its first part only.
+constexpr std::uint32_t kSlotsPerUnit = 512 / 32;
+
 std::string clusters(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " cluster" : " clusters"); }
 
 std::string join(const std::string& dir, const std::string& name) { return (dir == "/" ? "" : dir) + "/" + name; }
@@ -86,7 +91,7 @@ fsio::Result<NameSlots> Planner::make_room(Item& item) {
   const std::string& path = plan_.dirs[item.parent].path;
   const std::string full = join(path, item.name);
   NameSlots slots = FSIO_TRY_CTX(name_slots(dir, item.name), "'" + full + "'");
-  auto at = dir.find_free(slots.slot_count());
+  auto at = dir.find_free(slots.slot_count(), kSlotsPerUnit);
   const bool fixed_root = dir.is_root() && layout_.type != FatType::fat32;
   while (!at) {
     if (fixed_root)
@@ -102,7 +107,7 @@ fsio::Result<NameSlots> Planner::make_room(Item& item) {
     const std::uint32_t c = FSIO_TRY(take_one("directory '" + path + "' to grow"));
     FSIO_TRY(dir.append_cluster(c));
     item.growth.push_back(c);
-    at = dir.find_free(slots.slot_count());
+    at = dir.find_free(slots.slot_count(), kSlotsPerUnit);
   }
   item.slot = *at;
   item.short_name = slots.short_name;

@@ -10,6 +10,7 @@
 #include <regex>
 #include <thread>
 
+#include "fat/directory.hpp"
 #include "fat/fill.hpp"
 #include "fat/fsinfo.hpp"
 #include "libfsio/device.hpp"
@@ -216,6 +217,28 @@ TEST(Fill, AGrowingDirectoryHasItsNewClusterZeroedAndFlushedBeforeTheLink) {
   EXPECT_TRUE(fsck_clean(img)) << fsck(img);
   const auto listing = test::mtools("mdir -/ -b", img, "::");
   EXPECT_NE(listing.find("::/d/long file name 4.bin"), std::string::npos) << listing;
+}
+
+TEST(Fill, LongNamesStayInsideA512ByteUnitAndTheSlotsSkippedAreMarkedDeleted) {
+  if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
+  support::TempDir dir;
+  const std::string img = dir / "img";
+  test::mkfs(img, 300 * 1024, "-F 32 -s 8");  // 4 KiB clusters: 128 slots, 8 units of 16 (65525+ clusters, as mtools needs)
+  auto o = open_recorded(img);
+  // The dots and four 3-slot names fill slots 0..13; the fifth name needs 3
+  // and would cross into the second unit at slot 14, so it goes to 16, and
+  // 14 and 15 (the old end) become deleted slots.
+  auto r = fill(*o->vol, files(6, 10, "/d", "long file name %d.bin"));
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  auto d = Directory::open(*o->vol, lookup(*o->vol, "/d").value()).value();
+  EXPECT_EQ(d.find("long file name 4.bin")->first_slot, 16u);
+  EXPECT_EQ(d.find("long file name 5.bin")->first_slot, 19u);
+  EXPECT_EQ(std::to_integer<int>(d.slot(14)[0]), kDirEntryFree);
+  EXPECT_EQ(std::to_integer<int>(d.slot(15)[0]), kDirEntryFree);
+  EXPECT_TRUE(fsck_clean(img)) << fsck(img);
+  const auto listing = test::mtools("mdir -/ -b", img, "::");
+  for (int i = 0; i < 6; ++i)
+    EXPECT_NE(listing.find("::/d/long file name " + std::to_string(i) + ".bin"), std::string::npos) << listing;
 }
 
 TEST(Fill, ReplacingFreesTheOldChainOnlyAfterTheNewEntryIsDurable) {
