@@ -229,7 +229,7 @@ fsio::Status Writer::fat_writes(fsio::IoQueue::Plug& plug) {
 // chains are durable before any entry can point at them.
 fsio::Status Writer::write_fat(fsio::IoQueue::Plug& plug) {
   FSIO_TRY(fat_writes(plug));
-  FSIO_TRY(finish(plug, "write FAT"));
+  FSIO_TRY(finish(plug, "write data and FAT"));
   FSIO_TRY(flush("the FAT"));
   fat_.clear_dirty();
   return {};
