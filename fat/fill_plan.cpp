@@ -172,8 +172,10 @@ fsio::Status Planner::resolve_dir() {
 // chain is freed afterwards. Only a sound chain of the right length is
 // freed: anything else is damage for a checker, not for us to spread.
 fsio::Status Planner::plan_replace(Item& item, const Entry& old, const std::string& path) {
-  if (old.is_directory()) return make_error(Errc::busy, "'" + path + "' is a directory; --force replaces files only");
-  if (!opt_.force) return make_error(Errc::busy, "'" + path + "' exists (--force replaces it)");
+  const std::string as = fold_case(old.name) == fold_case(item.name) && old.name != item.name ? " as '" + old.name + "'" : "";
+  if (old.is_directory())
+    return make_error(Errc::busy, "'" + path + "' is a directory" + as + "; --force replaces files only");
+  if (!opt_.force) return make_error(Errc::busy, "'" + path + "' exists" + as + " (--force replaces it)");
   item.replace = true;
   item.slot = old.slot;
   item.short_name = old.raw_name;
@@ -223,8 +225,9 @@ fsio::Result<Plan> make_plan(Volume& v, const FillOptions& o, FillReport& report
   const std::uint64_t per_file = clusters_for(v.layout(), o.size);
   const std::uint64_t need = per_file * o.names.size();
   if (need > report.free_before)
-    return make_error(Errc::busy, std::to_string(o.names.size()) + " files of " +
-                                      clusters(per_file) + " need " + clusters(need) + " (" +
+    return make_error(Errc::busy, std::to_string(o.names.size()) + (o.names.size() == 1 ? " file of " : " files of ") +
+                                      clusters(per_file) + (o.names.size() == 1 ? " needs " : " need ") +
+                                      clusters(need) + " (" +
                                       std::to_string(need * v.layout().cluster_bytes()) + " bytes), but only " +
                                       clusters(report.free_before) + " are free");
   FSIO_TRY(planner.resolve_dir());
