@@ -99,7 +99,9 @@ nlohmann::json report_json(const Args& a, const fat::FillReport& r, fsio::IoQueu
                    {"requests", r.fat_requests}}},
           {"dir_sectors", r.dir_sectors}, {"fsinfo_writes", r.fsinfo_writes}, {"flushes", r.flushes},
           {"write_stats", fsio::cli::to_json(r.write_io)}, {"stats", fsio::cli::to_json(q.stats())},
-          {"engine", q.engine().name()}, {"direct", q.device().direct()}, {"elapsed_seconds", elapsed}};
+          {"engine", q.engine().name()}, {"direct", q.device().direct()}, {"plan_seconds", r.plan_seconds},
+          {"write_seconds", r.write_seconds},
+          {"read_ahead_seconds", r.read_ahead_seconds}, {"elapsed_seconds", elapsed}};
 }
 
 void print_report(const Args& a, const fat::FillReport& r, fsio::IoQueue& q, double elapsed) {
@@ -124,9 +126,10 @@ void print_report(const Args& a, const fat::FillReport& r, fsio::IoQueue& q, dou
               r.fat_sectors_per_copy, r.fat_copies, r.fat_requests, a.mirror.c_str(), r.dir_sectors, r.fsinfo_writes,
               r.flushes, fsio::format_size(r.bytes_zeroed).c_str());
   std::printf("writing: %" PRIu64 " requests queued, %" PRIu64 " submitted after merging, %" PRIu64
-              " syscalls, %s written, %.3f s; whole run %.3f s (%s engine, %s)\n",
+              " syscalls, %s written, %.3f s (%.3f s reading ahead); planning %.3f s; whole run %.3f s (%s engine, "
+              "%s)\n",
               s.requests_queued, s.requests_submitted, s.syscalls, fsio::format_size(s.bytes_written).c_str(),
-              s.elapsed_seconds, elapsed, q.engine().name(), q.device().direct() ? "direct" : "buffered");
+              r.write_seconds, r.read_ahead_seconds, r.plan_seconds, elapsed, q.engine().name(), q.device().direct() ? "direct" : "buffered");
 }
 
 int run(Args& a) {

@@ -2,6 +2,7 @@
 // itself as its two steps (see fill.hpp): plan, then write.
 #include "fat/fill.hpp"
 
+#include <chrono>
 #include <ctime>
 
 #include "fat/fill_plan.hpp"
@@ -125,10 +126,15 @@ fsio::Result<FillReport> fill(Volume& volume, const FillOptions& options, fsio::
   FillReport report;
   report.layout = volume.layout();
   report.dry_run = options.dry_run;
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
   auto plan = fill_detail::make_plan(volume, options, report);
   if (!plan) return std::move(plan).error().wrap(volume.path());
+  const auto t1 = Clock::now();
+  report.plan_seconds = std::chrono::duration<double>(t1 - t0).count();
   if (options.dry_run) return report;
   FSIO_TRY(fill_detail::write_plan(volume, options, *plan, report, progress));
+  report.write_seconds = std::chrono::duration<double>(Clock::now() - t1).count();
   return report;
 }
 

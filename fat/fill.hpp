@@ -109,16 +109,23 @@ struct FillReport {
   std::uint64_t fsinfo_writes = 0;
   std::uint64_t flushes = 0;              // ordering points (device flushes)
   fsio::IoStats write_io;                 // the queue's counters over the writing phase alone
+  double plan_seconds = 0;                // wall time: checks, free-space scan, plan
+  double write_seconds = 0;               // wall time: the writing phase
+  double read_ahead_seconds = 0;          // of which: reading the directories and FAT blocks it changes
   std::vector<std::string> warnings;      // findings the run goes on with
 };
 
 // The FAT cache fill works best with (VolumeOptions::fat_cache): 1 MiB
 // blocks, so linking a 256 MiB file of 512-byte clusters (2 MiB of FAT32
-// entries) reads two blocks, not 32.
+// entries) reads two blocks, not 32, and room for the blocks a run changes,
+// which are read ahead in one plug before the first write: 48 MiB holds 16
+// such files and their edges (a bigger run reads the rest a batch at a
+// time). Memory stays bounded: at most this plus one batch's dirty blocks
+// (FillOptions::batch_fat_bytes).
 inline FatCacheOptions fill_fat_cache() {
   FatCacheOptions o;
   o.block_bytes = 1u << 20;
-  o.cache_bytes = 8u << 20;
+  o.cache_bytes = 48u << 20;
   return o;
 }
 

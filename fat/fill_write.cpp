@@ -1,6 +1,7 @@
 // write_plan: the plan carried out in crash-safe order, a file (sync) or a
 // batch of files at a time (see fill.hpp for the order and why).
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include "fat/fill_plan.hpp"
@@ -43,6 +44,8 @@ class Writer {
   };
   Batch next_batch(std::size_t begin) const;
   fsio::Status run_batch(const Batch& b);
+  fsio::Status read_ahead();
+  static void fat_ranges(const Item& it, std::vector<std::pair<std::uint32_t, std::uint32_t>>& out);
   fsio::Status queue_data(const Batch& b, fsio::IoQueue::Plug& plug);
   fsio::Status stage(const Item& item, std::set<std::size_t>& touched);
   fsio::Status link(const std::vector<Extent>& extents);
@@ -282,6 +285,32 @@ void Writer::account(const Batch& b) {
   fsinfo_current_ = false;
 }
 
+// The FAT entries an item changes: its chain, the clusters its directory
+// grows by, a replaced file's old chain. (The entry a growth links from is
+// the directory's last cluster, cached when the directory was opened.)
+void Writer::fat_ranges(const Item& it, std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) {
+  for (const Extent& e : it.extents) out.emplace_back(e.first, e.count);
+  for (std::uint32_t g : it.growth) out.emplace_back(g, 1);
+  for (const Extent& e : it.old_extents) out.emplace_back(e.first, e.count);
+}
+
+// Before the first write: the existing directories the plan adds names to,
+// and the FAT blocks every item changes, in one plug of merged reads (as
+// many as the cache keeps), so the batches after wait only for writes and
+// flushes, as the kernel's writes in lesson 1 did.
+fsio::Status Writer::read_ahead() {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  std::vector<bool> parent(plan_.dirs.size(), false);
+  for (const Item& it : plan_.items) {
+    fat_ranges(it, ranges);
+    parent[it.parent] = true;
+  }
+  for (std::size_t d = 0; d < plan_.dirs.size(); ++d)
+    if (parent[d] && !plan_.dirs[d].created) FSIO_TRY(dir(d));
+  FSIO_TRY_CTX(fat_.prefetch(ranges), vol_.path());
+  return {};
+}
+
 fsio::Status Writer::run_batch(const Batch& b) {
   auto plug = q_.plug();
   if (auto st = queue_data(b, plug); !st) {
@@ -293,6 +322,11 @@ fsio::Status Writer::run_batch(const Batch& b) {
   // growing directory's zeros must be durable before the link to them.
   if (b.growth || b.directories) FSIO_TRY(finish(plug, "zero-fill"));
   if (b.growth) FSIO_TRY(flush("zeroing new directory clusters"));
+  // Whatever read_ahead() could not keep: the batch's FAT blocks in one
+  // round of reads rather than one by one (none when it kept them all).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  for (std::size_t i = b.begin; i < b.end; ++i) fat_ranges(plan_.items[i], ranges);
+  FSIO_TRY_CTX(fat_.prefetch(ranges), vol_.path());
   std::set<std::size_t> touched;
   for (std::size_t i = b.begin; i < b.end; ++i) FSIO_TRY(stage(plan_.items[i], touched));
   account(b);
@@ -334,6 +368,9 @@ fsio::Status Writer::run() {
     for (const Extent& e : it.extents) biggest = std::max<std::uint64_t>(biggest, e.count * l_.cluster_bytes());
   zeros_ = fsio::AlignedBuffer(std::size_t(std::max(l_.cluster_bytes(), opt_.zero ? std::min(biggest, kZeroBufferBytes) : 0)));
   const fsio::IoStats before = q_.stats();
+  const auto t0 = std::chrono::steady_clock::now();
+  FSIO_TRY(read_ahead());
+  rep_.read_ahead_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bool interrupted = false;
   for (std::size_t i = 0; i < plan_.items.size();) {
     if (fsio::InterruptGuard::requested()) {

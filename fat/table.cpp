@@ -103,6 +103,51 @@ fsio::Result<FatTable::Block*> FatTable::block(std::uint64_t index) {
   return &stored;
 }
 
+fsio::Status FatTable::prefetch(std::span<const std::pair<std::uint32_t, std::uint32_t>> ranges) {
+  std::vector<std::uint64_t> want;
+  for (auto [first, count] : ranges) {
+    if (count == 0) continue;
+    FSIO_TRY(check_entry(first));
+    const std::uint32_t last = std::uint32_t(std::min<std::uint64_t>(std::uint64_t(first) + count - 1, entry_count() - 1));
+    const std::uint64_t b0 = entry_offset(layout_.type, first) / block_bytes_;
+    const std::uint64_t b1 = (entry_offset(layout_.type, last) + entry_span(layout_.type) - 1) / block_bytes_;
+    for (std::uint64_t b = b0; b <= b1 && b * block_bytes_ < used_bytes(); ++b)
+      if (!blocks_.count(b)) want.push_back(b);
+  }
+  std::sort(want.begin(), want.end());
+  want.erase(std::unique(want.begin(), want.end()), want.end());
+  if (want.size() > cache_blocks_) want.resize(cache_blocks_);
+  if (want.empty()) return {};
+  // Room first, so evicting cannot drop a block this call reads.
+  while (!lru_.empty() && lru_.size() + want.size() > cache_blocks_) {
+    const std::uint64_t victim = lru_.back();
+    lru_.pop_back();
+    blocks_.erase(victim);
+    if (victim == last_index_) {
+      last_index_ = ~std::uint64_t(0);
+      last_block_ = nullptr;
+    }
+  }
+  std::vector<Block> fresh;
+  fresh.reserve(want.size());
+  auto plug = queue_->plug();
+  for (std::uint64_t index : want) {
+    const std::uint64_t begin = index * block_bytes_;
+    const std::uint64_t len = std::min<std::uint64_t>(block_bytes_, used_bytes() - begin);
+    fresh.push_back(Block{fsio::AlignedBuffer(block_bytes_), false, {}});
+    plug.read(layout_.fat_offset(layout_.active_fat()) + begin, fresh.back().buf.span().first(len));
+    stats_.bytes_read += len;
+  }
+  FSIO_TRY_CTX(plug.finish(), "read FAT copy " + std::to_string(layout_.active_fat()) + " ahead");
+  stats_.block_reads += want.size();
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    lru_.push_front(want[i]);
+    fresh[i].lru = lru_.begin();
+    blocks_.emplace(want[i], std::move(fresh[i]));
+  }
+  return {};
+}
+
 // Drops least recently used clean blocks until one more fits.
 void FatTable::evict_clean() {
   while (lru_.size() >= cache_blocks_ && !lru_.empty()) {

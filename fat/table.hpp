@@ -92,6 +92,12 @@ class FatTable {
   // done a block at a time (a writer linking a 4 GiB file sets millions).
   fsio::Status set_chain(std::uint32_t first, std::uint32_t count, std::uint32_t last_value);
 
+  // Reads the blocks holding these entry ranges (first, count) that are not
+  // cached yet, all in one plug, so a writer about to set them waits for
+  // one round of merged reads instead of one read per block. At most as
+  // many blocks as the cache keeps clean are read; the rest come on demand.
+  fsio::Status prefetch(std::span<const std::pair<std::uint32_t, std::uint32_t>> ranges);
+
   std::uint64_t dirty_sectors() const { return dirty_count_; }
   bool is_dirty(std::uint64_t sector) const;  // sector within a copy
   // Calls write(offset, bytes) for each run of adjacent dirty sectors within
