@@ -195,6 +195,38 @@ TEST(Fill, SyncFlushesBetweenFatAndEntryAndAfterEachFile) {
   EXPECT_TRUE(fsck_clean(img)) << fsck(img);
 }
 
+// The FAT of 700 MiB in 512-byte clusters is 5.6 MB, six of fill's 1 MiB
+// blocks; three 200 MiB files touch five of them. Every read of the writing
+// phase (directories and FAT blocks) comes before its first write: no batch
+// waits for a read.
+TEST(Fill, SyncReadsEverythingItChangesBeforeTheFirstWrite) {
+  if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
+  support::TempDir dir;
+  const std::string img = dir / "img";
+  test::mkfs(img, 700 * 1024, "-F 32 -s 1");
+  test::mtools("mmd", img, "::/SUB");
+  auto o = open_recorded(img);
+  FillOptions opt = files(3, 200u << 20, "/SUB");
+  opt.sync = true;
+  opt.zero = false;
+  auto r = fill(*o->vol, opt);
+  ASSERT_TRUE(r.has_value()) << r.error().message();
+  const auto& ev = *o->events;
+  const auto first_write = std::find_if(ev.begin(), ev.end(), [](const auto& e) { return e.op == fsio::IoOp::write; });
+  ASSERT_NE(first_write, ev.end());
+  const Layout& l = o->vol->layout();
+  std::uint64_t fat_reads = 0;
+  for (auto e = ev.begin(); e != ev.end(); ++e) {
+    if (e->op != fsio::IoOp::read) continue;
+    const bool fat = e->offset >= l.fat_offset(0) && e->offset < l.fat_offset(l.num_fats);
+    if (fat && e->bytes == fill_fat_cache().block_bytes) ++fat_reads;
+    EXPECT_TRUE(e < first_write) << "a read at byte " << e->offset << " after writing began";
+  }
+  EXPECT_GE(fat_reads, 5u) << "the blocks of three 200 MiB chains, read before writing";
+  EXPECT_TRUE(std::regex_match(letters(*o), std::regex(R"(([cf]+\|[ci]{2}\|){3})"))) << letters(*o);
+  EXPECT_TRUE(fsck_clean(img)) << fsck(img);
+}
+
 TEST(Fill, AGrowingDirectoryHasItsNewClusterZeroedAndFlushedBeforeTheLink) {
   if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
   support::TempDir dir;
