@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a target that needs no real disk: sets up and builds fsio,
-# creates an image file, measures it with ddbench, formats it with mkfat and
-# has the real fsck.fat and mtools judge the result.
+# creates an image file, measures it with ddbench, formats it with mkfat,
+# preallocates files on it with fatfill, and has the real fsck.fat and
+# mtools judge each result.
 # Usage: tools/demo.sh [IMAGE]   (default: a temporary file, removed after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,4 +27,11 @@ echo "== mtools: copy a file in and out"
 printf 'hello from fsio\n' > "${img%.img}.txt"
 MTOOLS_SKIP_CHECK=1 mcopy -i "$img" "${img%.img}.txt" ::HELLO.TXT
 MTOOLS_SKIP_CHECK=1 mdir -i "$img" ::
+MTOOLS_SKIP_CHECK=1 mtype -i "$img" ::HELLO.TXT
+
+echo "== fatfill: four 16 MiB zero-filled files in a new /FILL, each durable before the next (--sync)"
+build/cmd/fatfill --sync --count 4 --size 16M --dir /FILL "$img"
+echo "== fsck.fat -n and mdir judge them; HELLO.TXT is untouched"
+fsck.fat -n "$img"
+MTOOLS_SKIP_CHECK=1 mdir -i "$img" ::/FILL
 MTOOLS_SKIP_CHECK=1 mtype -i "$img" ::HELLO.TXT

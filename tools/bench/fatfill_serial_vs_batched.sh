@@ -36,6 +36,10 @@ dir=$(mktemp -d /var/tmp/fsio-bench.XXXXXX)
 loops=()
 cleanup() { for l in "${loops[@]:+${loops[@]}}"; do losetup -d "$l" 2>/dev/null || true; done; rm -rf "$dir"; }
 trap cleanup EXIT
+trap 'exit 130' INT TERM
+# Private copies: a rebuild while the benchmark runs must not swap them.
+mkdir "$dir/bin" && cp "$FATFILL" "$DDBENCH" "$dir/bin/"
+FATFILL=$dir/bin/fatfill DDBENCH=$dir/bin/ddbench
 
 median() { python3 -c 'import sys,statistics; print("%.4f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 ratio() { python3 -c "print('%.1f' % ($1 / $2))"; }
@@ -43,8 +47,9 @@ now() { date +%s.%N; }
 jget() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
 
 # image NAME SPC: a 4400 MiB FAT32 (room for 16 x 256 MiB) on a direct-I/O
-# loop device; NAME.meta keeps its first bytes (boot area, FATs, root
-# cluster) so every run starts from the same state.
+# loop device, left in $LOOP_MADE (not printed: a $(...) subshell would lose
+# it from the cleanup list); NAME.meta keeps its first bytes (boot area,
+# FATs, root cluster) so every run starts from the same state.
 image() {
   local name=$1 spc=$2
   truncate -s 4400M "$dir/$name.img"
@@ -59,7 +64,7 @@ print((le(14, 2) + b[16] * le(36, 4)) * le(11, 2) + le(11, 2) * b[13])
 PY
 )
   head -c "$data" "$dir/$name.img" > "$dir/$name.meta"
-  echo "$l"
+  LOOP_MADE=$l
 }
 restore() { dd if="$2" of="$1" bs=4M oflag=direct conv=notrunc status=none; }
 
@@ -73,8 +78,8 @@ fill() {
 }
 
 declare -A LOOP META
-LOOP[512]=$(image s512 1); META[512]=$dir/s512.meta
-LOOP[4096]=$(image s4k 8); META[4096]=$dir/s4k.meta
+image s512 1; LOOP[512]=$LOOP_MADE; META[512]=$dir/s512.meta
+image s4k 8; LOOP[4096]=$LOOP_MADE; META[4096]=$dir/s4k.meta
 
 rows=("256M 512 4.06" "1M 512 3.50" "256M 4096 4.31" "1M 4096 2.60")
 printf '| row | kernel | serial write s | batched write s | of which read-ahead s | ratio (write) | serial run s | batched run s | ratio (run) | floor O_DSYNC s | floor fdatasync s | batched/floor |\n'
