@@ -9,7 +9,7 @@ packages=(
   meson ninja-build g++ pkg-config
   libcli11-dev libblkid-dev libzstd-dev libboost1.81-dev liburing-dev
   libgtest-dev nlohmann-json3-dev
-  dosfstools mtools e2fsprogs fdisk fio mandoc strace util-linux time
+  dosfstools mtools e2fsprogs e2tools fdisk fio mandoc strace util-linux time
 )
 missing=()
 for p in "${packages[@]}"; do

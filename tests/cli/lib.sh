@@ -5,6 +5,7 @@ set -euo pipefail
 : "${BUILD:=$SRC/build}"
 DDBENCH=$BUILD/cmd/ddbench
 MKFAT=$BUILD/cmd/mkfat
+EXTWB=$BUILD/cmd/extwb
 export MTOOLS_SKIP_CHECK=1
 
 T=$(mktemp -d /var/tmp/fsio-test.XXXXXX)

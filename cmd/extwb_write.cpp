@@ -1,0 +1,206 @@
+// extwb put, mkdir, rm: one transaction each (ext/ops.hpp), with --dry-run,
+// --stats, --json, progress on a terminal and Ctrl-C leaving the
+// filesystem consistent.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "cmd/extwb.hpp"
+#include "ext/ops.hpp"
+#include "libfsio/progress.hpp"
+#include "libfsio/size.hpp"
+
+namespace extwb {
+namespace {
+
+using fsio::Errc;
+using fsio::cli::exit_ok;
+using nlohmann::json;
+
+fsio::Result<ext::Owner> owner(const WriteArgs& a, std::uint16_t default_mode) {
+  ext::Owner o{default_mode, a.uid, a.gid};
+  if (!a.mode.empty()) {
+    char* end = nullptr;
+    const unsigned long m = std::strtoul(a.mode.c_str(), &end, 8);
+    if (*end != '\0' || m > 07777)
+      return fsio::make_error(Errc::invalid_argument, "--mode '" + a.mode + "': expected octal permission bits up to 7777");
+    o.mode = std::uint16_t(m);
+  }
+  return o;
+}
+
+fsio::Result<ext::Timestamp> parse_epoch(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0)
+    return fsio::make_error(Errc::invalid_argument, "--mtime '" + text + "': expected seconds since the epoch");
+  return ext::Timestamp{v, 0};
+}
+
+json stats_json(const fsio::IoStats& s) {
+  json j = fsio::cli::to_json(s);
+  j["average_request_bytes"] = s.requests_submitted ? (s.bytes_read + s.bytes_written) / s.requests_submitted : 0;
+  return j;
+}
+
+void print_stats(const fsio::IoStats& s, const ext::WritebackStats* wb) {
+  std::fprintf(stderr,
+               "stats: %" PRIu64 " requests submitted (average %s), %s read, %s written, %" PRIu64
+               " flushes, %.3f s in I/O\n",
+               s.requests_submitted,
+               fsio::format_size(s.requests_submitted ? (s.bytes_read + s.bytes_written) / s.requests_submitted : 0).c_str(),
+               fsio::format_size(s.bytes_read).c_str(), fsio::format_size(s.bytes_written).c_str(), s.flushes,
+               s.elapsed_seconds);
+  if (wb)
+    std::fprintf(stderr, "writeback: %" PRIu64 " input segments, %" PRIu64 " blocks committed once each, %" PRIu64
+                         " passes, %" PRIu64 " runs, %" PRIu64 " hole blocks\n",
+                 wb->segments, wb->blocks_committed, wb->passes, wb->runs, wb->hole_blocks);
+}
+
+void print_put_json(const Common& c, const ext::PutReport& r, const ext::Filesystem& fs, bool tree) {
+  json j = {{"target", c.target}, {"path", r.path}, {"dry_run", c.dry_run}, {"inode", r.ino},
+            {"size", r.size}, {"data_blocks", r.data_blocks}, {"tree_blocks", r.tree_blocks},
+            {"extents", r.extents}, {"replaced", r.replaced}, {"created_dirs", r.created_dirs},
+            {"writeback", {{"segments", r.writeback.segments}, {"blocks_committed", r.writeback.blocks_committed},
+                           {"passes", r.writeback.passes}, {"runs", r.writeback.runs},
+                           {"hole_blocks", r.writeback.hole_blocks}}},
+            {"stats", stats_json(fs.queue().stats())},
+            {"direct", fs.device().direct()}};
+  if (tree) j["tree"] = {{"files", r.files}, {"dirs", r.dirs}, {"symlinks", r.symlinks}};
+  std::cout << j.dump(2) << '\n';
+}
+
+// SRC is a directory: the whole tree in one transaction.
+int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
+  auto fs = open_fs_to_write(c);
+  if (!fs) return fsio::cli::report(kTool, fs.error());
+  fsio::InterruptGuard interrupt;
+  o.interrupted = [] { return fsio::InterruptGuard::requested(); };
+  auto rep = ext::put_tree(**fs, a.dest, a.source, o);
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  if (c.json) {
+    print_put_json(c, *rep, **fs, true);
+  } else if (!c.quiet) {
+    std::printf("%s: %s %s: %" PRIu64 " files, %" PRIu64 " directories, %" PRIu64 " symlinks, %s\n", c.target.c_str(),
+                c.dry_run ? "would copy into" : "copied into", a.dest.c_str(), rep->files, rep->dirs, rep->symlinks,
+                fsio::format_size(rep->size).c_str());
+  }
+  if (c.stats && !c.dry_run) print_stats((*fs)->queue().stats(), &rep->writeback);
+  return exit_ok;
+}
+
+}  // namespace
+
+int cmd_put(const Common& c, const WriteArgs& a) {
+  auto now = ext::current_time();
+  if (!now) return fsio::cli::report(kTool, now.error());
+  auto own = owner(a, 0644);
+  if (!own) return fsio::cli::report(kTool, own.error());
+  ext::PutOptions o;
+  o.parents = a.parents;
+  o.force = a.force;
+  o.dry_run = c.dry_run;
+  o.owner = *own;
+  o.now = *now;
+  if (!a.mtime.empty()) {
+    auto m = parse_epoch(a.mtime);
+    if (!m) return fsio::cli::report(kTool, m.error());
+    o.mtime = *m;
+  }
+  o.writeback.dirty_limit = a.dirty_limit;
+  o.writeback.chunk = a.writeback_chunk;
+  o.writeback.sparse = a.sparse;
+  // The dirty buffer is allocated whole: keep it to what a machine can hold.
+  constexpr std::uint64_t kMinDirty = 1u << 20, kMaxDirty = std::uint64_t(16) << 30;
+  if (a.dirty_limit < kMinDirty || a.dirty_limit > kMaxDirty)
+    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + std::to_string(a.dirty_limit) +
+                                                                                 ": expected 1M to 16G"));
+  if (a.writeback_chunk == 0 || a.writeback_chunk > a.dirty_limit)
+    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--writeback-chunk " +
+                                                                                 std::to_string(a.writeback_chunk) +
+                                                                                 ": expected above 0 and at most --dirty-limit"));
+
+  struct stat st {};
+  const bool tree = a.source != "-" && ::stat(a.source.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if (tree) return put_tree(c, a, o);
+  int fd = STDIN_FILENO;
+  if (a.source != "-") {
+    fd = ::open(a.source.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fsio::cli::report(kTool, fsio::errno_error("open " + a.source));
+  }
+  ext::FdSource src(fd, a.source == "-" ? "standard input" : a.source);
+  auto fs = open_fs_to_write(c);
+  if (!fs) return fsio::cli::report(kTool, fs.error());
+
+  fsio::InterruptGuard interrupt;
+  fsio::Progress progress("extwb", src.size_hint(), !c.quiet && !c.json && fsio::stderr_is_terminal());
+  o.interrupted = [] { return fsio::InterruptGuard::requested(); };
+  o.progress = &progress;
+  auto rep = ext::put_file(**fs, a.dest, src, o);
+  if (fd != STDIN_FILENO) ::close(fd);
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  const auto& s = (*fs)->queue().stats();
+  if (c.json) {
+    print_put_json(c, *rep, **fs, false);
+    return exit_ok;
+  }
+  if (!c.quiet) {
+    if (c.dry_run)
+      std::printf("would %s %s%s\n", rep->replaced ? "replace" : "create", rep->path.c_str(),
+                  rep->created_dirs.empty() ? "" : " (and its missing parent directories)");
+    else
+      std::printf("%s: %s %s, %s in %zu extent%s, inode %u\n", c.target.c_str(), rep->replaced ? "replaced" : "wrote",
+                  rep->path.c_str(), fsio::format_size(rep->size).c_str(), rep->extents, rep->extents == 1 ? "" : "s",
+                  rep->ino);
+  }
+  if (c.stats && !c.dry_run) print_stats(s, &rep->writeback);
+  return exit_ok;
+}
+
+int cmd_mkdir(const Common& c, const WriteArgs& a) {
+  auto now = ext::current_time();
+  if (!now) return fsio::cli::report(kTool, now.error());
+  auto own = owner(a, 0755);
+  if (!own) return fsio::cli::report(kTool, own.error());
+  auto fs = open_fs_to_write(c);
+  if (!fs) return fsio::cli::report(kTool, fs.error());
+  auto rep = ext::make_dirs(**fs, a.dest, a.parents, *own, *now, c.dry_run);
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": mkdir " + a.dest));
+  if (c.json) {
+    std::cout << json{{"target", c.target}, {"dry_run", c.dry_run}, {"created", rep->created},
+                      {"stats", stats_json((*fs)->queue().stats())}}.dump(2)
+              << '\n';
+  } else if (!c.quiet) {
+    for (const auto& p : rep->created) std::printf("%s%s\n", c.dry_run ? "would create " : "created ", p.c_str());
+  }
+  if (c.stats && !c.dry_run) print_stats((*fs)->queue().stats(), nullptr);
+  return exit_ok;
+}
+
+int cmd_rm(const Common& c, const WriteArgs& a) {
+  auto now = ext::current_time();
+  if (!now) return fsio::cli::report(kTool, now.error());
+  auto fs = open_fs_to_write(c);
+  if (!fs) return fsio::cli::report(kTool, fs.error());
+  auto rep = ext::remove_path(**fs, a.dest, *now, c.dry_run);
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": rm " + a.dest));
+  if (c.json) {
+    std::cout << json{{"target", c.target}, {"path", a.dest}, {"dry_run", c.dry_run}, {"inode", rep->ino},
+                      {"inode_freed", rep->inode_freed}, {"blocks_freed", rep->blocks_freed},
+                      {"stats", stats_json((*fs)->queue().stats())}}.dump(2)
+              << '\n';
+  } else if (!c.quiet) {
+    std::printf("%s %s (inode %u%s)\n", c.dry_run ? "would remove" : "removed", a.dest.c_str(), rep->ino,
+                rep->inode_freed || c.dry_run ? "" : ", other links remain");
+  }
+  if (c.stats && !c.dry_run) print_stats((*fs)->queue().stats(), nullptr);
+  return exit_ok;
+}
+
+}  // namespace extwb

@@ -1,0 +1,54 @@
+// A transaction: the allocator, the time, and the ordered commit of
+// everything changed in the metadata cache.
+//
+// Nothing but file data reaches the disk before commit(). Its order makes a
+// crash at any write leave at worst leaked blocks or inodes (e2fsck
+// repairs them), never a name pointing at unwritten data and never a block
+// in use that the bitmaps call free:
+//   1. fresh blocks (extent tree blocks, new directory blocks); flush, so
+//      they and the file data are on the device before anything refers to them
+//   2. bitmaps and descriptors with the allocations (not the frees)
+//   3. inode table blocks with new inodes
+//   4. the links: existing directory blocks and the directory's inode (a
+//      directory whose blocks were copied or added switches here)
+//   5. inodes that lost their last link
+//   6. the frees, now that nothing refers to the freed blocks: bitmaps and
+//      descriptors again; flush
+//   7. superblock and descriptor backups, then the primary superblock; flush
+// libext2fs writes bitmaps after inodes (the reference's order); allocating
+// in the bitmaps first is what turns "referenced but free" (a later
+// allocation would cross-link) into "allocated but unreferenced" (a leak).
+#pragma once
+
+#include <cstdint>
+
+#include "ext/alloc.hpp"
+#include "ext/inode.hpp"
+
+namespace ext {
+
+class Transaction {
+ public:
+  // `now`: timestamps for everything this transaction touches.
+  Transaction(Filesystem& fs, Timestamp now) : fs_(fs), alloc_(fs), now_(now) {}
+  Filesystem& fs() { return fs_; }
+  Allocator& alloc() { return alloc_; }
+  const Timestamp& now() const { return now_; }
+  // Writes everything, in the order above.
+  fsio::Status commit();
+
+ private:
+  fsio::Status write_kind(MetaKind kind);
+  fsio::Status write_groups();
+  fsio::Status write_superblocks();
+
+  Filesystem& fs_;
+  Allocator alloc_;
+  Timestamp now_;
+};
+
+// Sets i_atime/i_ctime/i_mtime/i_crtime and their _extra words (where the
+// inode has room for them) to `t`; `mtime` overrides the modification time.
+void set_inode_times(Inode& inode, const Timestamp& t, const Timestamp* mtime = nullptr, bool crtime = false);
+
+}  // namespace ext

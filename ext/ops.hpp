@@ -1,0 +1,90 @@
+// The writing operations extwb offers: put a file, make a directory, remove
+// a name. Each is one transaction: checks and refusals first, then the data,
+// then one ordered commit (ext/commit.hpp). A failure or interruption before
+// the commit leaves the filesystem as it was (data blocks written into free
+// space are simply not referenced).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "ext/commit.hpp"
+#include "ext/writeback.hpp"
+
+namespace ext {
+
+// A file descriptor (a file or a pipe). A pipe is widened to 1 MiB
+// (F_SETPIPE_SZ) so the writer and we wake each other less often; reads
+// are retried on EINTR and wait with poll() so cancel() is noticed.
+class FdSource : public Source {
+ public:
+  FdSource(int fd, std::string name);
+  fsio::Result<std::size_t> read(std::span<std::byte> buf) override;
+  std::uint64_t size_hint() const override { return size_; }
+  void cancel() override { cancelled_ = true; }
+
+ private:
+  int fd_;
+  std::string name_;
+  std::uint64_t size_ = 0;
+  std::atomic<bool> cancelled_{false};
+};
+
+struct Owner {
+  std::uint16_t mode = 0644;  // permission bits
+  std::uint32_t uid = 0, gid = 0;
+};
+
+struct PutOptions {
+  bool parents = false;  // create missing parent directories (0755)
+  bool force = false;    // replace an existing file
+  bool dry_run = false;
+  Owner owner;
+  std::optional<Timestamp> mtime;
+  Timestamp now;
+  WritebackOptions writeback;
+  std::function<bool()> interrupted;
+  fsio::Progress* progress = nullptr;
+};
+
+struct PutReport {
+  std::string path;
+  std::uint32_t ino = 0;
+  std::uint64_t size = 0;
+  std::uint64_t data_blocks = 0, tree_blocks = 0;
+  std::size_t extents = 0;
+  bool replaced = false;
+  std::vector<std::string> created_dirs;
+  WritebackStats writeback;
+  std::uint64_t files = 0, dirs = 0, symlinks = 0;  // put_tree's counts
+};
+
+fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source& src, const PutOptions& o);
+
+// Copies the directory tree at `src_dir` (regular files, directories,
+// symbolic links; mode and mtime from the source, owner from `o`) into the
+// new directory `dest`, all in one transaction like mke2fs -d.
+fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const std::string& src_dir,
+                                 const PutOptions& o);
+
+struct MkdirReport {
+  std::vector<std::string> created;  // paths, outermost first
+};
+fsio::Result<MkdirReport> make_dirs(Filesystem& fs, const std::string& path, bool parents, const Owner& owner,
+                                    const Timestamp& now, bool dry_run);
+
+struct RmReport {
+  std::uint32_t ino = 0;
+  bool inode_freed = false;  // false when other hard links remain
+  std::uint64_t blocks_freed = 0;
+};
+fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, const Timestamp& now, bool dry_run);
+
+// SOURCE_DATE_EPOCH when set (Errc::invalid_argument when not a number), else the clock.
+fsio::Result<Timestamp> current_time();
+
+}  // namespace ext

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Crash safety: fail, then tear, each write of a small put in turn
+# (FSIO_FAULT, libfsio/engine.hpp). Whatever the crash point, e2fsck must
+# find at most what it repairs (leaked blocks or inodes, counts, an
+# unattached inode), e2fsck -fy must leave a clean filesystem, and the file
+# written before must read back intact.
+. "$(dirname "$0")/lib.sh"
+need mke2fs e2fsck debugfs
+
+# What a crash may leave: allocations recorded but not used (leaks), counts
+# and bitmap checksums out of step with the bitmaps, an inode written but
+# not yet linked, a directory block torn inside (checksum), and with 1 KiB
+# blocks a primary superblock torn between its two sectors (e2fsck falls
+# back to a backup, as it would after the kernel tore it). Every line
+# e2fsck -fn prints must match one of these.
+cat > "$T/allowed" <<'PATTERNS'
+^$
+^e2fsck [0-9.]+ \(
+^Pass [1-5]
+^Block bitmap differences:
+^Inode bitmap differences:
+^ *[-+]\(?[0-9]
+^Free (blocks|inodes) count wrong
+^Directories count wrong
+^Fix\? no
+^IGNORED\.
+^Unattached (zero-length )?inode [0-9]+
+^Connect to /lost\+found\? no
+^Clear\? no
+^Inode [0-9]+ ref count is [0-9]+, should be [0-9]+\.  Fix\? no
+^Group [0-9]+ (block|inode) bitmap does not match checksum
+^ext2fs_open2: Superblock checksum does not match superblock
+^e2fsck: Superblock invalid, trying backup blocks\.\.\.
+^Padding at end of inode bitmap is not set\. Fix\? no
+^Directory inode [0-9]+, block #[0-9]+(, offset [0-9]+)?: directory passes checks but fails checksum.
+^.*: \*+ WARNING: Filesystem still has errors \*+
+^.*: [0-9]+/[0-9]+ files \(
+PATTERNS
+
+sweep() {  # sweep MKE2FS_OPTS...
+  local base=$T/base.img
+  mke2fs -q -F -t ext4 "$@" "$base" 64M
+  head -c 300000 /dev/urandom > "$T/keep"
+  head -c 200000 /dev/urandom > "$T/new"
+  "$EXTWB" put -q -p "$base" /dir/keep "$T/keep"
+  local n=1 clean=0 repaired=0 kind
+  for kind in fail tear; do
+    for n in $(seq 1 200); do
+      cp "$base" "$T/x.img"
+      rc=0; FSIO_FAULT=$kind:$n "$EXTWB" put -q "$T/x.img" /dir/new "$T/new" 2>"$T/err" || rc=$?
+      if [ "$rc" -eq 0 ]; then
+        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "$kind:$n: no fault fired, yet e2fsck complains"; }
+        break
+      fi
+      frc=0; e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || frc=$?
+      if [ "$frc" -eq 0 ]; then
+        clean=$((clean + 1))
+      else
+        # Only what e2fsck repairs without losing data we committed.
+        # Only what e2fsck repairs without losing data we committed.
+        if grep -vEf "$T/allowed" "$T/fsck" | grep -q .; then
+          cat "$T/fsck"; fail "$kind:$n: e2fsck finds more than leaks"
+        fi
+        e2fsck -fy "$T/x.img" >/dev/null 2>&1 || true
+        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "$kind:$n: still broken after e2fsck -fy"; }
+        repaired=$((repaired + 1))
+      fi
+      rm -f "$T/peer"; debugfs -R "dump /dir/keep $T/peer" "$T/x.img" >/dev/null 2>&1
+      cmp -s "$T/peer" "$T/keep" || fail "$kind:$n: the file written before the fault is damaged"
+    done
+    [ "$n" -gt 2 ] || fail "$kind: the sweep ended at write $n; it did not reach the metadata"
+  done
+  pass "ext4 $*: $((n - 1)) writes per put, every crash point clean ($clean) or repaired ($repaired), /dir/keep intact"
+}
+sweep -b 4096
+sweep -b 1024 -O ^metadata_csum,uninit_bg
+
+# A put that splits an htree leaf (and grows the directory by a block).
+htree_sweep() {
+  local base=$T/hbase.img i size0 size1
+  mke2fs -q -F -t ext4 -b 1024 "$base" 32M
+  "$EXTWB" mkdir -q "$base" /h
+  head -c 5000 /dev/urandom > "$T/keep"
+  "$EXTWB" put -q "$base" /h/keep "$T/keep"
+  for i in $(seq 1 400); do
+    size0=$("$EXTWB" stat --json "$base" /h | json /dev/stdin 'j["size"]')
+    cp "$base" "$T/next.img"
+    echo "$i" | "$EXTWB" put -q "$T/next.img" "/h/a-long-name-to-fill-the-leaves-$i"
+    size1=$("$EXTWB" stat --json "$T/next.img" /h | json /dev/stdin 'j["size"]')
+    if [ "$size1" -gt "$size0" ] && [ "$size0" -gt 3072 ]; then break; fi
+    cp "$T/next.img" "$base"
+  done
+  [ "$size1" -gt "$size0" ] || fail "no put split a leaf"
+  echo "$i" > "$T/new"
+  local n kind clean=0 repaired=0
+  for kind in fail tear; do
+    for n in $(seq 1 200); do
+      cp "$base" "$T/x.img"
+      rc=0; FSIO_FAULT=$kind:$n "$EXTWB" put -q "$T/x.img" "/h/a-long-name-to-fill-the-leaves-$i" "$T/new" 2>/dev/null || rc=$?
+      [ "$rc" -eq 0 ] && break
+      if e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1; then clean=$((clean + 1)); else
+        if grep -vEf "$T/allowed" "$T/fsck" | grep -q .; then cat "$T/fsck"; fail "htree $kind:$n: e2fsck finds more than leaks"; fi
+        e2fsck -fy "$T/x.img" >/dev/null 2>&1 || true
+        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "htree $kind:$n: still broken after e2fsck -fy"; }
+        repaired=$((repaired + 1))
+      fi
+      rm -f "$T/peer"; debugfs -R "dump /h/keep $T/peer" "$T/x.img" >/dev/null 2>&1
+      cmp -s "$T/peer" "$T/keep" || fail "htree $kind:$n: /h/keep is damaged"
+      [ "$("$EXTWB" ls "$T/x.img" /h | wc -l)" -ge "$i" ] || fail "htree $kind:$n: names were lost"
+    done
+  done
+  pass "htree leaf split (put $i): every crash point clean ($clean) or repaired ($repaired), no name lost"
+}
+htree_sweep
