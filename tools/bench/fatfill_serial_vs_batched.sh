@@ -19,7 +19,7 @@
 #
 # Then the default zero fill against writing the same bytes with ddbench
 # (fallocate + dd style: 1 MiB direct writes, depth 32), whole runs.
-# Usage (root): tools/bench/fatfill_serial_vs_batched.sh [BUILD]
+# Usage (root): [REPS=5] [ROWS=1M|256M] [ZERO=0] tools/bench/fatfill_serial_vs_batched.sh [BUILD]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -82,6 +82,11 @@ image s512 1; LOOP[512]=$LOOP_MADE; META[512]=$dir/s512.meta
 image s4k 8; LOOP[4096]=$LOOP_MADE; META[4096]=$dir/s4k.meta
 
 rows=("256M 512 4.06" "1M 512 3.50" "256M 4096 4.31" "1M 4096 2.60")
+# ROWS=1M (or 256M) keeps only the rows of that file size; ZERO=0 skips the
+# zero-fill table.
+if [ -n "${ROWS:-}" ]; then
+  keep=(); for r in "${rows[@]}"; do [ "${r%% *}" = "$ROWS" ] && keep+=("$r"); done; rows=("${keep[@]}")
+fi
 printf '| row | kernel | serial write s | batched write s | of which read-ahead s | ratio (write) | serial run s | batched run s | ratio (run) | floor O_DSYNC s | floor fdatasync s | batched/floor |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for row in "${rows[@]}"; do
@@ -111,6 +116,7 @@ done
 echo
 echo "medians of $REPS alternating runs; FAT sectors per copy per run: see --json fat.sectors_per_copy"
 
+[ "${ZERO:-1}" = 0 ] && exit 0
 # The default zero fill against ddbench writing the same bytes.
 printf '\n| row | fatfill (zero fill) s | ddbench write s | fatfill/ddbench | fatfill MB/s | ddbench MB/s |\n|---|---|---|---|---|---|\n'
 l=${LOOP[4096]} m=${META[4096]}
