@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The main job on a target that needs no real disk: sets up and builds fsio,
 # creates an image file, measures it with ddbench, formats it with mkfat,
-# preallocates files on it with fatfill, and has the real fsck.fat and
-# mtools judge each result; then puts a file into an ext4 image made by
-# mke2fs with extwb, reads it back and runs e2fsck -fn.
+# preallocates files on it with fatfill, has the real fsck.fat and mtools
+# judge each result and fatck check it; then puts a file into an ext4 image
+# made by mke2fs with extwb, reads it back and runs e2fsck -fn.
 # Usage: tools/demo.sh [IMAGE]   (default: a temporary file, removed after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +36,8 @@ echo "== fsck.fat -n and mdir judge them; HELLO.TXT is untouched"
 fsck.fat -n "$img"
 MTOOLS_SKIP_CHECK=1 mdir -i "$img" ::/FILL
 MTOOLS_SKIP_CHECK=1 mtype -i "$img" ::HELLO.TXT
+echo "== fatck -n: our checker, read-only, on the same image after fatfill (exit 0: clean)"
+build/cmd/fatck -n -v "$img"
 echo "== extwb: a 64 MiB file from a pipe into an ext4 image made by mke2fs, read back, checked by e2fsck"
 ext=${img%.img}-ext4.img
 mke2fs -q -F -t ext4 "$ext" 512M >/dev/null
