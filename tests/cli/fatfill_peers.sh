@@ -4,10 +4,10 @@
 # bytes, whose free space mtools fragmented (files written, every other one
 # deleted). Each case fills the big free run with one file, then puts files
 # that cannot be contiguous into the holes, in a new nested directory with
-# long names. After every run: fsck.fat -n reports nothing, every FAT copy
-# is byte-identical, mdir lists the new files at their sizes, the files
-# mtools wrote read back byte for byte, and the new files read back as zeros
-# where the holes held random bytes. The same runs with --mirror serial give
+# long names. After every run: fsck.fat -n reports nothing, fatck -n exits
+# 0 (clean), every FAT copy is byte-identical, mdir lists the new files at
+# their sizes, the files mtools wrote read back byte for byte, and the new
+# files read back as zeros where the holes held random bytes. The same runs with --mirror serial give
 # a byte-identical image. --contiguous refuses the fragmented request and
 # leaves the image unchanged.
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +20,7 @@ cb_of() { python3 "$SRC/tests/cli/fatinfo.py" "$1" | python3 -c 'import json,sys
 check() {
   local img=$1 js=$2 dir=$3 what=$4
   fsck_clean "$img" || fail "$what: fsck.fat -n is not silent"
+  "$BUILD/cmd/fatck" -n "$img" > "$T/fatck.out" 2>&1 || { cat "$T/fatck.out"; fail "$what: fatck -n is not clean"; }
   fat_copies_same "$img" || fail "$what: FAT copies differ"
   listed "$img" "$js" || fail "$what: mdir"
   kept_intact "$img" "$dir" || fail "$what: a file mtools wrote changed"
