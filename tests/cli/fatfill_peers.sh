@@ -89,5 +89,3 @@ run_case mkfat 16 64 200M
 run_case mkfs.fat 32 1 40M
 run_case mkfat 32 8 300M
 run_case mkfs.fat 32 64 2200M
-run_case mkfat 32 1 40M
-run_case mkfs.fat 16 64 200M
