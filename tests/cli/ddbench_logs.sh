@@ -35,8 +35,10 @@ for name in sorted(os.listdir(sys.argv[2])):
     assert {r[2] for r in d} == {r[2] for r in f}, (name, "directions")
     assert all(r[3] == 0 and r[4] == 0 for r in d), (name, "windowed: bs and prio 0")
     times = sorted({r[0] for r in d})
-    assert all(b - a == 100 for a, b in zip(times, times[1:])), (name, times)
-    assert 8 <= len(times) <= 11, (name, len(times))
+    # One entry per 100 ms window that had samples: a latency log skips a
+    # window in which nothing completed (seen on a loaded machine), as fio's does.
+    assert all(t % 100 == 0 for t in times), (name, times)
+    assert 6 <= len(times) <= 11, (name, len(times))
     if "_bw." in name:
         # both tools measured the same workload: the same order of magnitude
         fm = sum(r[1] for r in f) / len(f)
