@@ -82,11 +82,15 @@ fsio::Status choose_atari_layout(std::uint64_t device_bytes, const FormatOptions
                   std::to_string(reserved));
   const std::uint32_t spc = o.sectors_per_cluster ? o.sectors_per_cluster : 2;
 
-  if (!ss_fixed)
+  if (!ss_fixed) {
     while (num_sectors > kGemdosMaxSectors) {
       num_sectors >>= 1;
       ss <<= 1;
     }
+    if (ss > kGemdosMaxSectorSize)
+      return refuse(std::to_string(device_bytes) + " bytes: the Atari variant would need sectors of " +
+                    std::to_string(ss) + " bytes, more than the 16 KiB GEMDOS can use");
+  }
   Fit fit;
   for (;;) {
     fit = try_sector_size(std::int64_t(num_sectors), ss, bits, spc, o.num_fats, reserved, root_entries);

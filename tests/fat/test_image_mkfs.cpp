@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 
@@ -106,22 +107,36 @@ void run_one(const test::TempDir& dir, std::uint64_t size, const std::string& ar
   ::unlink(b.c_str());
 }
 
-// Each case as is, with --mbr=y and at --offset=2048 (the image grows by
-// the offset, so the filesystem keeps its size).
+// FSIO_IMAGE_MATRIX=full: every case as is, with --mbr=y and at
+// --offset=2048 (the image grows by the offset, so the filesystem keeps its
+// size): about 5 minutes here. By default (the suite's CI budget) every
+// third case of each group runs, in one of the three modes in turn, so each
+// group still covers every variant and mode: about a ninth of the runs.
+bool full_matrix() {
+  const char* m = std::getenv("FSIO_IMAGE_MATRIX");
+  return m && std::string(m) == "full";
+}
+
 void run_group(const std::vector<std::uint64_t>& sizes, const std::vector<Variant>& vs, const char* name,
                bool with_offset = true) {
   if (!test::have_tool("mkfs.fat")) GTEST_SKIP() << "mkfs.fat (dosfstools) is not installed; images not compared";
   test::TempDir dir;
   Tally tally;
+  const bool full = full_matrix();
+  unsigned n = 0;
   for (std::uint64_t size : sizes)
     for (const Variant& v : vs) {
+      const unsigned k = n++;
+      if (!full && k % 3 != 0) continue;
+      unsigned mode = full ? 7 : 1u << (k / 3 % 3);  // bit 0: as is, 1: --mbr=y, 2: --offset
+      if (!with_offset && mode == 4) mode = 1;
       const std::uint64_t ss = v.opts.sector_size ? v.opts.sector_size : 512;
-      run_one(dir, size, v.args, "", 0, tally);
-      run_one(dir, size, v.args, "--mbr=y", 0, tally);
-      if (with_offset) run_one(dir, size, v.args, "--offset=2048", 2048 * ss, tally);
+      if (mode & 1) run_one(dir, size, v.args, "", 0, tally);
+      if (mode & 2) run_one(dir, size, v.args, "--mbr=y", 0, tally);
+      if ((mode & 4) && with_offset) run_one(dir, size, v.args, "--offset=2048", 2048 * ss, tally);
     }
-  std::cout << "[ images ] " << name << ": equal=" << tally.equal << " (both refused " << tally.refused_both
-            << ") differ=" << tally.differ << "\n";
+  std::cout << "[ images ] " << name << (full ? " (full)" : " (sampled)") << ": equal=" << tally.equal
+            << " (both refused " << tally.refused_both << ") differ=" << tally.differ << "\n";
 }
 
 TEST(ImageVsMkfsFat, FloppyAndSmallSizes) { run_group(floppy_and_small_sizes(), variants(), "floppy and small"); }
@@ -143,15 +158,20 @@ TEST(ImageVsMkfsFat, TensOfGibibytes) {
 }
 
 TEST(ImageVsMkfsFat, Tebibytes) {
+  if (!full_matrix()) GTEST_SKIP() << "FATs of hundreds of MiB (20 s): only with FSIO_IMAGE_MATRIX=full";
   auto vs = variants();
   run_group({2 * TiB + 512}, {vs[0]}, "2 TiB", false);
   run_group({4 * TiB}, {vs[4]}, "4 TiB -S 4096", false);
 }
 
+// No --offset here: mkfs.fat 4.2 multiplies --offset by the Atari variant's
+// enlarged logical sector (2048 x 1024 bytes on 4 MiB), so its volume starts
+// later than asked and runs past the end of the image; mkfat counts --offset
+// in the sectors of the target (fat/FORMAT.md, "Atari variant").
 TEST(ImageVsMkfsFat, Atari) {
   const auto vs = atari_variants();
-  run_group(floppy_and_small_sizes(), vs, "atari: floppy and small");
-  run_group(random_sizes(), vs, "atari: random sizes");
+  run_group(floppy_and_small_sizes(), vs, "atari: floppy and small", false);
+  run_group(random_sizes(), vs, "atari: random sizes", false);
 }
 
 }  // namespace
