@@ -12,7 +12,7 @@ meson install -C "$BUILD" --no-rebuild --destdir "$root" --quiet >"$T/install.lo
 prefix=$(meson introspect "$BUILD" --buildoptions | python3 -c \
   'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 p=$root$prefix
-for f in sbin/mkfat sbin/fatck bin/ddbench bin/extwb share/man/man8/mkfat.8 share/man/man1/ddbench.1 share/man/man7/fsio.7 \
+for f in sbin/mkfat sbin/fatck bin/fatfill bin/ddbench bin/extwb share/man/man8/mkfat.8 share/man/man1/ddbench.1 share/man/man7/fsio.7 \
          include/fsio/libfsio/io_queue.hpp share/bash-completion/completions/mkfat; do
   [ -e "$p/$f" ] || fail "not installed: $prefix/$f"
 done
