@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "fat", "vfat", "ext4", "ext2", "ext3", "ext", "raw"}));
   save->add_option("-l,--level", a.level, "zstd level (-7..22, default 3)")->check(CLI::Range(-7, 22));
   threads(save, "compression");
+  fsio::cli::add_size_option(*save, "--frame-size", &a.frame_bytes,
+                             "stored bytes per zstd frame, a multiple of the block size up to 64MiB (default 16MiB)");
   offset(save, "where the filesystem starts in SOURCE (bytes, or a size: 1MiB)");
   save->add_flag("-f,--force", a.force, "replace OUT if it is an existing file");
   save->add_flag("--dry-run", a.dry_run, "plan only: print what would be saved");

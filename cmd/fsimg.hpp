@@ -17,6 +17,7 @@ struct Args {
   int level = 3;
   unsigned threads = 0;
   std::uint64_t offset = 0;
+  std::uint64_t frame_bytes = 16u << 20;
   bool force = false, keep_unused = false, create = false, dry_run = false, unused = false;
   bool json = false, quiet = false;
 };

@@ -108,12 +108,17 @@ int run_save(const Args& a) {
     else if (!a.quiet) print_plan(text, *plan);
     return fsio::cli::exit_ok;
   }
+  const std::uint32_t bs = plan->header.block_size;
+  if (a.frame_bytes < bs || a.frame_bytes % bs || a.frame_bytes > img::kMaxFrameBytes)
+    return fail(make_error(Errc::invalid_argument, "--frame-size " + std::to_string(a.frame_bytes) +
+                                                       ": must be a multiple of the block size (" + std::to_string(bs) +
+                                                       ") up to 64 MiB"));
   bool created = false;
   auto fd = open_out(a, &created);
   if (!fd) return fail(fd.error());
   if (!a.quiet && !a.json) print_plan(text, *plan);
   fsio::Progress progress("fsimg save", plan->header.mapped_blocks * plan->header.block_size, progress_on(a));
-  img::SaveOptions so{a.level, a.threads, 16u << 20, std::string("fsimg ") + FSIO_VERSION, created_time(),
+  img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + FSIO_VERSION, created_time(),
                       fsio::EngineKind::automatic, &progress};
   auto rep = img::save(*plan, *fd, a.out, so);
   if (*fd != STDOUT_FILENO && ::close(*fd) != 0 && rep) rep = fsio::errno_error(a.out + ": close");
