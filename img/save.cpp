@@ -39,7 +39,6 @@ struct ReadState {
   const Header* header;
   Pool* pool;
   Bin<fsio::AlignedBuffer>* bin;
-  fsio::Progress* progress;
 };
 
 // Reads `n` map blocks (the cursor's next) into buf at `stored`, then
@@ -90,7 +89,6 @@ fsio::Status read_frames(ReadState& s) {
           std::min({(h.frame_bytes - stored) / bs, cover_cap - covered, h.mapped_blocks - cur.ordinal()});
       stored = FSIO_TRY(read_chunk(s, cur, n, f, stored, covered));
       covered += n;
-      if (s.progress) s.progress->add(n * bs);
     }
     f.index.covered_blocks = covered;
     f.index.stored_bytes = stored;
@@ -173,7 +171,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   Bin<std::vector<std::byte>> outs([] { return std::vector<std::byte>(); });
   Pool pool(rep.threads, rep.threads + 2,
             [&](RawFrame& f, unsigned worker) { return compress(f, ctx[worker], o.level, outs); });
-  ReadState rs{&queue, &h, &pool, &bin, o.progress};
+  ReadState rs{&queue, &h, &pool, &bin};
   fsio::Status read_status;
   std::thread reader([&] {
     read_status = read_frames(rs);
@@ -194,6 +192,9 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
     if (!write_status) break;
     rep.stream_bytes += index.size() + data.size();
     rep.frames += 1;
+    // Progress counts frames written, not read: at a slow level the reader
+    // runs ahead by the pool's depth, and 100% would come long before the end.
+    if (o.progress) o.progress->add(p.index.covered_blocks * h.block_size);
     rep.stored_bytes += p.index.stored_bytes;
     rep.compressed_bytes += data.size();
     for (const Run& z : p.index.zero_runs) rep.zero_bytes += z.length * h.block_size;
