@@ -184,6 +184,12 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
       write_status = std::move(*packed).error();
       break;
     }
+    // Ctrl-C while the workers still compress what the reader has already
+    // read: stop here too, before the end record makes the image whole.
+    if (fsio::InterruptGuard::requested()) {
+      write_status = make_error(Errc::interrupted, "interrupted");
+      break;
+    }
     Packed& p = **packed;
     auto index = encode_frame_index(p.index);
     write_status = write_all(out_fd, index, out_name, rep.stream_bytes);

@@ -66,3 +66,14 @@ umount "$T/mnt"
 # The kernel changed the superblock when it mounted it: compare with the device.
 expect_rc 0 "$FSIMG" verify "$T/d.fsimg" "$loop"
 pass "mounted: save refused read-write, allowed read-only; restore refused even with --force"
+
+# Ctrl-C while the workers compress (level 19, one thread: seconds of work):
+# exit 130 and no partial image left.
+head -c 12M /dev/urandom > "$T/tree/r.bin"
+mke2fs -q -F -t ext4 -d "$T/tree" "$T/slow.img" 32M
+"$FSIMG" save -q -T 1 -l 19 --frame-size 512K "$T/slow.img" "$T/slow.fsimg" 2>"$T/err" & pid=$!
+sleep 1; kill -INT "$pid"; rc=0; wait "$pid" || rc=$?
+[ "$rc" -eq 130 ] || { cat "$T/err"; fail "save interrupted: exit $rc, expected 130"; }
+[ ! -e "$T/slow.fsimg" ] || fail "interrupted save left its partial image"
+grep -q "interrupted" "$T/err" || { cat "$T/err"; fail "interrupted save: not said"; }
+pass "Ctrl-C during save: exit 130, partial image removed"
