@@ -115,11 +115,12 @@ done
 
 limit=$(median ${secs["ddbench sequential write limit"]})
 printf '\n%s images, zstd level %s, %s CPUs; medians of %s runs\n\n' "$SIZE" "$LEVEL" "$(nproc)" "$REPS"
-printf '| %-34s | %8s | %14s | %9s |\n' row seconds "output bytes" "peak RSS"
-printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..36})" ---------- ---------------- -----------
+printf '| %-36s | %8s | %14s | %9s |\n' row seconds "output bytes" "peak RSS"
+printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..38})" ---------- ---------------- -----------
 for k in $(printf '%s\n' "${rows[@]}" | sort | tr ' ' '\a'); do
   k=${k//$'\a'/ }
-  printf '| %-34s | %8.2f | %14s | %6s MB |\n' "$k" "$(median ${secs[$k]})" "${size[$k]}" "$(( ${rss[$k]} / 1024 ))"
+  out=${size[$k]}; [ "$out" != 0 ] || out=-
+  printf '| %-36s | %8.2f | %14s | %6s MB |\n' "${k//|/\\|}" "$(median ${secs[$k]})" "$out" "$(( ${rss[$k]} / 1024 ))"
 done
 echo
 wlimit=$(python3 -c "print($(bytes "$SIZE") / $limit / 1e6)")
