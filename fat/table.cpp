@@ -34,6 +34,10 @@ fsio::Result<FatTable> FatTable::open(fsio::IoQueue& queue, const Layout& l, con
     return make_error(Errc::corrupt, "FAT: active copy " + std::to_string(l.active_fat()) + " (BPB_ExtFlags " +
                                          std::to_string(l.ext_flags) + ") but only " +
                                          std::to_string(l.num_fats) + " copies");
+  const std::uint32_t source = o.read_copy.value_or(l.active_fat());
+  if (source >= l.num_fats)
+    return make_error(Errc::invalid_argument, "FAT: copy " + std::to_string(source) + " asked for, but only " +
+                                                  std::to_string(l.num_fats) + " copies");
   const auto& dev = queue.device();
   if (dev.direct() && dev.topology().dio_offset_align > ss)
     return make_error(Errc::unsupported, "FAT: direct I/O needs " + std::to_string(dev.topology().dio_offset_align) +
@@ -45,16 +49,17 @@ fsio::Result<FatTable> FatTable::open(fsio::IoQueue& queue, const Layout& l, con
   if (l.type == FatType::fat12) block = round_up(need, ss);
   const std::size_t blocks = std::max<std::size_t>(o.cache_bytes / block, 1);
   const std::size_t stream = std::max<std::size_t>(round_up(std::max<std::size_t>(o.stream_bytes, 1), ss), ss);
-  return FatTable(queue, l, block, blocks, stream);
+  return FatTable(queue, l, block, blocks, stream, source);
 }
 
 FatTable::FatTable(fsio::IoQueue& queue, const Layout& layout, std::size_t block_bytes, std::size_t cache_blocks,
-                   std::size_t stream_bytes)
+                   std::size_t stream_bytes, std::uint32_t read_copy)
     : queue_(&queue),
       layout_(layout),
       block_bytes_(block_bytes),
       cache_blocks_(cache_blocks),
       stream_bytes_(stream_bytes),
+      read_copy_(read_copy),
       dirty_((std::uint64_t(layout.fat_sectors) + 63) / 64, 0) {}
 
 std::uint64_t FatTable::used_bytes() const {
@@ -90,9 +95,9 @@ fsio::Result<FatTable::Block*> FatTable::block(std::uint64_t index) {
   const std::uint64_t begin = index * block_bytes_;
   const std::uint64_t len = std::min<std::uint64_t>(block_bytes_, used_bytes() - begin);
   Block b{fsio::AlignedBuffer(block_bytes_), false, {}};
-  const std::uint64_t off = layout_.fat_offset(layout_.active_fat()) + begin;
+  const std::uint64_t off = layout_.fat_offset(read_copy_) + begin;
   FSIO_TRY_CTX(queue_->read(off, b.buf.span().first(len)),
-               "read FAT copy " + std::to_string(layout_.active_fat()) + " at byte " + std::to_string(begin));
+               "read FAT copy " + std::to_string(read_copy_) + " at byte " + std::to_string(begin));
   ++stats_.block_reads;
   stats_.bytes_read += len;
   lru_.push_front(index);

@@ -16,7 +16,7 @@
 // allocation from 49.81 s to 12.26 s (DESIGN.md lesson 1).
 //
 // Reads come from the active copy (copy 0 unless FAT32 mirroring is off,
-// Layout::active_fat). scan() and compare_copies() stream the whole table in
+// Layout::active_fat), or the copy FatCacheOptions::read_copy names. scan() and compare_copies() stream the whole table in
 // large reads (stream_bytes, 4 MiB by default) without going through the
 // cache; scan() sees pending set()s, compare_copies() sees the disk.
 //
@@ -30,6 +30,7 @@
 #include <functional>
 #include <list>
 #include <map>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -46,6 +47,10 @@ struct FatCacheOptions {
   std::size_t cache_bytes = 4u << 20;    // clean blocks kept; dirty blocks come on top
   std::size_t block_bytes = 64u << 10;   // unit of on-demand reads (rounded to sectors)
   std::size_t stream_bytes = 4u << 20;   // per read in scan() and compare_copies()
+  // Read this copy instead of the active one (a checker that finds copy 0's
+  // FAT[0] damaged reads another copy, as fsck.fat does). Writes still go to
+  // every copy. Must be < BPB_NumFATs.
+  std::optional<std::uint32_t> read_copy;
 };
 
 struct FatTableStats {
@@ -79,6 +84,9 @@ class FatTable {
   const Layout& layout() const { return layout_; }
   FatType type() const { return layout_.type; }
   std::uint32_t entry_count() const { return layout_.entry_count(); }
+  // The copy get(), scan() and compare_copies() read: the active copy unless
+  // FatCacheOptions::read_copy chose another.
+  std::uint32_t read_copy() const { return read_copy_; }
 
   // Entry n's value (FAT32: low 28 bits). n >= entry_count() is
   // Errc::invalid_argument; a failed read is Errc::io.
@@ -105,14 +113,19 @@ class FatTable {
   fsio::Result<std::size_t> flush();
 
   // Streams entries [first, entry_count()) of the active copy, with pending
-  // set()s applied, calling visit(first_entry_of_span, values) per chunk in
-  // order; visit returns false to stop early.
+  // set()s applied, calling visit(first_entry_of_span, values) in order for
+  // each slice of at most 65536 entries; visit returns false to stop early.
   using ScanVisitor = std::function<bool(std::uint32_t, std::span<const std::uint32_t>)>;
   fsio::Status scan(const ScanVisitor& visit, std::uint32_t first = 0);
   // Free entries among the clusters (entries 2..cluster_count+1).
   fsio::Result<std::uint32_t> count_free();
-  // Every copy against the active one, streamed; empty when all agree.
+  // Every copy against the one read (read_copy()), streamed; empty when all agree.
   fsio::Result<std::vector<CopyMismatch>> compare_copies();
+  // scan() and compare_copies() in one pass over the table: each chunk is
+  // read from every copy in one plug, compared as the disk holds it, then
+  // visited with pending set()s applied. A checker that needs both reads the
+  // table once instead of twice. With one copy it is scan().
+  fsio::Result<std::vector<CopyMismatch>> scan_and_compare(const ScanVisitor& visit, std::uint32_t first = 0);
 
   const FatTableStats& stats() const { return stats_; }
 
@@ -123,7 +136,7 @@ class FatTable {
     std::list<std::uint64_t>::iterator lru;  // valid while clean
   };
   FatTable(fsio::IoQueue& queue, const Layout& layout, std::size_t block_bytes, std::size_t cache_blocks,
-           std::size_t stream_bytes);
+           std::size_t stream_bytes, std::uint32_t read_copy);
   fsio::Result<Block*> block(std::uint64_t index);
   fsio::Status check_entry(std::uint32_t n) const;
   std::uint32_t local_entry(std::uint32_t n, std::uint64_t index) const;
@@ -131,6 +144,11 @@ class FatTable {
   void mark(std::uint64_t byte_offset, std::uint32_t length);
   void evict_clean();
   std::uint64_t used_bytes() const;  // whole sectors holding entries 0..count+1
+  void overlay_dirty(std::span<std::byte> span, std::uint64_t pos) const;
+  static constexpr std::uint32_t kVisitSlice = 65536;  // entries decoded per visit
+  bool visit_slices(const ScanVisitor& visit, std::span<const std::byte> chunk, std::uint32_t base, std::uint32_t from,
+                    std::uint32_t end, std::vector<std::uint32_t>& values) const;
+  fsio::Result<std::vector<CopyMismatch>> compare_stream(const ScanVisitor* visit, std::uint32_t first);
   std::size_t stream_chunk() const;
 
   fsio::IoQueue* queue_;
@@ -138,6 +156,7 @@ class FatTable {
   std::size_t block_bytes_;
   std::size_t cache_blocks_;
   std::size_t stream_bytes_;
+  std::uint32_t read_copy_;
   std::unordered_map<std::uint64_t, Block> blocks_;
   std::list<std::uint64_t> lru_;            // clean blocks, most recent first
   std::map<std::uint64_t, Block*> dirty_blocks_;

@@ -45,6 +45,18 @@ std::size_t FatTable::stream_chunk() const {
   return layout_.type == FatType::fat12 ? std::size_t(used_bytes()) : std::min<std::size_t>(stream_bytes_, used_bytes());
 }
 
+// Pending set()s: the dirty blocks' bytes replace what the disk holds in
+// the chunk of `span.size()` bytes read at table byte `pos`.
+void FatTable::overlay_dirty(std::span<std::byte> span, std::uint64_t pos) const {
+  const std::uint64_t used = used_bytes(), len = span.size();
+  for (auto it = dirty_blocks_.lower_bound(pos / block_bytes_);
+       it != dirty_blocks_.end() && it->first * block_bytes_ < pos + len; ++it) {
+    const std::uint64_t b0 = it->first * block_bytes_;
+    const std::uint64_t lo = std::max(b0, pos), hi = std::min({b0 + block_bytes_, pos + len, used});
+    std::memcpy(span.data() + (lo - pos), it->second->buf.data() + (lo - b0), hi - lo);
+  }
+}
+
 fsio::Status FatTable::scan(const ScanVisitor& visit, std::uint32_t first) {
   const std::uint32_t count = entry_count();
   if (first >= count) return {};
@@ -57,25 +69,30 @@ fsio::Status FatTable::scan(const ScanVisitor& visit, std::uint32_t first) {
   for (; pos < used; pos += chunk) {
     const std::uint64_t len = std::min(chunk, used - pos);
     const auto span = buf.span().first(len);
-    FSIO_TRY_CTX(queue_->read(layout_.fat_offset(layout_.active_fat()) + pos, span),
-                 "read FAT copy " + std::to_string(layout_.active_fat()) + " at byte " + std::to_string(pos));
+    FSIO_TRY_CTX(queue_->read(layout_.fat_offset(read_copy_) + pos, span),
+                 "read FAT copy " + std::to_string(read_copy_) + " at byte " + std::to_string(pos));
     ++stats_.stream_reads;
     stats_.bytes_read += len;
-    // Pending set()s: the dirty blocks' bytes replace what the disk holds.
-    for (auto it = dirty_blocks_.lower_bound(pos / block_bytes_);
-         it != dirty_blocks_.end() && it->first * block_bytes_ < pos + len; ++it) {
-      const std::uint64_t b0 = it->first * block_bytes_;
-      const std::uint64_t lo = std::max(b0, pos), hi = std::min({b0 + block_bytes_, pos + len, used});
-      std::memcpy(span.data() + (lo - pos), it->second->buf.data() + (lo - b0), hi - lo);
-    }
+    overlay_dirty(span, pos);
     const std::uint32_t base = fat12 ? 0 : std::uint32_t(pos / entry_size(layout_.type));
     const std::uint32_t end = fat12 ? count : std::min<std::uint64_t>(count, (pos + len) / entry_size(layout_.type));
-    const std::uint32_t from = std::max(base, first);
-    if (from >= end) continue;
-    decode(layout_.type, span, base, from, end, values);
-    if (!visit(from, values)) break;
+    if (!visit_slices(visit, span, base, std::max(base, first), end, values)) break;
   }
   return {};
+}
+
+// Decodes and visits [from, end) in slices of kVisitSlice entries, so the
+// decoded values never take more memory than a slice (a 4 MiB chunk of
+// FAT32 is a million entries). False when the visitor stopped.
+bool FatTable::visit_slices(const ScanVisitor& visit, std::span<const std::byte> chunk, std::uint32_t base,
+                            std::uint32_t from, std::uint32_t end, std::vector<std::uint32_t>& values) const {
+  for (std::uint32_t at = from; at < end;) {
+    const std::uint32_t to = std::min<std::uint64_t>(end, std::uint64_t(at) + kVisitSlice);
+    decode(layout_.type, chunk, base, at, to, values);
+    if (!visit(at, values)) return false;
+    at = to;
+  }
+  return true;
 }
 
 fsio::Result<std::uint32_t> FatTable::count_free() {
@@ -89,9 +106,22 @@ fsio::Result<std::uint32_t> FatTable::count_free() {
   return free;
 }
 
-fsio::Result<std::vector<CopyMismatch>> FatTable::compare_copies() {
+fsio::Result<std::vector<CopyMismatch>> FatTable::compare_copies() { return compare_stream(nullptr, 0); }
+
+fsio::Result<std::vector<CopyMismatch>> FatTable::scan_and_compare(const ScanVisitor& visit, std::uint32_t first) {
+  if (layout_.num_fats < 2) {
+    FSIO_TRY(scan(visit, first));
+    return std::vector<CopyMismatch>{};
+  }
+  return compare_stream(&visit, first);
+}
+
+// Every copy's chunk read in one plug and compared with the copy read; then,
+// with a visitor, the copy read's entries from `first` on, pending set()s
+// applied, are visited. A visitor that returns false ends the pass early.
+fsio::Result<std::vector<CopyMismatch>> FatTable::compare_stream(const ScanVisitor* visit, std::uint32_t first) {
   std::vector<CopyMismatch> out;
-  const std::uint32_t copies = layout_.num_fats, active = layout_.active_fat();
+  const std::uint32_t copies = layout_.num_fats, active = read_copy_;
   if (copies < 2) return out;
   const std::uint64_t used = used_bytes(), chunk = stream_chunk();
   const std::uint32_t count = entry_count();
@@ -99,6 +129,7 @@ fsio::Result<std::vector<CopyMismatch>> FatTable::compare_copies() {
   std::vector<fsio::AlignedBuffer> bufs;
   for (std::uint32_t c = 0; c < copies; ++c) bufs.emplace_back(chunk);
   std::vector<CopyMismatch> found(copies);
+  std::vector<std::uint32_t> values;
   for (std::uint64_t pos = 0; pos < used; pos += chunk) {
     const std::uint64_t len = std::min(chunk, used - pos);
     auto plug = queue_->plug();
@@ -127,6 +158,9 @@ fsio::Result<std::vector<CopyMismatch>> FatTable::compare_copies() {
         }
       }
     }
+    if (!visit) continue;
+    overlay_dirty(a, pos);
+    if (!visit_slices(*visit, a, base, std::max(base, first), end, values)) break;
   }
   for (const CopyMismatch& m : found)
     if (m.entries) out.push_back(m);

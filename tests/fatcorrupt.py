@@ -36,6 +36,30 @@ goes to every copy unless the damage is about the copies.
   bad-lfn PATH                the checksum of every LFN slot of the entry changed
                               fsck.fat: "Wrong checksum for long file name"
                               (reported, not fixed: fsck.fat -n exits 0)
+  bad-name PATH               a '?' put into the entry's 8.3 name (use a file
+                              without a long name)
+                              fsck.fat: "Bad short file name"
+  duplicate PATH1 PATH2       PATH2's 8.3 name made PATH1's (no long names)
+                              fsck.fat: "Duplicate directory entry"
+  dir-size PATH               a directory's size field set to one cluster
+                              fsck.fat: "Directory has non-zero size"
+  dotdot PATH                 the directory's ".." entry points at the directory itself
+                              fsck.fat: "Invalid '..' entry in the second slot"
+  size-zero PATH              the file's size set to 0, its chain kept
+                              fsck.fat: "File size is 0 bytes, cluster chain length is > 0"
+  bad-start PATH              the file's first cluster set to 1
+                              fsck.fat: "Bad start cluster 1"
+  lfn-orphan PATH             the entry's 8.3 slot deleted, its long-name slots kept
+                              fsck.fat: "Orphaned long file name part" (and its
+                              clusters reclaimed)
+  label-differs               the boot sector's label changed to OTHER (needs a label)
+                              fsck.fat: "Volume label ... and different"
+  fsinfo-signature            FAT32 FSInfo lead signature zeroed
+                              fsck.fat: "FSINFO sector has bad magic number(s)"
+  next-free                   FAT32 FSInfo next-free hint set past the last cluster
+                              (fsck.fat ignores the hint: exits 0)
+  fat0                        FAT[0] of copy 0 zeroed (reserved bits lost)
+                              fsck.fat: "FATs differ - using second FAT"
 
 Prints one line saying what it changed (clusters, offsets), for test logs.
 """
@@ -177,6 +201,89 @@ def file_chain(fat, path, need=1):
     return off, lfn_offs, e, chain
 
 
+def bad_name(fat, rest):
+    off = fat.lookup(rest[0])[0][0]
+    fat.write(off + 1, b'?')
+    print('%s: 8.3 name byte 1 set to ?' % rest[0])
+
+
+def duplicate(fat, rest):
+    (_, _, e1), _ = fat.lookup(rest[0])
+    (off2, _, _), _ = fat.lookup(rest[1])
+    fat.write(off2, e1[0:11])
+    print('%s: 8.3 name set to %r' % (rest[1], e1[0:11]))
+
+
+def dir_size(fat, rest):
+    off = fat.lookup(rest[0])[0][0]
+    fat.write(off + 28, struct.pack('<I', fat.cb))
+    print('%s: size set to %d' % (rest[0], fat.cb))
+
+
+def dotdot(fat, rest):
+    _, first = fat.lookup(rest[0])
+    off = fat.cluster_off(first) + 32
+    fat.write(off + 26, struct.pack('<H', first & 0xFFFF))
+    if fat.fat32:
+        fat.write(off + 20, struct.pack('<H', first >> 16))
+    print('%s: .. now points at cluster %d' % (rest[0], first))
+
+
+def size_zero(fat, rest):
+    off = fat.lookup(rest[0])[0][0]
+    fat.write(off + 28, struct.pack('<I', 0))
+    print('%s: size set to 0' % rest[0])
+
+
+def bad_start(fat, rest):
+    off = fat.lookup(rest[0])[0][0]
+    fat.write(off + 26, struct.pack('<H', 1))
+    if fat.fat32:
+        fat.write(off + 20, struct.pack('<H', 0))
+    print('%s: first cluster set to 1' % rest[0])
+
+
+def lfn_orphan(fat, rest):
+    (off, lfn_offs, _), _ = fat.lookup(rest[0])
+    if not lfn_offs:
+        sys.exit('fatcorrupt: %s has no long name' % rest[0])
+    fat.write(off, bytes([0xE5]))
+    print('%s: 8.3 slot deleted, %d LFN slots kept' % (rest[0], len(lfn_offs)))
+
+
+def label_differs(fat, rest):
+    at = 0x47 if fat.fat32 else 0x2B
+    fat.write(at, b'OTHER      ')
+    print('boot sector label set to OTHER')
+
+
+def fsinfo_signature(fat, rest):
+    if not fat.fat32:
+        sys.exit('fatcorrupt: fsinfo-signature needs FAT32 (FSInfo)')
+    fat.write(fat.fsinfo * fat.ss, b'\0\0\0\0')
+    print('FSInfo lead signature zeroed')
+
+
+def next_free(fat, rest):
+    if not fat.fat32:
+        sys.exit('fatcorrupt: next-free needs FAT32 (FSInfo)')
+    bad = fat.clusters + 100
+    fat.write(fat.fsinfo * fat.ss + 0x1EC, struct.pack('<I', bad))
+    print('FSInfo next free set to %d' % bad)
+
+
+def fat0(fat, rest):
+    fat.set(0, 0)
+    fat.flush([0])
+    print('FAT[0] of copy 0 zeroed')
+
+
+EXTRA = {'bad-name': bad_name, 'duplicate': duplicate, 'dir-size': dir_size, 'dotdot': dotdot,
+         'size-zero': size_zero, 'bad-start': bad_start, 'lfn-orphan': lfn_orphan,
+         'label-differs': label_differs, 'fsinfo-signature': fsinfo_signature, 'next-free': next_free,
+         'fat0': fat0}
+
+
 def main(argv):
     args = argv[1:]
     base = 0
@@ -258,6 +365,8 @@ def main(argv):
         for off in lfn_offs:
             fat.write(off + 13, bytes([fat.read(off + 13, 1)[0] ^ 0x5A]))
         print('%s: checksum of %d LFN slots changed' % (rest[0], len(lfn_offs)))
+    elif what in EXTRA:
+        EXTRA[what](fat, rest)
     else:
         sys.exit('fatcorrupt: unknown damage %r\n%s' % (what, __doc__))
 

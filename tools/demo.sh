@@ -31,6 +31,8 @@ MTOOLS_SKIP_CHECK=1 mcopy -i "$img" "${img%.img}.txt" ::HELLO.TXT
 MTOOLS_SKIP_CHECK=1 mdir -i "$img" ::
 MTOOLS_SKIP_CHECK=1 mtype -i "$img" ::HELLO.TXT
 
+echo "== fatck -n: our checker, read-only, on the same image (exit 0: clean)"
+build/cmd/fatck -n -v "$img"
 echo "== extwb: a 64 MiB file from a pipe into an ext4 image made by mke2fs, read back, checked by e2fsck"
 ext=${img%.img}-ext4.img
 mke2fs -q -F -t ext4 "$ext" 512M >/dev/null

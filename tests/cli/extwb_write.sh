@@ -91,12 +91,17 @@ pass "800 extents in a tree of depth 2"
 
 # 3. Thousands of small files in one directory on 1 KiB blocks: the
 # directory turns into an htree when its first block fills, the root gains
-# a level, index nodes split. The kernel must find every name we check
-# through the index (it looks names up by hash), e2fsck checks the hashes.
+# a level, index nodes split. The first 2800 names go in with one put of a
+# directory (inserted one by one in memory), the last 200 one process each,
+# so inserts into an index read back from disk split its leaves too. The
+# kernel must find every name we check through the index (it looks names up
+# by hash), e2fsck checks the hashes.
 img=$T/many.img
 mke2fs -q -F -t ext4 -b 1024 "$img" 64M
-"$EXTWB" mkdir -q "$img" /many
-for i in $(seq 1 3000); do
+mkdir "$T/many"
+for i in $(seq 1 2800); do echo "small $i" > "$T/many/a-rather-long-file-name-to-fill-leaves-quickly-$i"; done
+"$EXTWB" put -q "$img" /many "$T/many" || fail "put of 2800 names"
+for i in $(seq 2801 3000); do
   echo "small $i" | "$EXTWB" put -q "$img" "/many/a-rather-long-file-name-to-fill-leaves-quickly-$i" || fail "put $i"
 done
 echo "small 1" > "$T/s1"; echo "small 2999" > "$T/s2999"

@@ -255,6 +255,35 @@ TEST(FatTable, CompareCopiesNamesTheFirstDifferingEntryAndSector) {
   EXPECT_EQ((*diff)[0].entries, 2u);
 }
 
+// One pass for both: the mismatches compare_copies finds, the entries scan
+// visits (pending sets applied to what is visited, not to what is compared),
+// on every FAT type, with chunks that split the table.
+TEST(FatTable, ScanAndCompareIsScanPlusCompareInOnePass) {
+  for (FatType type : {FatType::fat12, FatType::fat16, FatType::fat32}) {
+    const auto l = layout(type, type == FatType::fat12 ? 12 : 40, 2);
+    Image img(l, 41);  // random bytes: the two copies differ almost everywhere
+    FatCacheOptions o;
+    o.stream_bytes = 1024;
+    auto t = FatTable::open(img.queue, l, o).value();
+    ASSERT_TRUE(t.set(9, 99).has_value());
+    auto want = img.copy(l, 0);
+    set_entry(type, want, 9, 99);
+    const auto diff = t.compare_copies().value();
+    std::vector<std::uint32_t> seen;
+    const auto both = t.scan_and_compare([&](std::uint32_t at, std::span<const std::uint32_t> v) {
+                        EXPECT_EQ(at, 3 + seen.size());
+                        seen.insert(seen.end(), v.begin(), v.end());
+                        return true;
+                      }, 3).value();
+    ASSERT_EQ(both.size(), diff.size()) << fat_type_name(type);
+    ASSERT_EQ(both.size(), 1u);
+    EXPECT_EQ(both[0].first_entry, diff[0].first_entry);
+    EXPECT_EQ(both[0].entries, diff[0].entries);
+    ASSERT_EQ(seen.size(), l.entry_count() - 3);
+    for (std::uint32_t n = 3; n < l.entry_count(); ++n) ASSERT_EQ(seen[n - 3], get_entry(type, want, n)) << n;
+  }
+}
+
 TEST(FatTable, ABadLayoutIsAnErrorNotACrash) {
   auto l = layout(FatType::fat16, 10, 2);
   Image img(l);
