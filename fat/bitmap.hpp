@@ -27,9 +27,13 @@ class ClusterBitmap {
     set(n);
     return was;
   }
-  // Sets bits [first, first + count).
+  // Sets bits [first, first + count), a word at a time.
   void set_range(std::uint32_t first, std::uint32_t count) {
-    for (std::uint32_t n = first; n < first + count; ++n) set(n);
+    std::uint64_t n = first;
+    const std::uint64_t end = std::uint64_t(first) + count;
+    for (; n < end && n % 64; ++n) set(std::uint32_t(n));
+    for (; n + 64 <= end; n += 64) words_[n / 64] = ~std::uint64_t(0);
+    for (; n < end; ++n) set(std::uint32_t(n));
   }
   std::uint64_t count() const {
     std::uint64_t c = 0;

@@ -38,6 +38,21 @@ fsio::Result<Directory> Directory::open(Volume& v, const Entry& e) {
   return open(v, e.first_cluster);
 }
 
+Directory Directory::create(const Layout& l, std::uint32_t cluster, std::uint32_t parent_cluster, DosDateTime when) {
+  FSIO_ASSERT(l.is_cluster(cluster));
+  Directory d(l, false, cluster);
+  d.bytes_ = l.cluster_bytes();
+  d.data_ = fsio::AlignedBuffer(std::size_t(d.bytes_));  // zero-filled
+  const auto dots = make_dot_entries(l, cluster, parent_cluster, when);
+  fsio::store(d.data_.span(), dots[0], 0);
+  fsio::store(d.data_.span(), dots[1], 32);
+  d.clusters_ = {cluster};
+  d.chain_ = Chain{cluster, 1, cluster, ChainEnd::end_of_chain, end_of_chain(l.type)};
+  d.dirty_.assign(d.bytes_ / l.sector_size, true);
+  d.stale_ = true;
+  return d;
+}
+
 fsio::Status Directory::load(Volume& v) {
   const std::uint32_t ss = layout_.sector_size;
   if (root_ && layout_.type != FatType::fat32) {
@@ -111,8 +126,9 @@ bool Directory::is_free(std::uint32_t index) const {
 // pick up a stale long name whose checksum happens to match.
 // Every slot before free_hint_ is in use (a writer adding thousands of
 // names does not rescan them each time); overwrite() resets the hint.
-std::optional<std::uint32_t> Directory::find_free(std::uint32_t count) {
+std::optional<std::uint32_t> Directory::find_free(std::uint32_t count, std::uint32_t within) {
   refresh();
+  const bool aligned = within > 0 && count <= within;
   std::uint32_t run = 0;
   bool seen_free = false;
   for (std::uint32_t i = free_hint_; i < slot_count(); ++i) {
@@ -120,6 +136,7 @@ std::optional<std::uint32_t> Directory::find_free(std::uint32_t count) {
       run = 0;
       continue;
     }
+    if (aligned && i % within == 0) run = 0;  // a run starts afresh in each unit
     if (!seen_free) {
       free_hint_ = i;
       seen_free = true;
@@ -142,6 +159,10 @@ fsio::Status Directory::add(std::uint32_t index, std::span<const std::byte> slot
     if (b0 == kDirEntryEnd || b0 == kDirEntryFree)
       return make_error(Errc::invalid_argument, "slot " + std::to_string(i) + " of the new entry starts with 0x00 or 0xE5, "
                                                 "which readers take for free");
+  }
+  if (end_ && index > *end_) {
+    for (std::uint32_t i = *end_; i < index; ++i) data_.data()[i * 32ull] = std::byte(kDirEntryFree);
+    mark(*end_, index - *end_);
   }
   std::memcpy(data_.data() + index * 32ull, slots.data(), slots.size());
   mark(index, n);

@@ -96,6 +96,13 @@ class Directory {
   // first cluster 0 is the root (a ".." entry pointing at the root holds 0
   // even on FAT32).
   static fsio::Result<Directory> open(Volume& volume, const Entry& entry);
+  // A new, empty subdirectory at `cluster` whose parent directory starts at
+  // `parent_cluster` (0 or BPB_RootClus for the root): one zeroed cluster
+  // holding "." and ".." (make_dot_entries), in memory, every sector dirty.
+  // Nothing is read or written: the caller writes it (queue_dirty) and
+  // links the cluster in the FAT before any entry points at it.
+  static Directory create(const Layout& layout, std::uint32_t cluster, std::uint32_t parent_cluster,
+                          DosDateTime when);
 
   bool is_root() const { return root_; }
   std::uint32_t first_cluster() const { return first_cluster_; }  // 0 for the FAT12/16 root region
@@ -119,12 +126,16 @@ class Directory {
   // ---- writing (in memory until queue_dirty) ----
   // The first index of `count` consecutive free slots (deleted, or at and
   // after the end), not right after a live LFN slot; nullopt when the
-  // directory must grow.
-  std::optional<std::uint32_t> find_free(std::uint32_t count);
+  // directory must grow. With `within` (a power of two) and count <=
+  // within, the run does not cross a multiple of `within` slots: 16 keeps
+  // a name's slots in one 512-byte unit, which a crash cannot tear, so a
+  // long name is never left half-written.
+  std::optional<std::uint32_t> find_free(std::uint32_t count, std::uint32_t within = 0);
   // Writes whole slots (a multiple of 32 bytes) into free slots at index and
   // parses them: the entries appear in entries() and find(). If they reach
   // past the end slot, the slot after them becomes the new end (zeroed), so
-  // no stale slot beyond becomes visible. Errc::invalid_argument if a
+  // no stale slot beyond becomes visible; if they start past it, the slots
+  // between are marked deleted (0xE5), so readers do not stop before them. Errc::invalid_argument if a
   // target slot is in use or past the directory.
   fsio::Status add(std::uint32_t index, std::span<const std::byte> slots);
   // Overwrites slots whatever they hold (a checker's repair); entries() is

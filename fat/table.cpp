@@ -108,6 +108,51 @@ fsio::Result<FatTable::Block*> FatTable::block(std::uint64_t index) {
   return &stored;
 }
 
+fsio::Status FatTable::prefetch(std::span<const std::pair<std::uint32_t, std::uint32_t>> ranges) {
+  std::vector<std::uint64_t> want;
+  for (auto [first, count] : ranges) {
+    if (count == 0) continue;
+    FSIO_TRY(check_entry(first));
+    const std::uint32_t last = std::uint32_t(std::min<std::uint64_t>(std::uint64_t(first) + count - 1, entry_count() - 1));
+    const std::uint64_t b0 = entry_offset(layout_.type, first) / block_bytes_;
+    const std::uint64_t b1 = (entry_offset(layout_.type, last) + entry_span(layout_.type) - 1) / block_bytes_;
+    for (std::uint64_t b = b0; b <= b1 && b * block_bytes_ < used_bytes(); ++b)
+      if (!blocks_.count(b)) want.push_back(b);
+  }
+  std::sort(want.begin(), want.end());
+  want.erase(std::unique(want.begin(), want.end()), want.end());
+  if (want.size() > cache_blocks_) want.resize(cache_blocks_);
+  if (want.empty()) return {};
+  // Room first, so evicting cannot drop a block this call reads.
+  while (!lru_.empty() && lru_.size() + want.size() > cache_blocks_) {
+    const std::uint64_t victim = lru_.back();
+    lru_.pop_back();
+    blocks_.erase(victim);
+    if (victim == last_index_) {
+      last_index_ = ~std::uint64_t(0);
+      last_block_ = nullptr;
+    }
+  }
+  std::vector<Block> fresh;
+  fresh.reserve(want.size());
+  auto plug = queue_->plug();
+  for (std::uint64_t index : want) {
+    const std::uint64_t begin = index * block_bytes_;
+    const std::uint64_t len = std::min<std::uint64_t>(block_bytes_, used_bytes() - begin);
+    fresh.push_back(Block{fsio::AlignedBuffer(block_bytes_), false, {}});
+    plug.read(layout_.fat_offset(read_copy_) + begin, fresh.back().buf.span().first(len));
+    stats_.bytes_read += len;
+  }
+  FSIO_TRY_CTX(plug.finish(), "read FAT copy " + std::to_string(read_copy_) + " ahead");
+  stats_.block_reads += want.size();
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    lru_.push_front(want[i]);
+    fresh[i].lru = lru_.begin();
+    blocks_.emplace(want[i], std::move(fresh[i]));
+  }
+  return {};
+}
+
 // Drops least recently used clean blocks until one more fits.
 void FatTable::evict_clean() {
   while (lru_.size() >= cache_blocks_ && !lru_.empty()) {
@@ -137,19 +182,46 @@ fsio::Result<std::uint32_t> FatTable::get(std::uint32_t n) {
   return get_entry(layout_.type, block_span(index, *b), local);
 }
 
-fsio::Status FatTable::set(std::uint32_t n, std::uint32_t value) {
-  FSIO_TRY(check_entry(n));
-  const std::uint64_t off = entry_offset(layout_.type, n);
-  const std::uint64_t index = off / block_bytes_;
+fsio::Result<FatTable::Block*> FatTable::dirty_block(std::uint64_t index) {
   Block* b = FSIO_TRY(block(index));
-  const std::uint32_t local = local_entry(n, index);
-  set_entry(layout_.type, block_span(index, *b), local, value);
   if (!b->dirty) {
     b->dirty = true;
     lru_.erase(b->lru);
     dirty_blocks_.emplace(index, b);
   }
+  return b;
+}
+
+fsio::Status FatTable::set(std::uint32_t n, std::uint32_t value) {
+  FSIO_TRY(check_entry(n));
+  const std::uint64_t off = entry_offset(layout_.type, n);
+  const std::uint64_t index = off / block_bytes_;
+  Block* b = FSIO_TRY(dirty_block(index));
+  set_entry(layout_.type, block_span(index, *b), local_entry(n, index), value);
   mark(off, entry_span(layout_.type));
+  return {};
+}
+
+fsio::Status FatTable::set_chain(std::uint32_t first, std::uint32_t count, std::uint32_t last_value) {
+  if (count == 0) return {};
+  FSIO_TRY(check_entry(first));
+  FSIO_TRY(check_entry(std::uint32_t(std::min<std::uint64_t>(std::uint64_t(first) + count - 1, ~0u))));
+  if (layout_.type == FatType::fat12) {  // a few thousand entries at most: entry by entry
+    for (std::uint32_t n = first; n < first + count; ++n) FSIO_TRY(set(n, n + 1 < first + count ? n + 1 : last_value));
+    return {};
+  }
+  const std::uint32_t width = layout_.type == FatType::fat16 ? 2 : 4;
+  const std::uint32_t per_block = std::uint32_t(block_bytes_ / width);
+  for (std::uint32_t n = first; n < first + count;) {
+    const std::uint64_t index = std::uint64_t(n) / per_block;
+    const std::uint32_t stop = std::uint32_t(std::min<std::uint64_t>((index + 1) * per_block, std::uint64_t(first) + count));
+    Block* b = FSIO_TRY(dirty_block(index));
+    const auto span = block_span(index, *b);
+    for (std::uint32_t e = n; e < stop; ++e)
+      set_entry(layout_.type, span, e - std::uint32_t(index * per_block), e + 1 < first + count ? e + 1 : last_value);
+    mark(std::uint64_t(n) * width, (stop - n) * width);
+    n = stop;
+  }
   return {};
 }
 

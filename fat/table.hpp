@@ -94,6 +94,17 @@ class FatTable {
   // Stores value (FAT32 keeps the entry's reserved high nibble) and marks the
   // sector(s) dirty. Same errors as get().
   fsio::Status set(std::uint32_t n, std::uint32_t value);
+  // A run of a chain: entries first .. first+count-1 each point at the next
+  // number, and the last holds last_value (an end-of-chain mark, or the
+  // first cluster of the chain's next run). The same as count set() calls,
+  // done a block at a time (a writer linking a 4 GiB file sets millions).
+  fsio::Status set_chain(std::uint32_t first, std::uint32_t count, std::uint32_t last_value);
+
+  // Reads the blocks holding these entry ranges (first, count) that are not
+  // cached yet, all in one plug, so a writer about to set them waits for
+  // one round of merged reads instead of one read per block. At most as
+  // many blocks as the cache keeps clean are read; the rest come on demand.
+  fsio::Status prefetch(std::span<const std::pair<std::uint32_t, std::uint32_t>> ranges);
 
   std::uint64_t dirty_sectors() const { return dirty_count_; }
   bool is_dirty(std::uint64_t sector) const;  // sector within a copy
@@ -138,6 +149,7 @@ class FatTable {
   FatTable(fsio::IoQueue& queue, const Layout& layout, std::size_t block_bytes, std::size_t cache_blocks,
            std::size_t stream_bytes, std::uint32_t read_copy);
   fsio::Result<Block*> block(std::uint64_t index);
+  fsio::Result<Block*> dirty_block(std::uint64_t index);  // block(), pinned until clear_dirty
   fsio::Status check_entry(std::uint32_t n) const;
   std::uint32_t local_entry(std::uint32_t n, std::uint64_t index) const;
   std::span<std::byte> block_span(std::uint64_t index, Block& b);

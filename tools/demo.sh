@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The main job on a target that needs no real disk: sets up and builds fsio,
-# creates an image file, measures it with ddbench, formats it with mkfat and
-# has the real fsck.fat and mtools judge the result; then puts a file into an
-# ext4 image made by mke2fs with extwb, reads it back and runs e2fsck -fn;
-# finally saves both images with fsimg, restores them (one through a pipe)
-# and has fsck.fat, mtools, extwb and e2fsck judge the copies.
+# creates an image file, measures it with ddbench, formats it with mkfat,
+# preallocates files on it with fatfill, has the real fsck.fat and mtools
+# judge each result and fatck check it; then puts a file into an ext4 image
+# made by mke2fs with extwb, reads it back and runs e2fsck -fn; finally
+# saves both images with fsimg, restores them (one through a pipe) and has
+# fsck.fat, mtools, extwb and e2fsck judge the copies.
 # Usage: tools/demo.sh [IMAGE]   (default: a temporary file, removed after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,13 @@ MTOOLS_SKIP_CHECK=1 mcopy -i "$img" "${img%.img}.txt" ::HELLO.TXT
 MTOOLS_SKIP_CHECK=1 mdir -i "$img" ::
 MTOOLS_SKIP_CHECK=1 mtype -i "$img" ::HELLO.TXT
 
-echo "== fatck -n: our checker, read-only, on the same image (exit 0: clean)"
+echo "== fatfill: four 16 MiB zero-filled files in a new /FILL, each durable before the next (--sync)"
+build/cmd/fatfill --sync --count 4 --size 16M --dir /FILL "$img"
+echo "== fsck.fat -n and mdir judge them; HELLO.TXT is untouched"
+fsck.fat -n "$img"
+MTOOLS_SKIP_CHECK=1 mdir -i "$img" ::/FILL
+MTOOLS_SKIP_CHECK=1 mtype -i "$img" ::HELLO.TXT
+echo "== fatck -n: our checker, read-only, on the same image after fatfill (exit 0: clean)"
 build/cmd/fatck -n -v "$img"
 echo "== extwb: a 64 MiB file from a pipe into an ext4 image made by mke2fs, read back, checked by e2fsck"
 ext=${img%.img}-ext4.img

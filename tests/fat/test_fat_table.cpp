@@ -199,6 +199,44 @@ TEST(FatTable, DirtyBlocksOutliveTheCacheBoundAndFlushToEveryCopy) {
   }
 }
 
+// prefetch: the blocks holding the ranges, each read once, none already
+// cached read again, a pending set() kept, at most the cache's worth read;
+// gets after it are cache hits. Blocks of 1024 bytes hold 256 FAT32 entries.
+TEST(FatTable, PrefetchReadsMissingBlocksOnceAndKeepsPendingSets) {
+  const auto l = layout(FatType::fat32, 256, 2);
+  Image img(l, 31);
+  auto want = img.copy(l, 0);
+  FatCacheOptions o;
+  o.block_bytes = 1024;
+  o.cache_bytes = 4096;  // four clean blocks
+  auto t = FatTable::open(img.queue, l, o).value();
+  ASSERT_TRUE(t.set(1010, 77).has_value());  // block 3, dirty and pinned
+  set_entry(l.type, want, 1010, 77);
+  EXPECT_EQ(t.stats().block_reads, 1u);
+  // (300, 10): block 1; (1000, 300): entries 1000..1299, bytes 4000..5199,
+  // blocks 3 (cached), 4 and 5.
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges{{300, 10}, {1000, 300}};
+  ASSERT_TRUE(t.prefetch(ranges).has_value());
+  EXPECT_EQ(t.stats().block_reads, 4u);
+  ASSERT_TRUE(t.prefetch(ranges).has_value());
+  EXPECT_EQ(t.stats().block_reads, 4u) << "nothing new to read";
+  for (auto [first, count] : ranges)
+    for (std::uint32_t n = first; n < first + count; ++n) ASSERT_EQ(t.get(n).value(), get_entry(l.type, want, n)) << n;
+  EXPECT_EQ(t.stats().block_reads, 4u) << "every get after the prefetch is a hit";
+  // Eight blocks wanted (8..15), four fit: the first four are read ahead,
+  // the others come on demand, one read each.
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> big{{8 * 256, 8 * 256}};
+  ASSERT_TRUE(t.prefetch(big).has_value());
+  EXPECT_EQ(t.stats().block_reads, 8u);
+  for (std::uint32_t n = 8 * 256; n < 16 * 256; ++n) ASSERT_EQ(t.get(n).value(), get_entry(l.type, want, n)) << n;
+  EXPECT_EQ(t.stats().block_reads, 12u);
+  EXPECT_EQ(t.get(1010).value(), 77u) << "the pinned block survived the evictions";
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> bad{{l.entry_count(), 1}};
+  EXPECT_EQ(t.prefetch(bad).error().code, fsio::Errc::invalid_argument);
+  ASSERT_TRUE(t.flush().has_value());
+  EXPECT_EQ(img.copy(l, 0), want);
+}
+
 TEST(FatTable, ScanStreamsInChunksAndSeesPendingSets) {
   for (FatType type : {FatType::fat12, FatType::fat16, FatType::fat32}) {
     const auto l = layout(type, type == FatType::fat12 ? 12 : 100, 2);
