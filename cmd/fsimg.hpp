@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "img/plan.hpp"
-#include "img/restore.hpp"
-#include "img/save.hpp"
+#include "cmd/img/plan.hpp"
+#include "cmd/img/restore.hpp"
+#include "cmd/img/save.hpp"
 
 namespace fsimg {
 

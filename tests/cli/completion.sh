@@ -11,7 +11,7 @@ complete_words() {
 expect() {  # expect WANT GOT WHAT
   [ "$2" = "$1" ] || fail "$3: completed '$2', expected '$1'"
 }
-c=$SRC/completions
+c=$SRC/cmd/completions
 expect "12 16 32" "$(complete_words "$c/mkfat" _fsio_mkfat mkfat -F '')" "mkfat -F"
 expect "--mbr=y --mbr=n --mbr=a" "$(complete_words "$c/mkfat" _fsio_mkfat mkfat --mbr=)" "mkfat --mbr="
 expect "--variant=atari" "$(complete_words "$c/mkfat" _fsio_mkfat mkfat --variant=a)" "mkfat --variant=a"

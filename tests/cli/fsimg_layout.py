@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Walk an fsimg stream as img/FORMAT.md describes it and print its layout as JSON.
+"""Walk an fsimg stream as cmd/img/FORMAT.md describes it and print its layout as JSON.
 
 Written from the format document, not from fsio's code, so the tests can say
 where each frame starts in the stream and how far into the image each frame

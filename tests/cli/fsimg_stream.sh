@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Damaged streams: truncations at many offsets and byte flips in the header,
 # the frame index records, the zstd frames and the end record (the offsets
-# come from fsimg_layout.py, which reads the stream as img/FORMAT.md says).
+# come from fsimg_layout.py, which reads the stream as cmd/img/FORMAT.md says).
 # Each must give exit 1 and an error that names the damage, never a crash,
 # from restore, verify and info; restore must write nothing past the last
 # frame wholly before the damage, and never the first MiB (written last).

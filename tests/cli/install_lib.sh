@@ -2,7 +2,7 @@
 # `meson install` into a scratch root: tools in sbin (mkfat) and bin
 # (ddbench, extwb), man pages in their sections, bash completions, libfsio
 # with a versioned soname, its headers and a pkg-config file; then
-# examples/fsio_zero.cpp is built against that installed copy with
+# tests/install/fsio_zero.cpp is built against that installed copy with
 # pkg-config alone and run, and the installed mkfat runs on it too.
 . "$(dirname "$0")/lib.sh"
 need meson pkg-config c++ readelf
@@ -29,13 +29,13 @@ pass "installed: sbin/mkfat, bin/ddbench, bin/extwb, man pages, completions, $so
 export PKG_CONFIG_PATH=$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
 pkg-config --exists fsio || fail "pkg-config does not find fsio in $PKG_CONFIG_PATH"
 # shellcheck disable=SC2046
-c++ -o "$T/fsio_zero" "$SRC/examples/fsio_zero.cpp" $(pkg-config --cflags --libs fsio) 2>"$T/cc.log" ||
+c++ -o "$T/fsio_zero" "$SRC/tests/install/fsio_zero.cpp" $(pkg-config --cflags --libs fsio) 2>"$T/cc.log" ||
   { cat "$T/cc.log"; fail "the example does not build against the installed libfsio"; }
 readelf -d "$T/fsio_zero" | grep -q "NEEDED.*\[$soname\]" || fail "the example does not link $soname"
 head -c 8M /dev/urandom > "$T/data.img"
 LD_LIBRARY_PATH=$libdir "$T/fsio_zero" "$T/data.img" 1048576 4194304 > "$T/out" || fail "the example failed"
 cmp -n 4194304 -i 1048576:0 "$T/data.img" /dev/zero || fail "the example did not zero the range"
-pass "examples/fsio_zero.cpp built with pkg-config against the installed copy: $(cat "$T/out")"
+pass "tests/install/fsio_zero.cpp built with pkg-config against the installed copy: $(cat "$T/out")"
 
 truncate -s 32M "$T/fat.img"
 LD_LIBRARY_PATH=$libdir "$p/sbin/mkfat" -q "$T/fat.img" || fail "the installed mkfat failed"

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "img/map.hpp"
-#include "img/plan.hpp"
+#include "cmd/img/map.hpp"
+#include "cmd/img/plan.hpp"
 
 namespace {
 

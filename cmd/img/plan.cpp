@@ -1,5 +1,5 @@
 // Choosing what to save: the mount check, filesystem detection, raw maps.
-#include "img/plan.hpp"
+#include "cmd/img/plan.hpp"
 
 #include <algorithm>
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "img/map.hpp"
+#include "cmd/img/map.hpp"
 #include "libfsio/endian.hpp"
 #include "libfsio/result.hpp"
 

@@ -1,11 +1,11 @@
-#include "img/decode.hpp"
+#include "cmd/img/decode.hpp"
 
 #include <zstd.h>
 
 #include <mutex>
 #include <thread>
 
-#include "img/pool.hpp"
+#include "cmd/img/pool.hpp"
 #include "libfsio/progress.hpp"
 
 namespace img {

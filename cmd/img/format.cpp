@@ -1,5 +1,5 @@
 // Record codecs (format.hpp, FORMAT.md).
-#include "img/format.hpp"
+#include "cmd/img/format.hpp"
 
 #include <zstd.h>
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "img/format.hpp"
+#include "cmd/img/format.hpp"
 #include "libfsio/engine.hpp"
 #include "libfsio/result.hpp"
 

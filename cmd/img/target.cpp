@@ -1,4 +1,4 @@
-#include "img/target.hpp"
+#include "cmd/img/target.hpp"
 
 #include <fcntl.h>
 #include <linux/falloc.h>

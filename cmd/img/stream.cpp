@@ -1,4 +1,4 @@
-#include "img/stream.hpp"
+#include "cmd/img/stream.hpp"
 
 #include <unistd.h>
 

@@ -13,7 +13,7 @@
 
 #include "ext/alloc.hpp"
 #include "ext/fs.hpp"
-#include "img/plan.hpp"
+#include "cmd/img/plan.hpp"
 #include "libfsio/buffer.hpp"
 #include "libfsio/size.hpp"
 

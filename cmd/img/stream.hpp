@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "img/format.hpp"
+#include "cmd/img/format.hpp"
 #include "libfsio/result.hpp"
 
 namespace img {

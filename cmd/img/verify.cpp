@@ -4,9 +4,9 @@
 #include <chrono>
 #include <cstring>
 
-#include "img/decode.hpp"
-#include "img/restore.hpp"
-#include "img/save.hpp"
+#include "cmd/img/decode.hpp"
+#include "cmd/img/restore.hpp"
+#include "cmd/img/save.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/io_queue.hpp"
 

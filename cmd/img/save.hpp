@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <string>
 
-#include "img/plan.hpp"
+#include "cmd/img/plan.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/stats.hpp"
 

@@ -3,7 +3,7 @@
 // bad marker is 0xFF7 / 0xFFF7 / 0x0FFFFFF7), in one streaming pass over
 // the active FAT copy (FatTable::scan, 4 MiB reads).
 #include "fat/volume.hpp"
-#include "img/plan.hpp"
+#include "cmd/img/plan.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/size.hpp"
 

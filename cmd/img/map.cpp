@@ -1,4 +1,4 @@
-#include "img/map.hpp"
+#include "cmd/img/map.hpp"
 
 namespace img {
 

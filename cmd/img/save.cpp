@@ -1,5 +1,5 @@
 // save(): reader thread -> compression pool -> ordered writer (save.hpp).
-#include "img/save.hpp"
+#include "cmd/img/save.hpp"
 
 #include <zstd.h>
 
@@ -7,8 +7,8 @@
 #include <mutex>
 #include <thread>
 
-#include "img/pool.hpp"
-#include "img/stream.hpp"
+#include "cmd/img/pool.hpp"
+#include "cmd/img/stream.hpp"
 #include "libfsio/buffer.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/io_queue.hpp"

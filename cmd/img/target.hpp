@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "img/decode.hpp"
-#include "img/restore.hpp"
+#include "cmd/img/decode.hpp"
+#include "cmd/img/restore.hpp"
 #include "libfsio/buffer.hpp"
 #include "libfsio/io_queue.hpp"
 

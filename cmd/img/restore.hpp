@@ -22,7 +22,7 @@
 #include <optional>
 #include <string>
 
-#include "img/stream.hpp"
+#include "cmd/img/stream.hpp"
 #include "libfsio/engine.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/stats.hpp"

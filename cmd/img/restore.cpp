@@ -1,14 +1,14 @@
 // restore(), verify() and info() (restore.hpp).
-#include "img/restore.hpp"
+#include "cmd/img/restore.hpp"
 
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
 
-#include "img/decode.hpp"
-#include "img/save.hpp"
-#include "img/target.hpp"
+#include "cmd/img/decode.hpp"
+#include "cmd/img/save.hpp"
+#include "cmd/img/target.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/signatures.hpp"
 #include "libfsio/size.hpp"

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "img/stream.hpp"
+#include "cmd/img/stream.hpp"
 #include "libfsio/buffer.hpp"
 
 namespace img {
