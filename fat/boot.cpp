@@ -1,6 +1,7 @@
 // Boot sector, FSInfo, FAT head and label entry for a fresh volume.
 #include "fat/boot.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -41,19 +42,34 @@ constexpr std::string_view kMessage =
     "This is not a bootable disk. Please remove it, or boot from another\r\n"
     "device, and press any key to try again.\r\n";
 
-void put_boot_code(std::uint8_t* code, std::size_t code_offset) {
+// Stub, then the message (cut to `capacity`), then its NUL.
+void put_boot_code(std::uint8_t* code, std::size_t code_offset, std::string_view message, std::size_t capacity) {
   static_assert(sizeof kStub + kMessage.size() + 1 <= kBootCodeSize32 - 70,
                 "stub and message must leave the MBR area (bytes 440-509) free");
   std::memcpy(code, kStub, sizeof kStub);
   const std::size_t msg = 0x7C00 + code_offset + sizeof kStub;
   code[kStubMessageOperand] = std::uint8_t(msg & 0xFF);
   code[kStubMessageOperand + 1] = std::uint8_t(msg >> 8);
-  std::memcpy(code + sizeof kStub, kMessage.data(), kMessage.size());
+  const std::size_t n = std::min(message.size(), capacity);
+  std::memcpy(code + sizeof kStub, message.data(), n);
+}
+
+std::size_t code_offset(const Geometry& g) { return g.type == FatType::fat32 ? 0x5A : 0x3E; }
+
+// Atari: 68000 "bra.s" over the BPB (60 1C), then mkfs.fat's filler
+// "mkdosf" and a 24-bit serial number where the OEM name would be.
+void put_atari_head(std::uint8_t* sector, std::uint32_t volume_id) {
+  constexpr std::uint8_t head[8] = {0x60, 0x1C, 'm', 'k', 'd', 'o', 's', 'f'};
+  std::memcpy(sector, head, sizeof head);
+  sector[8] = std::uint8_t(volume_id);
+  sector[9] = std::uint8_t(volume_id >> 8);
+  sector[10] = std::uint8_t(volume_id >> 16);
 }
 
 void put_extended(ExtendedBpb& ext, const Geometry& g, std::uint32_t volume_id,
                   const std::array<std::uint8_t, 11>& label) {
   ext.drive_number = g.drive_number;
+  if (g.atari) return;  // GEMDOS has no extended BPB; mkfs.fat -A keeps the drive number only
   ext.boot_signature = kExtendedBootSignature;
   ext.volume_id = volume_id;
   std::memcpy(ext.volume_label, label.data(), 11);
@@ -119,8 +135,10 @@ void put_bpb(Boot& bs, const Geometry& g, std::uint8_t code_offset) {
 }  // namespace
 
 Sector512 build_boot_sector(const Geometry& g, std::uint32_t volume_id,
-                            const std::array<std::uint8_t, 11>& label) {
+                            const std::array<std::uint8_t, 11>& label, const BootOptions& options) {
   Sector512 out{};
+  const std::string_view message = options.message ? std::string_view(*options.message) : kMessage;
+  const std::size_t capacity = boot_message_capacity(g);
   if (g.type == FatType::fat32) {
     BootSector32 bs{};
     put_bpb(bs, g, offsetof(BootSector32, boot_code));
@@ -129,23 +147,59 @@ Sector512 build_boot_sector(const Geometry& g, std::uint32_t volume_id,
     bs.fat32.fs_info_sector = std::uint16_t(g.fsinfo_sector);
     bs.fat32.backup_boot_sector = std::uint16_t(g.backup_boot_sector);
     put_extended(bs.ext, g, volume_id, label);
-    put_boot_code(bs.boot_code, offsetof(BootSector32, boot_code));
+    if (!g.atari) put_boot_code(bs.boot_code, offsetof(BootSector32, boot_code), message, capacity);
     fsio::store(std::span(out), bs);
   } else {
     BootSector16 bs{};
     put_bpb(bs, g, offsetof(BootSector16, boot_code));
     put_extended(bs.ext, g, volume_id, label);
-    put_boot_code(bs.boot_code, offsetof(BootSector16, boot_code));
+    if (!g.atari) put_boot_code(bs.boot_code, offsetof(BootSector16, boot_code), message, capacity);
     fsio::store(std::span(out), bs);
   }
-  if (g.write_mbr) put_mbr(reinterpret_cast<std::uint8_t*>(out.data()), g, volume_id);
+  auto* bytes = reinterpret_cast<std::uint8_t*>(out.data());
+  if (g.atari) {
+    put_atari_head(bytes, volume_id);
+    bytes[510] = bytes[511] = 0;  // GEMDOS boot sectors carry a checksum, not 0x55AA
+  }
+  if (g.write_mbr) put_mbr(bytes, g, options.disk_signature.value_or(volume_id));
   return out;
 }
 
-Sector512 build_fsinfo(const Geometry& g) {
+ByteSpan boot_code_region(const Geometry& g) {
+  if (g.atari) return {};
+  return {code_offset(g), g.write_mbr ? kMbrDiskSignatureOffset : std::size_t(510)};
+}
+
+std::size_t boot_message_capacity(const Geometry& g) {
+  const ByteSpan code = boot_code_region(g);
+  return code.end - code.begin - sizeof kStub - 1;
+}
+
+std::string boot_message_from_text(std::string_view text) {
+  std::string out;
+  std::size_t column = 0;
+  for (char c : text) {
+    if (c == '\r' || c == '\0') continue;
+    if (c == '\n') {
+      if (column) out += '\r';
+      out += '\n';
+      column = 0;
+    } else if (c == '\t') {
+      do {
+        out += ' ';
+      } while (++column % 8);
+    } else {
+      out += c;
+      ++column;
+    }
+  }
+  return out;
+}
+
+Sector512 build_fsinfo(const Geometry& g, std::uint32_t bad_clusters) {
   Sector512 out{};
-  // The root directory holds cluster 2; everything else is free.
-  fsio::store(std::span(out), make_fsinfo(g.cluster_count - 1, 2));
+  // The root directory holds cluster 2; everything else is free but the bad.
+  fsio::store(std::span(out), make_fsinfo(g.cluster_count - 1 - bad_clusters, 2));
   return out;
 }
 
@@ -155,7 +209,7 @@ void fill_fat_head(const Geometry& g, std::span<std::byte> first_sector) {
   set_entry(g.type, first_sector, 1, end_of_chain(g.type));
   // mkfs.fat writes 0x0FFFFFF8 for the root's single cluster; any value >=
   // 0x0FFFFFF8 means end of chain.
-  if (g.type == FatType::fat32) set_entry(g.type, first_sector, g.root_cluster, 0x0FFFFFF8);
+  if (g.type == FatType::fat32) set_entry(g.type, first_sector, g.root_cluster, g.atari ? 0x0FFFFFFF : 0x0FFFFFF8);
 }
 
 DirEntry make_label_entry(const std::array<std::uint8_t, 11>& label, DosDateTime when) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -22,6 +23,18 @@ std::string sysfs_attr(dev_t rdev, const std::string& leaf) {
   return value;
 }
 
+// mkfs.fat's "partitions or virtual mappings": a partition of the device
+// (a subdirectory with a "partition" attribute) or a holder (dm, md) in
+// /sys/dev/block/MAJ:MIN. Partitions the kernel has not scanned do not count.
+bool sysfs_has_children(dev_t rdev) {
+  namespace fs = std::filesystem;
+  const fs::path dir = "/sys/dev/block/" + std::to_string(major(rdev)) + ":" + std::to_string(minor(rdev));
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory(ec) && fs::exists(e.path() / "partition", ec)) return true;
+  return !fs::is_empty(dir / "holders", ec) && !ec;
+}
+
 }  // namespace
 
 DeviceFacts device_facts(const fsio::Device& device) {
@@ -31,7 +44,9 @@ DeviceFacts device_facts(const fsio::Device& device) {
   facts.logical_sector_size = device.logical_sector_size();
 
   struct stat st{};
-  if (::fstat(device.fd(), &st) != 0 || major(st.st_rdev) == kLoopMajor) return facts;
+  if (::fstat(device.fd(), &st) != 0) return facts;
+  facts.has_children = sysfs_has_children(st.st_rdev);
+  if (major(st.st_rdev) == kLoopMajor) return facts;
 
   const bool partition = !sysfs_attr(st.st_rdev, "partition").empty();
   facts.whole_disk = !partition;

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <map>
 
+#include "fat/badblocks.hpp"
 #include "fat/boot.hpp"
 #include "fat/label.hpp"
 #include "libfsio/buffer.hpp"
@@ -125,7 +126,8 @@ namespace {
 
 // The few sectors that are not zero, the zero buffer, and where each goes.
 struct Sectors {
-  fsio::AlignedBuffer boot, fsinfo, fat_head, root_head, zero_buf;
+  fsio::AlignedBuffer boot, fsinfo, root_head, zero_buf;
+  std::vector<fsio::AlignedBuffer> fat;  // the non-zero sectors of a FAT copy (head, bad clusters)
   std::map<std::uint64_t, std::span<const std::byte>> special;  // sector -> contents
   std::vector<ByteRange> wipes;
 };
@@ -149,11 +151,9 @@ void build_sectors(const fsio::IoQueue& queue, const Geometry& g, const VolumeLa
   const std::uint32_t ss = g.sector_size;
   s.boot = fsio::AlignedBuffer(ss);
   s.fsinfo = fsio::AlignedBuffer(ss);
-  s.fat_head = fsio::AlignedBuffer(ss);
   s.root_head = fsio::AlignedBuffer(ss);
-  const Sector512 bs = build_boot_sector(g, id.volume_id, label.bytes);
+  const Sector512 bs = build_boot_sector(g, id.volume_id, label.bytes, extras.boot);
   std::memcpy(s.boot.data(), bs.data(), bs.size());
-  fill_fat_head(g, s.fat_head.span());
   if (label.present) {
     std::tm tm{};
     const std::time_t t = std::time_t(id.time);
@@ -161,14 +161,18 @@ void build_sectors(const fsio::IoQueue& queue, const Geometry& g, const VolumeLa
     fsio::store(s.root_head.span(), make_label_entry(label.bytes, encode_dos_datetime(tm)));
   }
   if (g.type == FatType::fat32) {
-    const Sector512 info = build_fsinfo(g);
+    const Sector512 info = build_fsinfo(g, std::uint32_t(extras.bad_clusters.size()));
     std::memcpy(s.fsinfo.data(), info.data(), info.size());
     s.special[g.fsinfo_sector] = s.fsinfo.span();
     const std::uint64_t backup_info = g.backup_boot_sector + g.fsinfo_sector;
     if (g.backup_boot_sector && backup_info < g.reserved_sectors) s.special[backup_info] = s.fsinfo.span();
   }
-  for (std::uint32_t c = 0; c < g.num_fats; ++c)
-    s.special[g.first_fat_sector() + std::uint64_t(c) * g.fat_sectors] = s.fat_head.span();
+  for (auto& [sector, bytes] : initial_fat_sectors(g, extras.bad_clusters)) {
+    s.fat.emplace_back(ss);
+    std::memcpy(s.fat.back().data(), bytes.data(), ss);
+    for (std::uint32_t c = 0; c < g.num_fats; ++c)
+      s.special[g.first_fat_sector() + std::uint64_t(c) * g.fat_sectors + sector] = s.fat.back().span();
+  }
   s.special[g.root_dir_sector()] = s.root_head.span();
 
   const fsio::Device& dev = queue.device();
@@ -226,7 +230,7 @@ fsio::Status write_metadata(fsio::IoQueue& queue, const Geometry& g, const Secto
 
 fsio::Result<FormatReport> format_steps(fsio::IoQueue& queue, const Geometry& g, const FormatOptions& o,
                                         fsio::Progress* progress, const FormatExtras& extras) {
-  const auto label = FSIO_TRY(parse_label(o.label, o.uppercase_label));
+  const auto label = FSIO_TRY(parse_label(o.label, o.uppercase_label, o.label_in_codepage));
   const VolumeIdentity id = extras.identity ? *extras.identity : FSIO_TRY(resolve_identity(o, std::nullopt));
   FSIO_TRY(check_fits(queue, g));
   Sectors s;
@@ -237,7 +241,8 @@ fsio::Result<FormatReport> format_steps(fsio::IoQueue& queue, const Geometry& g,
 
   FormatReport report;
   report.layout = g;
-  report.volume_id = id.volume_id;
+  report.volume_id = g.atari ? id.volume_id & 0xFFFFFF : id.volume_id;  // GEMDOS keeps 24 bits
+  report.bad_clusters = extras.bad_clusters.size();
   if (label.present) {
     report.label.assign(label.bytes.begin(), label.bytes.end());
     report.label.erase(report.label.find_last_not_of(' ') + 1);

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fat/boot.hpp"
 #include "fat/geometry.hpp"
 #include "libfsio/io_queue.hpp"
 #include "libfsio/progress.hpp"
@@ -49,6 +50,8 @@ fsio::Result<VolumeIdentity> resolve_identity(const FormatOptions& options,
 struct FormatExtras {
   std::vector<ByteRange> wipe;               // zeroed in the same pass
   std::optional<VolumeIdentity> identity;    // default: resolve_identity(options, nullopt)
+  BootOptions boot;                          // boot message (-m), MBR disk signature
+  std::vector<std::uint32_t> bad_clusters;   // marked bad in every FAT copy (bad_clusters())
 };
 
 struct FormatReport {
@@ -57,6 +60,7 @@ struct FormatReport {
   std::string label;                 // as stored, trailing spaces trimmed; "" for none
   std::uint64_t bytes_written = 0;   // metadata and wipes
   std::uint64_t bytes_wiped = 0;     // of which foreign-signature wipes
+  std::uint64_t bad_clusters = 0;    // marked bad in the FATs
   unsigned plugs = 0;
   unsigned flushes = 0;
 };

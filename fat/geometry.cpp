@@ -71,7 +71,7 @@ fsio::Result<Geometry> compute_geometry(std::uint64_t device_bytes, const Format
                                         const DeviceFacts& facts) {
   FSIO_TRY(check_options(o));
   Geometry g;
-  auto label = FSIO_TRY(parse_label(o.label, o.uppercase_label));
+  auto label = FSIO_TRY(parse_label(o.label, o.uppercase_label, o.label_in_codepage));
   g.warnings = label.warnings;
 
   const std::uint32_t ss = logical_sector_size(o, facts);
@@ -97,7 +97,11 @@ fsio::Result<Geometry> compute_geometry(std::uint64_t device_bytes, const Format
                           " KiB the target holds after the offset; a filesystem larger than its device is broken");
 
   auto params = FSIO_TRY(initial_params(device_bytes, o, facts, ss));
-  FSIO_TRY(choose_layout(device_bytes, o, params, spc_asked, g));
+  g.auto_fat32 = o.fat_type == 0 && params.fat_type == 32;
+  if (o.atari)
+    FSIO_TRY(choose_atari_layout(device_bytes, o, params, o.sector_size || facts.logical_sector_size, g));
+  else
+    FSIO_TRY(choose_layout(device_bytes, o, params, spc_asked, g));
   // mkfs.fat --mbr=auto: Windows only recognises a whole fixed disk that
   // carries a partition table, so put a one-partition table in sector 0.
   g.write_mbr = o.mbr == FormatOptions::Mbr::yes ||

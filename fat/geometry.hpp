@@ -37,8 +37,10 @@ struct FormatOptions {
   std::optional<std::uint32_t> volume_id;   // -i
   std::string label;                        // -n (empty: "NO NAME", no root entry)
   bool uppercase_label = false;             // convert a lowercase label instead of warning
+  bool label_in_codepage = false;           // `label` holds code-page bytes (encode_label)
   bool invariant = false;                   // --invariant: fixed id and timestamp
   enum class Mbr { automatic, yes, no } mbr = Mbr::automatic;  // --mbr
+  bool atari = false;                       // -A, --variant=atari: GEMDOS layout rules
 };
 
 // What the caller learned about the target (mkfs.fat's get_device_info).
@@ -52,12 +54,16 @@ struct DeviceFacts {
   unsigned sectors_per_track = 0;
   std::optional<std::uint64_t> partition_start;  // sectors; sets hidden sectors
   std::optional<std::uint64_t> disk_sectors;     // whole disk size for the CHS default
+  bool has_children = false;      // partitions or holders (dm, md) in sysfs: mkfs.fat wants -I
 };
 
 // The layout mkfat writes, plus what only formatting needs.
 struct Geometry : Layout {
   bool aligned = true;                      // structures aligned to the cluster size
   bool write_mbr = false;                   // fake MBR partition table in sector 0
+  bool atari = false;                       // Atari (GEMDOS) variant: see geometry_atari.cpp
+  bool auto_fat32 = false;                  // FAT32 chosen by size, not -F (mkfs.fat -v says so)
+  bool needs_tos_104 = false;               // Atari: 32765 sectors or more (mkfs.fat says so on stdout)
   std::vector<std::string> warnings;        // what mkfs.fat warns about, reworded
 };
 

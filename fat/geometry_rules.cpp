@@ -127,7 +127,9 @@ fsio::Error explain(const Trial& first, const Trial& last, std::uint32_t ss, std
   return make_error(Errc::invalid_argument, why);
 }
 
-// FAT32's extra reserved sectors, the final size check, and the MBR choice.
+}  // namespace
+
+// FAT32's extra reserved sectors and the final size check.
 fsio::Status finish_layout(const FormatOptions& o, std::uint64_t blocks, Geometry& g) {
   if (g.type == FatType::fat32) {
     g.root_cluster = 2;
@@ -162,8 +164,6 @@ fsio::Status finish_layout(const FormatOptions& o, std::uint64_t blocks, Geometr
                           " and at least 32 KiB must remain for data");
   return {};
 }
-
-}  // namespace
 
 std::string human_bytes(std::uint64_t bytes) {
   static const char* const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB"};
@@ -223,6 +223,23 @@ fsio::Result<InitialParams> initial_params(std::uint64_t device_bytes, const For
   return p;
 }
 
+std::uint64_t count_sectors(std::uint64_t device_bytes, const FormatOptions& o, std::uint32_t ss,
+                            std::uint64_t& blocks, Geometry& g) {
+  // Whole KiB blocks plus the sectors of a partial last KiB, capped at
+  // BPB_TotSec32's 2^32 - 1.
+  const std::uint64_t avail = device_bytes - g.offset_bytes;
+  blocks = o.blocks ? o.blocks : avail / 1024;
+  const std::uint64_t orphaned = (avail % 1024) / ss;
+  std::uint64_t num_sectors = blocks * 1024 / ss + orphaned;
+  if (num_sectors > 0xFFFFFFFFull) {
+    g.warnings.push_back("target too large: only the first 2^32-1 sectors (" +
+                         human_bytes(0xFFFFFFFFull * ss) + ") are used");
+    num_sectors = 0xFFFFFFFFull;
+    blocks = 0xFFFFFFFFull * ss / 1024;
+  }
+  return num_sectors;
+}
+
 fsio::Status choose_layout(std::uint64_t device_bytes, const FormatOptions& o, const InitialParams& p,
                            std::uint32_t spc_asked, Geometry& g) {
   const std::uint32_t ss = g.sector_size;
@@ -245,18 +262,8 @@ fsio::Status choose_layout(std::uint64_t device_bytes, const FormatOptions& o, c
                       "FAT32 needs at least 2 reserved sectors (boot sector and FSInfo); asked for " +
                           std::to_string(reserved));
 
-  // Sectors: whole KiB blocks plus the sectors of a partial last KiB, capped
-  // at BPB_TotSec32's 2^32 - 1.
-  const std::uint64_t avail = device_bytes - g.offset_bytes;
-  std::uint64_t blocks = o.blocks ? o.blocks : avail / 1024;
-  const std::uint64_t orphaned = (avail % 1024) / ss;
-  std::uint64_t num_sectors = blocks * 1024 / ss + orphaned;
-  if (num_sectors > 0xFFFFFFFFull) {
-    g.warnings.push_back("target too large: only the first 2^32-1 sectors (" +
-                         human_bytes(0xFFFFFFFFull * ss) + ") are used");
-    num_sectors = 0xFFFFFFFFull;
-    blocks = 0xFFFFFFFFull * ss / 1024;
-  }
+  std::uint64_t blocks = 0;
+  std::uint64_t num_sectors = count_sectors(device_bytes, o, ss, blocks, g);
   bool aligned = !o.no_align;
   // DOS and mtools want whole tracks: drop the partial last track.
   if (aligned) num_sectors = num_sectors / p.sectors_per_track * p.sectors_per_track;

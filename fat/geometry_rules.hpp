@@ -43,6 +43,21 @@ fsio::Result<InitialParams> initial_params(std::uint64_t device_bytes, const For
 fsio::Status choose_layout(std::uint64_t device_bytes, const FormatOptions& o,
                            const InitialParams& p, std::uint32_t spc_asked, Geometry& g);
 
+// The Atari (GEMDOS) variant of choose_layout (geometry_atari.cpp):
+// `ss_fixed` when the sector size was given (-S) or is a block device's.
+fsio::Status choose_atari_layout(std::uint64_t device_bytes, const FormatOptions& o, const InitialParams& p,
+                                 bool ss_fixed, Geometry& g);
+
+// FAT32's extra reserved sectors and backup boot sector, and mkfs.fat's
+// "at least 32 KiB of data" check over `blocks` KiB; shared by both variants.
+fsio::Status finish_layout(const FormatOptions& o, std::uint64_t blocks, Geometry& g);
+
+// Sectors of the volume as mkfs.fat counts them: whole KiB blocks plus the
+// sectors of a partial last KiB, capped at 2^32 - 1 (with a warning);
+// `blocks` is lowered with the cap.
+std::uint64_t count_sectors(std::uint64_t device_bytes, const FormatOptions& o, std::uint32_t ss,
+                            std::uint64_t& blocks, Geometry& g);
+
 // "2 MiB", "1.5 GiB", "4000 bytes": for messages.
 std::string human_bytes(std::uint64_t bytes);
 

@@ -23,7 +23,7 @@ std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
 
 }  // namespace
 
-fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase) {
+fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase, bool codepage_bytes) {
   VolumeLabel label;
   if (text.find_first_not_of(' ') == std::string_view::npos) return label;  // "NO NAME"
   if (text.size() > 11)
@@ -44,9 +44,9 @@ fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase) {
                               "label has control character " + std::string(hex) + " at byte " +
                                   std::to_string(i));
     }
-    if (c >= 0x80)
+    if (c >= 0x80 && !codepage_bytes)
       return fsio::make_error(fsio::Errc::invalid_argument,
-                              "label " + quoted(text) + " is not ASCII; code-page labels are not supported");
+                              "label " + quoted(text) + " is not ASCII; give it through --codepage (encode_label)");
     if (forbidden(c))
       return fsio::make_error(fsio::Errc::invalid_argument,
                               "label " + quoted(text) + " contains '" + std::string(1, char(c)) +

@@ -22,11 +22,12 @@ struct VolumeLabel {
 // Checks and pads a label (mkfs.fat -n). Refuses, with Errc::invalid_argument:
 // more than 11 bytes, a leading space, bytes below 0x20 or 0x7F, and
 // " * + , . / : ; < = > ? [ \ ] | (fatgen103 p.23: not allowed in DIR_Name).
-// Non-ASCII too (mkfs.fat converts through code page 850; we do not carry
-// code pages): a label we cannot write is a usage error like the others. Lowercase is kept with a warning like mkfs.fat,
-// or converted when `uppercase` is set (Windows shows labels uppercased).
-// An empty or all-space label means no label ("NO NAME").
-fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase = false);
+// Bytes from 0x80 are refused unless `codepage_bytes` says the text is
+// already in a DOS code page (encode_label, codepage.hpp, as mkfs.fat
+// --codepage converts it). Lowercase ASCII is kept with a warning like
+// mkfs.fat, or converted when `uppercase` is set (Windows shows labels
+// uppercased). An empty or all-space label means no label ("NO NAME").
+fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase = false, bool codepage_bytes = false);
 
 // A volume id as mkfs.fat -i takes it: hexadecimal, optional 0x prefix, at
 // most 32 bits ("1234ABCD", "0x1234abcd").

@@ -38,7 +38,7 @@ bool parse_u64(std::string_view text, std::uint64_t& out) {
 Error bad_fault(std::string_view text, const char* why) {
   return make_error(Errc::invalid_argument,
                     "FSIO_FAULT='" + std::string(text) + "': " + why +
-                        " (expected fail:N, tear:N or tear:N:BYTES, optionally :nocrash, or readfail:N)");
+                         " (expected fail:N, tear:N or tear:N:BYTES, optionally :nocrash, readfail:N or badrange:OFFSET:BYTES)");
 }
 
 
@@ -67,6 +67,14 @@ Result<std::optional<FaultSpec>> fault_spec_from_env() {
     spec.kind = FaultSpec::Kind::read_fail;
     spec.crash = false;
     if (parts.size() != 2 || text.ends_with(":nocrash")) return bad_fault(text, "readfail takes only a read number");
+  } else if (parts[0] == "badrange") {
+    spec.kind = FaultSpec::Kind::bad_range;
+    spec.crash = false;
+    if (parts.size() != 3 || text.ends_with(":nocrash")) return bad_fault(text, "badrange takes OFFSET:BYTES");
+    if (!parse_u64(parts[1], spec.bad_offset) || !parse_u64(parts[2], spec.bad_bytes) || spec.bad_bytes == 0 ||
+        spec.bad_offset > UINT64_MAX - spec.bad_bytes)
+      return bad_fault(text, "OFFSET and BYTES must be integers, BYTES >= 1, their sum below 2^64");
+    return std::optional<FaultSpec>{spec};
   } else {
     return bad_fault(text, "unknown fault kind");
   }
@@ -82,6 +90,9 @@ std::string describe(const FaultSpec& spec) {
   switch (spec.kind) {
     case FaultSpec::Kind::read_fail:
       return "read request " + n + " fails with an injected I/O error";
+    case FaultSpec::Kind::bad_range:
+      return "every read of bytes " + std::to_string(spec.bad_offset) + " to " +
+             std::to_string(spec.bad_offset + spec.bad_bytes) + " fails with an injected I/O error";
     case FaultSpec::Kind::fail:
       return "write request " + n + " fails with an injected I/O error" +
              (spec.crash ? ", and every write and flush after it, as if power was lost there" : "");

@@ -74,15 +74,20 @@ std::unique_ptr<Engine> make_sync_engine(int fd, unsigned depth);
 // injected write's offset. `read_fail` fails the Nth read request instead
 // (a bad sector); nothing else is affected.
 struct FaultSpec {
-  enum class Kind { fail, tear, read_fail };
+  enum class Kind { fail, tear, read_fail, bad_range };
   std::uint64_t nth_write = 1;   // the Nth write, or with read_fail the Nth read
   Kind kind = Kind::fail;
   std::uint64_t tear_bytes = 0;  // 0: half the request
   bool crash = true;
+  // bad_range: every read that touches [bad_offset, bad_offset + bad_bytes)
+  // of the file descriptor fails, every time, as unreadable sectors do.
+  std::uint64_t bad_offset = 0;
+  std::uint64_t bad_bytes = 0;
 };
 
 // Reads FSIO_FAULT="fail:N", "tear:N", "tear:N:BYTES" (optional ":nocrash"
-// suffix) or "readfail:N". nullopt when unset; Errc::invalid_argument when malformed.
+// suffix), "readfail:N" or "badrange:OFFSET:BYTES" (byte offsets of the file
+// descriptor). nullopt when unset; Errc::invalid_argument when malformed.
 Result<std::optional<FaultSpec>> fault_spec_from_env();
 std::unique_ptr<Engine> make_fault_engine(std::unique_ptr<Engine> inner, const FaultSpec& spec);
 

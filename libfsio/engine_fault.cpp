@@ -8,7 +8,8 @@
 // mid-request can leave behind. With `crash`, every later write and flush
 // fails without touching the disk, so tests can check what a crash at that
 // write leaves on the device. Reads pass through, except the Nth one in
-// read_fail mode (a bad sector).
+// read_fail mode (a bad sector once) and, in bad_range mode, every read that
+// touches the range (sectors that stay unreadable, as a scan must find them).
 //
 // Completions come back in the order the requests failed: the injected one
 // before those the crash failed after it (a torn request's synthesized
@@ -39,7 +40,7 @@ class FaultEngine final : public Engine {
   Status queue(const IoRequest& req) override {
     if (in_flight() >= depth()) return make_error(Errc::busy, "fault engine queue full");
     if (req.op == IoOp::read) {
-      if (spec_.kind == FaultSpec::Kind::read_fail && ++reads_ == spec_.nth_write) {
+      if ((spec_.kind == FaultSpec::Kind::read_fail && ++reads_ == spec_.nth_write) || in_bad_range(req)) {
         pending_.push_back({req.user_data, -EIO});
         return {};
       }
@@ -51,7 +52,9 @@ class FaultEngine final : public Engine {
     }
     if (req.op == IoOp::flush) return inner_->queue(req);
 
-    if (spec_.kind == FaultSpec::Kind::read_fail || ++writes_ != spec_.nth_write) return inner_->queue(req);
+    if (spec_.kind == FaultSpec::Kind::read_fail || spec_.kind == FaultSpec::Kind::bad_range ||
+        ++writes_ != spec_.nth_write)
+      return inner_->queue(req);
     crashed_ = spec_.crash;
     if (spec_.kind == FaultSpec::Kind::fail) {
       pending_.push_back({req.user_data, -EIO});
@@ -86,6 +89,11 @@ class FaultEngine final : public Engine {
   }
 
  private:
+  bool in_bad_range(const IoRequest& req) const {
+    return spec_.kind == FaultSpec::Kind::bad_range && req.offset < spec_.bad_offset + spec_.bad_bytes &&
+           spec_.bad_offset < req.offset + req.bytes;
+  }
+
   // Reaps from the inner engine, failing the torn request when it comes.
   Result<unsigned> reap_inner(std::span<IoCompletion> out, unsigned min_complete) {
     const unsigned n = FSIO_TRY(inner_->reap(out, min_complete));

@@ -27,6 +27,7 @@ struct User {
   std::string device;
   dev_t rdev = 0;        // the mounted or swapped block device; 0 for a file
   std::vector<StorageExtent> extents;
+  bool read_only = false;
 };
 
 // mountinfo and /proc/swaps escape space, tab, newline and backslash as \ooo.
@@ -72,10 +73,13 @@ Status add_mounts(std::vector<User>& users) {
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
-    std::string id, parent, majmin, root, mount_point, word, fstype, source;
+    std::string id, parent, majmin, root, mount_point, word, fstype, source, super_options;
     if (!(fields >> id >> parent >> majmin >> root >> mount_point)) continue;
     while (fields >> word && word != "-") {}
-    fields >> fstype >> source;
+    fields >> fstype >> source >> super_options;
+    // The filesystem's own options (after the source), not this mount's:
+    // a read-only bind mount of a read-write filesystem still changes.
+    const bool read_only = super_options == "ro" || super_options.starts_with("ro,");
     unsigned maj = 0, min = 0;
     if (std::sscanf(majmin.c_str(), "%u:%u", &maj, &min) != 2) continue;
     const dev_t dev = makedev(maj, min);
@@ -83,8 +87,9 @@ Status add_mounts(std::vector<User>& users) {
     const std::string where = unescape(mount_point);
     if (is_block_dev(dev))
       users.push_back({where, block_device_name(dev), dev, resolve_block_storage(dev)});
-    else
-      add_by_path(unescape(source), where, users);
+    else if (!add_by_path(unescape(source), where, users))
+      continue;
+    users.back().read_only = read_only;
   }
   return {};
 }
@@ -103,27 +108,38 @@ void add_swaps(std::vector<User>& users) {
 
 }  // namespace
 
-Result<std::optional<InUse>> find_use(const std::string& path, std::uint64_t begin, std::uint64_t end) {
+Result<std::vector<InUse>> find_uses(const std::string& path, std::uint64_t begin, std::uint64_t end) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return errno_error(path + ": stat");
+  std::vector<InUse> found;
   const auto target = FSIO_TRY(resolve_storage(path, begin, end));
-  if (target.empty()) return std::optional<InUse>{};
+  if (target.empty()) return found;
   std::vector<User> users;
   add_swaps(users);
   FSIO_TRY(add_mounts(users));
   for (const User& u : users) {
-    for (const StorageExtent& mine : target) {
-      for (const StorageExtent& theirs : u.extents) {
-        if (!shares_storage(mine, theirs)) continue;
-        const bool direct = S_ISBLK(st.st_mode) ? u.rdev == st.st_rdev
-                                                : u.rdev == 0 && theirs.links.empty() && mine.links.empty();
-        // A file target is itself the storage it shares: leave that unsaid.
-        const std::string shared = mine.links.empty() && mine.is_file ? std::string() : theirs.name;
-        return std::optional<InUse>{InUse{u.where, u.device, shared, direct}};
+    auto use = [&]() -> std::optional<InUse> {
+      for (const StorageExtent& mine : target) {
+        for (const StorageExtent& theirs : u.extents) {
+          if (!shares_storage(mine, theirs)) continue;
+          const bool direct = S_ISBLK(st.st_mode) ? u.rdev == st.st_rdev
+                                                  : u.rdev == 0 && theirs.links.empty() && mine.links.empty();
+          // A file target is itself the storage it shares: leave that unsaid.
+          const std::string shared = mine.links.empty() && mine.is_file ? std::string() : theirs.name;
+          return InUse{u.where, u.device, shared, direct, u.read_only};
+        }
       }
-    }
+      return std::nullopt;
+    }();
+    if (use) found.push_back(std::move(*use));
   }
-  return std::optional<InUse>{};
+  return found;
+}
+
+Result<std::optional<InUse>> find_use(const std::string& path, std::uint64_t begin, std::uint64_t end) {
+  auto uses = FSIO_TRY(find_uses(path, begin, end));
+  if (uses.empty()) return std::optional<InUse>{};
+  return std::optional<InUse>{std::move(uses.front())};
 }
 
 Result<std::optional<std::string>> find_mount(const std::string& path) {

@@ -24,6 +24,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "libfsio/result.hpp"
 #include "libfsio/stack.hpp"
@@ -38,6 +39,8 @@ struct InUse {
   std::string shared;  // the storage both use: "/var/tmp/ext.img", "/dev/vda"; "" when
                        // that is the target itself (a file under a mounted loop device)
   bool direct = false;  // the target itself is what is mounted or swapped on
+  bool read_only = false;  // a mount whose filesystem is read-only (superblock
+                           // option "ro" in mountinfo); never for swap
 };
 
 // The first use found of bytes [begin, end) of path (a block device or a
@@ -46,6 +49,12 @@ struct InUse {
 // (not knowing is not "not mounted"). Reads /proc and sysfs; opens nothing.
 Result<std::optional<InUse>> find_use(const std::string& path, std::uint64_t begin = 0,
                                       std::uint64_t end = kToEnd);
+
+// Every use of bytes [begin, end) of path, one per mount or swap area, as
+// find_use finds them. A reader that may copy from a filesystem mounted
+// read-only (fsimg save) checks that each use is a read-only mount.
+Result<std::vector<InUse>> find_uses(const std::string& path, std::uint64_t begin = 0,
+                                     std::uint64_t end = kToEnd);
 
 // The mount point (or kSwap) of the first use of the whole of path, as
 // find_use finds it; nullopt when it is in no use.

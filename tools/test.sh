@@ -37,7 +37,7 @@ FSIO_ENGINE=psync run_suite testlog-psync.json build --suite cli
 run_suite testlog-unit.json build-asan --num-processes 2 --suite unit
 run_suite testlog-cli.json build-asan mkfat_peers mkfat_refuse mkfat_invariant mkfat_fault mkfat_options \
   mkfat_safety inuse_stack fatck_corpus fatck_fault fatck_safety ddbench_basic ddbench_verify ddbench_refuse \
-  ddbench_options ddbench_safety ddbench_fio extwb_read extwb_fault
+  ddbench_options ddbench_safety ddbench_fio extwb_read extwb_fault fsimg_stream fsimg_refuse
 
 python3 - build/meson-logs/fsio-summary.json "${logs[@]}" <<'PY'
 import json, re, sys

@@ -59,7 +59,7 @@ refuse -S -S 4294967808 "$T/t.img"                         # 2^32 + 512: cut to 
 refuse -f -f 0 "$T/t.img"
 refuse -f -f 4294967297 "$T/t.img"
 refuse -F -F 4294967308 "$T/t.img"                         # 2^32 + 12: cut to 12
-refuse label -n "$(printf 'CAF\xc3\x89')" "$T/t.img"      # not ASCII
+refuse label -n "$(printf 'CAF\xe2\x82\xac')" "$T/t.img"  # € is not in code page 850 (CAFÉ is: --codepage)
 refuse label -n TOO_LONG_LABEL1 "$T/t.img"
 pass "wrapped, out-of-range and empty values: exit 2 naming the option, target untouched"
 

@@ -80,11 +80,21 @@ TEST(FaultSpecFromEnv, ParsesFailTearBytesAndNocrash) {
     EXPECT_EQ(s.nth_write, 4u);
     EXPECT_FALSE(s.crash);
   }
+  {
+    FaultEnv env("badrange:20971520:8192");
+    auto s = **fault_spec_from_env();
+    EXPECT_EQ(s.kind, FaultSpec::Kind::bad_range);
+    EXPECT_EQ(s.bad_offset, 20971520u);
+    EXPECT_EQ(s.bad_bytes, 8192u);
+    EXPECT_FALSE(s.crash);
+    EXPECT_EQ(describe(s), "every read of bytes 20971520 to 20979712 fails with an injected I/O error");
+  }
 }
 
 TEST(FaultSpecFromEnv, MalformedIsInvalidArgumentQuotingTheValue) {
   for (const char* bad : {"fail", "fail:0", "fail:x", "fail:1:2", "tear:1:2:3", "zap:1", "tear:1:-5", "nocrash",
-                          "readfail", "readfail:0", "readfail:1:2", "readfail:1:nocrash"}) {
+                          "readfail", "readfail:0", "readfail:1:2", "readfail:1:nocrash", "badrange:1", "badrange:1:0",
+                          "badrange:x:1", "badrange:1:2:3", "badrange:1:2:nocrash", "badrange:18446744073709551615:2"}) {
     FaultEnv env(bad);
     auto spec = fault_spec_from_env();
     ASSERT_FALSE(spec) << bad;

@@ -168,6 +168,26 @@ TEST_P(Fault, ReadFailFailsOnlyTheNthReadAndNoWrite) {
   EXPECT_TRUE(q.flush());
 }
 
+TEST_P(Fault, BadRangeFailsEveryReadTouchingItAndNothingElse) {
+  TempImage img(1 << 20);
+  Device dev = open_or_die(img.path(), rw_options());
+  // Bytes 0x9000-0x9400 (two 512-byte sectors) stay unreadable.
+  IoQueue q = faulty_queue(dev, {.kind = FaultSpec::Kind::bad_range, .crash = false, .bad_offset = 0x9000,
+                                 .bad_bytes = 0x400});
+  AlignedBuffer w = filled(4096, 7), r(4096);
+  ASSERT_TRUE(q.write(0x9000, w.span())) << "writes pass";
+  EXPECT_TRUE(q.read(0x8000, r.span())) << "ends where the range starts";
+  EXPECT_TRUE(q.read(0xA000, r.span())) << "starts past the range";
+  for (int i = 0; i < 2; ++i) {
+    auto st = q.read(0x9000, r.span());
+    ASSERT_FALSE(st) << "read " << i;
+    EXPECT_EQ(st.error().message(), "read 4096 bytes at 0x9000: Input/output error");
+  }
+  auto st = q.read(0x8800, r.span());
+  EXPECT_FALSE(st) << "a read overlapping the range's start";
+  EXPECT_TRUE(q.flush());
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, Fault, ::testing::Values(EngineKind::uring, EngineKind::psync),
                          engine_param_name);
 

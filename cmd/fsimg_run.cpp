@@ -1,0 +1,246 @@
+// The four fsimg commands: open the stream ends, call img/, print.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+
+#include "cmd/common.hpp"
+#include "cmd/fsimg.hpp"
+#include "libfsio/size.hpp"
+
+#ifndef FSIO_VERSION
+#define FSIO_VERSION "0"
+#endif
+
+namespace fsimg {
+namespace {
+
+using fsio::Errc;
+using fsio::make_error;
+using nlohmann::json;
+
+int fail(const fsio::Error& e) { return fsio::cli::report(kTool, e); }
+bool progress_on(const Args& a) { return !a.quiet && !a.json && fsio::stderr_is_terminal(); }
+double ratio(std::uint64_t a, std::uint64_t b) { return b ? double(a) / double(b) : 0; }
+
+json header_json(const img::Header& h) {
+  return {{"fs_type", img::fs_type_name(h.fs_type)}, {"block_size", h.block_size},
+          {"image_bytes", h.image_bytes},            {"source_bytes", h.source_bytes},
+          {"mapped_bytes", h.mapped_blocks * h.block_size}, {"runs", h.runs.size()},
+          {"frame_bytes", h.frame_bytes},            {"level", h.level},
+          {"tool", h.tool},                          {"created", h.created}};
+}
+
+// OUT for save: stdout, a new file, or (with --force) a file replaced; never
+// a block device or the source itself. *created: remove it on failure.
+fsio::Result<int> open_out(const Args& a, bool* created) {
+  if (a.out == "-") {
+    if (::isatty(STDOUT_FILENO))
+      return make_error(Errc::invalid_argument, "stdout is a terminal; send the image to a file or a pipe");
+    return STDOUT_FILENO;
+  }
+  struct stat st {}, src {};
+  int flags = O_WRONLY | O_CLOEXEC;
+  if (::stat(a.out.c_str(), &st) == 0) {
+    if (S_ISBLK(st.st_mode))
+      return make_error(Errc::invalid_argument, a.out + ": a block device; save writes an image file (fsimg restore "
+                                                        "puts an image onto a device)");
+    if (S_ISDIR(st.st_mode)) return make_error(Errc::invalid_argument, a.out + ": a directory");
+    if (::stat(a.source.c_str(), &src) == 0 && src.st_dev == st.st_dev && src.st_ino == st.st_ino)
+      return make_error(Errc::invalid_argument, a.out + ": the source itself");
+    if (S_ISREG(st.st_mode) && !a.force)
+      return make_error(Errc::busy, a.out + ": exists (use --force to replace it)");
+    if (S_ISREG(st.st_mode)) flags |= O_TRUNC;
+  } else {
+    flags |= O_CREAT | O_EXCL;
+    *created = true;
+  }
+  const int fd = ::open(a.out.c_str(), flags, 0644);
+  if (fd < 0) {
+    *created = false;
+    return fsio::errno_error(a.out + ": open for writing");
+  }
+  return fd;
+}
+
+fsio::Result<int> open_in(const std::string& in) {
+  if (in == "-") {
+    if (::isatty(STDIN_FILENO)) return make_error(Errc::invalid_argument, "stdin is a terminal; pipe an image in");
+    return STDIN_FILENO;
+  }
+  const int fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fsio::errno_error(in + ": open");
+  return fd;
+}
+
+std::uint64_t created_time() {
+  if (const char* e = std::getenv("SOURCE_DATE_EPOCH")) return std::strtoull(e, nullptr, 10);
+  return std::uint64_t(std::time(nullptr));
+}
+
+void print_plan(std::FILE* f, const img::Plan& p) {
+  const img::Header& h = p.header;
+  const std::uint64_t mapped = h.mapped_blocks * h.block_size;
+  std::fprintf(f, "%s: %s; %s used of %s (%.1f%%) in %zu runs of %u-byte blocks\n", p.source.c_str(), p.detail.c_str(),
+               fsio::format_size(mapped).c_str(), fsio::format_size(h.image_bytes).c_str(),
+               100.0 * ratio(mapped, h.image_bytes), h.runs.size(), h.block_size);
+  for (const auto& n : p.notes) std::fprintf(f, "%s: note: %s\n", p.source.c_str(), n.c_str());
+}
+
+}  // namespace
+
+int run_save(const Args& a) {
+  auto choice = img::parse_fs_choice(a.fs);
+  if (!choice) return fail(choice.error());
+  if (a.out == "-" && a.json) return fail(make_error(Errc::invalid_argument, "--json with OUT -: stdout carries the image"));
+  fsio::InterruptGuard interrupt;
+  auto plan = img::plan_source(a.source, {*choice, a.offset, fsio::EngineKind::automatic});
+  if (!plan) return fail(plan.error());
+  std::FILE* text = a.out == "-" ? stderr : stdout;
+  json out = {{"source", a.source}, {"out", a.out}, {"detail", plan->detail}, {"notes", plan->notes}};
+  if (a.dry_run) {
+    out["header"] = header_json(plan->header);
+    if (a.json) std::cout << out.dump(2) << '\n';
+    else if (!a.quiet) print_plan(text, *plan);
+    return fsio::cli::exit_ok;
+  }
+  const std::uint32_t bs = plan->header.block_size;
+  if (a.frame_bytes < bs || a.frame_bytes % bs || a.frame_bytes > img::kMaxFrameBytes)
+    return fail(make_error(Errc::invalid_argument, "--frame-size " + std::to_string(a.frame_bytes) +
+                                                       ": must be a multiple of the block size (" + std::to_string(bs) +
+                                                       ") up to 64 MiB"));
+  bool created = false;
+  auto fd = open_out(a, &created);
+  if (!fd) return fail(fd.error());
+  if (!a.quiet && !a.json) print_plan(text, *plan);
+  fsio::Progress progress("fsimg save", plan->header.mapped_blocks * plan->header.block_size, progress_on(a));
+  img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + FSIO_VERSION, created_time(),
+                      fsio::EngineKind::automatic, &progress};
+  auto rep = img::save(*plan, *fd, a.out, so);
+  if (*fd != STDOUT_FILENO && ::close(*fd) != 0 && rep) rep = fsio::errno_error(a.out + ": close");
+  if (!rep) {
+    std::string msg = rep.error().code == Errc::interrupted ? a.out + ": interrupted, the image is incomplete"
+                                                            : rep.error().message();
+    if (created) msg += ::unlink(a.out.c_str()) == 0 ? "; removed " + a.out : "; could not remove " + a.out;
+    return fail(fsio::Error{rep.error().code, 0, msg});
+  }
+  const auto& r = *rep;
+  if (a.json) {
+    out["header"] = header_json(plan->header);
+    out.update({{"frames", r.frames}, {"threads", r.threads}, {"mapped_bytes", r.mapped_bytes},
+                {"zero_bytes", r.zero_bytes}, {"stored_bytes", r.stored_bytes},
+                {"compressed_bytes", r.compressed_bytes}, {"stream_bytes", r.stream_bytes},
+                {"ratio", ratio(r.mapped_bytes, r.stream_bytes)}, {"seconds", r.seconds}, {"direct", r.direct},
+                {"read_stats", fsio::cli::to_json(r.read_stats)}});
+    std::cout << out.dump(2) << '\n';
+  } else if (!a.quiet) {
+    std::fprintf(text, "%s: %s in %u frames (%s all-zero, elided), %.2f:1, %.2f s, %.0f MB/s read, %u threads\n",
+                 a.out.c_str(), fsio::format_size(r.stream_bytes).c_str(), r.frames,
+                 fsio::format_size(r.zero_bytes).c_str(), ratio(r.mapped_bytes, r.stream_bytes), r.seconds,
+                 r.seconds > 0 ? double(r.mapped_bytes) / r.seconds / 1e6 : 0.0, r.threads);
+  }
+  return fsio::cli::exit_ok;
+}
+
+int run_restore(const Args& a) {
+  auto fd = open_in(a.in);
+  if (!fd) return fail(fd.error());
+  fsio::InterruptGuard interrupt;
+  img::StreamReader in(*fd, a.in == "-" ? "stdin" : a.in);
+  auto reader = img::ImageReader::open(in);
+  if (!reader) return fail(reader.error());
+  const img::Header& h = reader->header();
+  fsio::Progress progress("fsimg restore", h.image_bytes, progress_on(a) && !a.dry_run);
+  img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads,
+                         fsio::EngineKind::automatic, &progress};
+  auto rep = img::restore(*reader, a.target, ro);
+  if (!rep) return fail(rep.error());
+  const auto& r = *rep;
+  const double mbps = r.seconds > 0 ? double(r.data_bytes) / r.seconds / 1e6 : 0;
+  if (a.json) {
+    json out = {{"in", a.in}, {"target", a.target}, {"dry_run", a.dry_run}, {"header", header_json(h)},
+                {"frames", r.frames}, {"data_bytes", r.data_bytes}, {"zero_written", r.zero_written},
+                {"zero_punched", r.zero_punched}, {"kept_bytes", r.kept_bytes},
+                {"wiped_signatures", r.wiped_signatures}, {"zeroing", r.zeroing}, {"direct", r.direct},
+                {"created", r.created}, {"seconds", r.seconds}, {"write_stats", fsio::cli::to_json(r.write_stats)}};
+    std::cout << out.dump(2) << '\n';
+  } else if (!a.quiet) {
+    std::printf("%s%s: %s %s filesystem from %s: %s of data in %u frames, zeros: %s written, %s by %s%s; %.2f s, "
+                "%.0f MB/s\n",
+                a.dry_run ? "would restore " : "", a.target.c_str(), fsio::format_size(h.image_bytes).c_str(),
+                img::fs_type_name(h.fs_type), a.in.c_str(), fsio::format_size(r.data_bytes).c_str(), r.frames,
+                fsio::format_size(r.zero_written).c_str(), fsio::format_size(r.zero_punched).c_str(),
+                r.zeroing == "written" ? "punching" : r.zeroing.c_str(),
+                a.keep_unused ? (", " + fsio::format_size(r.kept_bytes) + " unused left as it was").c_str() : "",
+                r.seconds, mbps);
+  }
+  return fsio::cli::exit_ok;
+}
+
+int run_verify(const Args& a) {
+  auto fd = open_in(a.in);
+  if (!fd) return fail(fd.error());
+  fsio::InterruptGuard interrupt;
+  img::StreamReader in(*fd, a.in == "-" ? "stdin" : a.in);
+  auto reader = img::ImageReader::open(in);
+  if (!reader) return fail(reader.error());
+  fsio::Progress progress("fsimg verify", reader->header().image_bytes, progress_on(a));
+  auto rep = img::verify(*reader, a.target, {a.offset, a.unused, a.threads, fsio::EngineKind::automatic, &progress});
+  if (!rep) return fail(rep.error());
+  if (a.json) {
+    std::cout << json{{"in", a.in}, {"target", a.target}, {"identical", !rep->difference},
+                      {"difference", rep->difference.value_or("")}, {"frames", rep->frames},
+                      {"compared_bytes", rep->compared_bytes}}
+                     .dump(2)
+              << '\n';
+  } else if (rep->difference) {
+    std::fprintf(stderr, "%s: %s: %s\n", kTool, a.target.c_str(), rep->difference->c_str());
+  } else if (!a.quiet) {
+    std::printf("%s: identical to %s over %s compared%s\n", a.target.c_str(), a.in.c_str(),
+                fsio::format_size(rep->compared_bytes).c_str(), a.unused ? " (unused blocks read as zeros)" : "");
+  }
+  return rep->difference ? fsio::cli::exit_failure : fsio::cli::exit_ok;
+}
+
+int run_info(const Args& a) {
+  auto fd = open_in(a.in);
+  if (!fd) return fail(fd.error());
+  img::StreamReader in(*fd, a.in == "-" ? "stdin" : a.in);
+  auto reader = img::ImageReader::open(in);
+  if (!reader) return fail(reader.error());
+  const img::Header& h = reader->header();
+  auto rep = img::info(*reader);
+  if (!rep) return fail(rep.error());
+  const std::uint64_t mapped = h.mapped_blocks * h.block_size;
+  if (a.json) {
+    std::cout << json{{"in", a.in}, {"header", header_json(h)}, {"frames", rep->frames},
+                      {"stored_bytes", rep->stored_bytes}, {"zero_bytes", rep->zero_bytes},
+                      {"compressed_bytes", rep->compressed_bytes}, {"stream_bytes", rep->stream_bytes},
+                      {"ratio", ratio(mapped, rep->stream_bytes)}}
+                     .dump(2)
+              << '\n';
+    return fsio::cli::exit_ok;
+  }
+  const std::time_t t = std::time_t(h.created);
+  char when[32] = "?";
+  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
+  std::printf("%s: fsimg image, format version %u, made by %s at %s\n", a.in.c_str(), unsigned(img::kVersion),
+              h.tool.c_str(), when);
+  std::printf("filesystem: %s, %s (%" PRIu64 " bytes) of a %s source, %u-byte blocks\n", img::fs_type_name(h.fs_type),
+              fsio::format_size(h.image_bytes).c_str(), h.image_bytes, fsio::format_size(h.source_bytes).c_str(),
+              h.block_size);
+  std::printf("map: %zu runs, %" PRIu64 " blocks, %s (%.1f%% of the filesystem)\n", h.runs.size(), h.mapped_blocks,
+              fsio::format_size(mapped).c_str(), 100.0 * ratio(mapped, h.image_bytes));
+  std::printf("frames: %u of up to %s, zstd level %d: %s stored, %s of all-zero blocks elided, %s compressed\n",
+              rep->frames, fsio::format_size(h.frame_bytes).c_str(), h.level, fsio::format_size(rep->stored_bytes).c_str(),
+              fsio::format_size(rep->zero_bytes).c_str(), fsio::format_size(rep->compressed_bytes).c_str());
+  std::printf("stream: %" PRIu64 " bytes; ratio %.2f:1 to the used blocks, %.2f:1 to the filesystem\n",
+              rep->stream_bytes, ratio(mapped, rep->stream_bytes), ratio(h.image_bytes, rep->stream_bytes));
+  return fsio::cli::exit_ok;
+}
+
+}  // namespace fsimg

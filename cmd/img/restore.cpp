@@ -1,0 +1,154 @@
+// restore(), verify() and info() (restore.hpp).
+#include "cmd/img/restore.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+
+#include "cmd/img/decode.hpp"
+#include "cmd/img/save.hpp"
+#include "cmd/img/target.hpp"
+#include "libfsio/device.hpp"
+#include "libfsio/signatures.hpp"
+#include "libfsio/size.hpp"
+
+namespace img {
+namespace {
+
+using fsio::Errc;
+using fsio::make_error;
+
+std::string size_text(std::uint64_t n) { return fsio::format_size(n) + " (" + std::to_string(n) + " bytes)"; }
+
+// O_DIRECT needs every request aligned to the device's unit; an image of
+// smaller blocks (FAT with 512-byte units on a 4 KiB-sector disk) goes
+// through the page cache instead.
+bool direct_fits(const fsio::Device& dev, const Header& h) {
+  const std::uint64_t a = dev.topology().dio_offset_align;
+  return h.block_size % a == 0 && h.image_bytes % a == 0 && dev.offset() % a == 0;
+}
+
+struct Target {
+  fsio::Device dev;
+  bool created = false;  // this run made the file (--create): removed again on failure
+};
+
+fsio::Result<Target> open_target(const std::string& path, const Header& h, const RestoreOptions& o) {
+  fsio::OpenOptions oo;
+  oo.write = !o.dry_run;
+  oo.check_write = o.dry_run;
+  oo.offset = o.offset;
+  if (o.create) {
+    if (o.dry_run) return make_error(Errc::invalid_argument, "--create and --dry-run: nothing to check; omit --create");
+    if (o.offset > UINT64_MAX / 2 || h.image_bytes > UINT64_MAX / 2 - o.offset)
+      return make_error(Errc::invalid_argument, "--offset " + std::to_string(o.offset) + ": too large");
+    oo.create_size = o.offset + h.image_bytes;
+    oo.create_new = true;
+  }
+  auto dev = FSIO_TRY(fsio::Device::open(path, oo));
+  const bool created = dev.created();
+  Target t{std::move(dev), created};
+  auto fail = [&](fsio::Error e) -> fsio::Error {
+    if (t.created) (void)t.dev.remove_created();
+    return e;
+  };
+  if (t.dev.size() < h.image_bytes)
+    return fail(make_error(Errc::invalid_argument, path + ": " + size_text(t.dev.size()) +
+                                                       (o.offset ? " from --offset on" : "") +
+                                                       " is smaller than the image's filesystem, " +
+                                                       size_text(h.image_bytes)));
+  if (t.dev.direct() && !direct_fits(t.dev, h)) {
+    oo.direct = false;
+    oo.create_size.reset();
+    oo.create_new = false;
+    auto again = fsio::Device::open(path, oo);
+    if (!again) return fail(std::move(again).error());
+    t.dev = std::move(*again);
+  }
+  return t;
+}
+
+// Zeroes the magic bytes of every signature found (window offsets), by
+// reading the sectors that hold them and writing them back.
+fsio::Status wipe(fsio::IoQueue& q, const std::vector<fsio::Signature>& sigs) {
+  const std::uint64_t unit = std::max<std::uint64_t>(4096, q.device().topology().dio_offset_align);
+  for (const auto& s : sigs) {
+    if (s.length == 0) continue;
+    const std::uint64_t begin = s.offset / unit * unit;
+    const std::uint64_t end = std::min((s.offset + s.length + unit - 1) / unit * unit, q.device().size());
+    fsio::AlignedBuffer buf(end - begin);
+    FSIO_TRY(q.read(begin, buf.span()));
+    std::memset(buf.data() + (s.offset - begin), 0, s.length);
+    FSIO_TRY(q.write(begin, buf.span()));
+  }
+  if (!sigs.empty()) FSIO_TRY(q.flush());
+  return {};
+}
+
+std::string stopped_note(const TargetWriter& w, const Header& h) {
+  return "; nothing was written past byte " + std::to_string(w.position()) + " of " + std::to_string(h.image_bytes) +
+         ", and the first " + fsio::format_size(std::min(kHeadBytes, h.image_bytes)) +
+         " (where the filesystem's signature lives) is written last, so the target holds no filesystem: run "
+         "fsimg restore again";
+}
+
+}  // namespace
+
+fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& target, const RestoreOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  const Header& h = reader.header();
+  auto t = FSIO_TRY(open_target(target, h, o));
+  fsio::Device& dev = t.dev;
+  const bool created = t.created;
+  auto run = [&]() -> fsio::Result<RestoreReport> {
+    auto sigs = created ? std::vector<fsio::Signature>{}
+                        : FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset(), h.image_bytes, o.force, "restoring"));
+    std::optional<fsio::IoQueue> queue;
+    if (!o.dry_run) {
+      queue.emplace(FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), target));
+      FSIO_TRY_CTX(wipe(*queue, sigs), target);
+    }
+    TargetWriter w(queue ? &*queue : nullptr, h, o.keep_unused, o.progress);
+    auto end = decode_frames(reader, resolve_threads(o.threads), [&](Decoded& f) { return w.frame(f); });
+    if (end) {
+      auto fin = w.finish();
+      if (!fin) end = std::move(fin).error();
+    }
+    if (!end && !o.dry_run) return fsio::Error{end.error().code, end.error().sys_errno, end.error().message() + stopped_note(w, h)};
+    if (!end) return std::move(end).error();
+    RestoreReport rep = w.report();
+    rep.wiped_signatures = sigs.size();
+    rep.direct = dev.direct();
+    rep.created = created;
+    rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return rep;
+  };
+  auto rep = run();
+  if (!rep && created) {
+    const bool removed = ::unlink(target.c_str()) == 0;
+    return fsio::Error{rep.error().code, 0,
+                       rep.error().message() + (removed ? "; removed " + target + ", which --create had made"
+                                                        : "; could not remove " + target + ", which --create had made")};
+  }
+  return rep;
+}
+
+fsio::Result<InfoReport> info(ImageReader& reader) {
+  InfoReport rep;
+  const std::uint64_t bs = reader.header().block_size;
+  for (;;) {
+    auto rec = FSIO_TRY(reader.next(true));
+    if (auto* end = std::get_if<End>(&rec)) {
+      rep.stream_bytes = end->stream_bytes + sizeof(RecordHead) + sizeof(EndFixed);
+      return rep;
+    }
+    const auto& f = std::get<FrameRecord>(rec).index;
+    rep.frames += 1;
+    rep.stored_bytes += f.stored_bytes;
+    rep.compressed_bytes += f.compressed_bytes;
+    for (const Run& z : f.zero_runs) rep.zero_bytes += z.length * bs;
+  }
+}
+
+}  // namespace img

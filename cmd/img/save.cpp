@@ -1,0 +1,223 @@
+// save(): reader thread -> compression pool -> ordered writer (save.hpp).
+#include "cmd/img/save.hpp"
+
+#include <zstd.h>
+
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "cmd/img/pool.hpp"
+#include "cmd/img/stream.hpp"
+#include "libfsio/buffer.hpp"
+#include "libfsio/device.hpp"
+#include "libfsio/io_queue.hpp"
+
+namespace img {
+namespace {
+
+using fsio::Errc;
+using fsio::make_error;
+
+// A frame as read: stored blocks at the front of buf.
+struct RawFrame {
+  FrameIndex index;
+  fsio::AlignedBuffer buf;
+};
+
+// A frame compressed; buf goes back to the bin for the reader to reuse.
+struct Packed {
+  FrameIndex index;
+  std::vector<std::byte> data;  // the compress bound; index.compressed_bytes used
+  fsio::AlignedBuffer buf;
+};
+
+using Pool = OrderedPool<RawFrame, fsio::Result<Packed>>;
+
+struct ReadState {
+  fsio::IoQueue* queue;
+  const Header* header;
+  Pool* pool;
+  Bin<fsio::AlignedBuffer>* bin;
+};
+
+// Reads `n` map blocks (the cursor's next) into buf at `stored`, then
+// squeezes out the all-zero ones, recording them as zero runs relative to
+// the frame's first block (`covered` blocks in). Returns the new stored size.
+fsio::Result<std::uint64_t> read_chunk(ReadState& s, MapCursor& cur, std::uint64_t n, RawFrame& f,
+                                       std::uint64_t stored, std::uint64_t covered) {
+  const std::uint32_t bs = s.header->block_size;
+  auto plug = s.queue->plug();
+  std::uint64_t pos = stored;
+  for (const Run& r : cur.take(n)) {
+    plug.read(r.start * bs, f.buf.span().subspan(pos, r.length * bs));
+    pos += r.length * bs;
+  }
+  FSIO_TRY(plug.finish());
+  std::byte* data = f.buf.data();
+  std::uint64_t w = stored;
+  auto& zeros = f.index.zero_runs;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t src = stored + i * bs;
+    if (all_zero({data + src, bs})) {
+      const std::uint64_t ordinal = covered + i;
+      if (!zeros.empty() && zeros.back().end() == ordinal) ++zeros.back().length;
+      else zeros.push_back({ordinal, 1});
+      continue;
+    }
+    if (w != src) std::memmove(data + w, data + src, bs);
+    w += bs;
+  }
+  return w;
+}
+
+// The reader thread's work: every frame of the map, in order, into the pool.
+fsio::Status read_frames(ReadState& s) {
+  const Header& h = *s.header;
+  const std::uint32_t bs = h.block_size;
+  const std::uint64_t cover_cap = kMaxFrameCover / bs;
+  MapCursor cur(h.runs);
+  std::uint32_t seq = 0;
+  while (cur.ordinal() < h.mapped_blocks) {
+    RawFrame f{{}, s.bin->get()};
+    f.index.sequence = seq;
+    f.index.first_block = cur.ordinal();
+    std::uint64_t stored = 0, covered = 0;
+    while (cur.ordinal() < h.mapped_blocks && stored < h.frame_bytes && covered < cover_cap) {
+      if (fsio::InterruptGuard::requested()) return make_error(Errc::interrupted, "interrupted");
+      const std::uint64_t n =
+          std::min({(h.frame_bytes - stored) / bs, cover_cap - covered, h.mapped_blocks - cur.ordinal()});
+      stored = FSIO_TRY(read_chunk(s, cur, n, f, stored, covered));
+      covered += n;
+    }
+    f.index.covered_blocks = covered;
+    f.index.stored_bytes = stored;
+    if (!s.pool->submit(std::move(f))) return {};  // the writer gave up; it has the error
+    ++seq;
+  }
+  return {};
+}
+
+// A compression worker's context, made on first use.
+struct Compressor {
+  ZSTD_CCtx* cctx = nullptr;
+  ~Compressor() { ZSTD_freeCCtx(cctx); }
+};
+
+fsio::Result<Packed> compress(RawFrame& f, Compressor& c, int level, Bin<std::vector<std::byte>>& outs) {
+  if (c.cctx == nullptr) {
+    c.cctx = ZSTD_createCCtx();
+    if (c.cctx == nullptr) return make_error(Errc::io, "zstd: cannot create a compression context");
+    ZSTD_CCtx_setParameter(c.cctx, ZSTD_c_compressionLevel, level);
+    ZSTD_CCtx_setParameter(c.cctx, ZSTD_c_checksumFlag, 1);
+    ZSTD_CCtx_setParameter(c.cctx, ZSTD_c_contentSizeFlag, 1);
+  }
+  // The output vector is kept at its largest size from frame to frame, so
+  // it is neither zeroed again nor reallocated.
+  Packed p{std::move(f.index), outs.get(), std::move(f.buf)};
+  p.data.resize(std::max(p.data.size(), ZSTD_compressBound(p.index.stored_bytes)));
+  const std::size_t n = ZSTD_compress2(c.cctx, p.data.data(), p.data.size(), p.buf.data(), p.index.stored_bytes);
+  if (ZSTD_isError(n))
+    return make_error(Errc::io, "zstd: compressing frame " + std::to_string(p.index.sequence) + ": " +
+                                    ZSTD_getErrorName(n));
+  p.index.compressed_bytes = n;
+  return p;
+}
+
+}  // namespace
+
+unsigned resolve_threads(unsigned threads) {
+  if (threads != 0) return threads;
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+bool all_zero(std::span<const std::byte> d) {
+  if (d.empty()) return true;
+  // The first byte zero and every byte equal to the one before it.
+  return d[0] == std::byte{0} && std::memcmp(d.data(), d.data() + 1, d.size() - 1) == 0;
+}
+
+fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_name, const SaveOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  Header& h = plan.header;
+  if (o.frame_bytes < h.block_size || o.frame_bytes % h.block_size || o.frame_bytes > kMaxFrameBytes)
+    return make_error(Errc::invalid_argument, "frame size " + std::to_string(o.frame_bytes) +
+                                                  ": must be a multiple of the block size up to 64 MiB");
+  h.frame_bytes = o.frame_bytes;
+  h.level = o.level;
+  h.tool = o.tool;
+  h.created = o.created;
+
+  fsio::OpenOptions oo;
+  oo.offset = plan.offset;
+  auto dev = FSIO_TRY(fsio::Device::open(plan.source, oo));
+  if (h.block_size % dev.topology().dio_offset_align != 0 && dev.direct()) {
+    oo.direct = false;  // blocks smaller than the device's O_DIRECT unit: let the page cache split them
+    dev = FSIO_TRY(fsio::Device::open(plan.source, oo));
+  }
+  auto queue = FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), plan.source);
+
+  SaveReport rep;
+  rep.threads = resolve_threads(o.threads);
+  rep.direct = dev.direct();
+  rep.mapped_bytes = h.mapped_blocks * h.block_size;
+  const auto header = encode_header(h);
+  FSIO_TRY(write_all(out_fd, header, out_name, 0));
+  rep.stream_bytes = header.size();
+
+  std::vector<Compressor> ctx(rep.threads);
+  Bin<fsio::AlignedBuffer> bin([&] { return fsio::AlignedBuffer(h.frame_bytes); });
+  Bin<std::vector<std::byte>> outs([] { return std::vector<std::byte>(); });
+  Pool pool(rep.threads, rep.threads + 2,
+            [&](RawFrame& f, unsigned worker) { return compress(f, ctx[worker], o.level, outs); });
+  ReadState rs{&queue, &h, &pool, &bin};
+  fsio::Status read_status;
+  std::thread reader([&] {
+    read_status = read_frames(rs);
+    if (read_status) pool.close();
+    else pool.stop();
+  });
+  fsio::Status write_status;
+  while (auto packed = pool.next()) {
+    if (!*packed) {
+      write_status = std::move(*packed).error();
+      break;
+    }
+    // Ctrl-C while the workers still compress what the reader has already
+    // read: stop here too, before the end record makes the image whole.
+    if (fsio::InterruptGuard::requested()) {
+      write_status = make_error(Errc::interrupted, "interrupted");
+      break;
+    }
+    Packed& p = **packed;
+    auto index = encode_frame_index(p.index);
+    write_status = write_all(out_fd, index, out_name, rep.stream_bytes);
+    const std::span<const std::byte> data(p.data.data(), p.index.compressed_bytes);
+    if (write_status) write_status = write_all(out_fd, data, out_name, rep.stream_bytes + index.size());
+    if (!write_status) break;
+    rep.stream_bytes += index.size() + data.size();
+    rep.frames += 1;
+    // Progress counts frames written, not read: at a slow level the reader
+    // runs ahead by the pool's depth, and 100% would come long before the end.
+    if (o.progress) o.progress->add(p.index.covered_blocks * h.block_size);
+    rep.stored_bytes += p.index.stored_bytes;
+    rep.compressed_bytes += data.size();
+    for (const Run& z : p.index.zero_runs) rep.zero_bytes += z.length * h.block_size;
+    bin.put(std::move(p.buf));
+    outs.put(std::move(p.data));
+  }
+  pool.stop();
+  reader.join();
+  if (!read_status) return fsio::Error(read_status.error()).wrap(plan.source);
+  if (!write_status) return write_status.error();
+
+  End end{rep.frames, h.mapped_blocks, rep.stored_bytes, rep.compressed_bytes, rep.stream_bytes};
+  FSIO_TRY(write_all(out_fd, encode_end(end), out_name, rep.stream_bytes));
+  rep.stream_bytes += sizeof(RecordHead) + sizeof(EndFixed);
+  rep.read_stats = queue.stats();
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return rep;
+}
+
+}  // namespace img

@@ -1,0 +1,62 @@
+// TargetWriter: turns the segments of checked frames into batched writes
+// on the target (restore.hpp has the order and why).
+//
+// Data segments become plug writes straight from the frame buffer; zero
+// segments of 1 MiB or more are zeroed without data (zero_range) where the
+// target supports it, smaller ones are writes of a shared zero buffer that
+// IoQueue merges with their neighbours; unused segments are skipped with
+// keep_unused. Everything inside the first kHeadBytes is copied aside and
+// written by finish() last. Not thread-safe; one frame at a time.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cmd/img/decode.hpp"
+#include "cmd/img/restore.hpp"
+#include "libfsio/buffer.hpp"
+#include "libfsio/io_queue.hpp"
+
+namespace img {
+
+class TargetWriter {
+ public:
+  // queue nullptr: a dry run that only counts.
+  TargetWriter(fsio::IoQueue* queue, const Header& h, bool keep_unused, fsio::Progress* progress);
+
+  fsio::Status frame(const Decoded& frame);
+  // The unused tail, flush, the held-back head, flush.
+  fsio::Status finish();
+
+  std::uint64_t position() const { return pos_; }  // image bytes handled
+  RestoreReport& report() { return rep_; }
+
+ private:
+  fsio::Status segment(const Segment& s);
+  fsio::Status zero(std::uint64_t offset, std::uint64_t length);
+  fsio::Status submit();
+  void hold_head(const Segment& s);
+
+  fsio::IoQueue* q_;
+  const Header& h_;
+  bool keep_unused_;
+  fsio::Progress* progress_;
+  MapCursor cursor_;
+  std::uint64_t pos_ = 0;
+  std::uint64_t head_end_;
+  fsio::AlignedBuffer head_;
+  std::vector<bool> head_set_;  // per 512 bytes of the head: to be written
+  fsio::AlignedBuffer zeros_;
+  bool zero_range_ok_ = true;
+  std::optional<fsio::IoQueue::Plug> plug_;
+  std::uint64_t seen_ = 0;  // end of the last segment, for progress
+  RestoreReport rep_;
+};
+
+// Makes [offset, offset + length) of the device window read as zeros without
+// writing data: FALLOC_FL_PUNCH_HOLE (files: a hole; block devices: WRITE
+// ZEROES with unmapping allowed, refused with EOPNOTSUPP when the device
+// cannot do it without writing). Errc::unsupported when it cannot.
+fsio::Status zero_range(const fsio::Device& dev, std::uint64_t offset, std::uint64_t length);
+
+}  // namespace img

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# What fsimg refuses, and that a refusal writes nothing: a target smaller
+# than the filesystem, a target holding a filesystem (without --force), a
+# mounted target (even with --force), a source mounted read-write (a
+# read-only mount is fine), an existing OUT; --dry-run writes nothing;
+# --json is one document; --offset on both ends.
+. "$(dirname "$0")/lib.sh"
+need mke2fs e2fsck mkfs.fat python3
+FSIMG=$BUILD/cmd/fsimg
+
+mkdir "$T/tree"; head -c 400000 /dev/urandom > "$T/tree/f.bin"
+mke2fs -q -F -t ext4 -d "$T/tree" "$T/src.img" 16M
+expect_rc 0 "$FSIMG" save --json --dry-run "$T/src.img" "$T/a.fsimg"
+[ ! -e "$T/a.fsimg" ] || fail "save --dry-run created OUT"
+[ "$(json "$T/out" "j['header']['fs_type']")" = ext4 ] || fail "save --dry-run --json: fs_type"
+expect_rc 0 "$FSIMG" save --json "$T/src.img" "$T/a.fsimg"
+[ "$(json "$T/out" "j['stream_bytes']")" = "$(stat -c %s "$T/a.fsimg")" ] || fail "--json stream_bytes is not the file's size"
+expect_rc 1 "$FSIMG" save "$T/src.img" "$T/a.fsimg"
+grep -q "exists" "$T/err" || fail "existing OUT: not said"
+expect_rc 0 "$FSIMG" save -q --force "$T/src.img" "$T/a.fsimg"
+expect_rc 2 "$FSIMG" save --frame-size 1000 "$T/src.img" "$T/b.fsimg"
+expect_rc 0 "$FSIMG" info --json "$T/a.fsimg"
+pass "save: --dry-run, --json, existing OUT, --frame-size checked"
+
+# Smaller target: refused, untouched.
+head -c 15M /dev/urandom > "$T/small.img"; before=$(sha "$T/small.img")
+expect_rc 2 "$FSIMG" restore "$T/a.fsimg" "$T/small.img"
+grep -q "smaller" "$T/err" || { cat "$T/err"; fail "small target: not said"; }
+[ "$(sha "$T/small.img")" = "$before" ] || fail "small target was written"
+# A target holding a filesystem: refused without --force; --dry-run writes nothing.
+truncate -s 16M "$T/fat.img"; mkfs.fat -F 16 "$T/fat.img" > /dev/null; before=$(sha "$T/fat.img")
+expect_rc 1 "$FSIMG" restore "$T/a.fsimg" "$T/fat.img"
+grep -q "use --force" "$T/err" || { cat "$T/err"; fail "filesystem target: --force not suggested"; }
+expect_rc 0 "$FSIMG" restore --force --dry-run "$T/a.fsimg" "$T/fat.img"
+[ "$(sha "$T/fat.img")" = "$before" ] || fail "refused or dry-run target was written"
+expect_rc 0 "$FSIMG" restore --force --json "$T/a.fsimg" "$T/fat.img"
+[ "$(json "$T/out" "j['wiped_signatures'] > 0")" = True ] || fail "--force: no signature wiped"
+cmp "$T/src.img" "$T/fat.img" || fail "--force restore: not the source's bytes"
+blkid -p -o value -s TYPE "$T/fat.img" | grep -qx ext4 || fail "blkid does not see ext4 after --force"
+pass "restore: smaller target, existing filesystem, --dry-run, --force"
+
+# --offset both ways: a filesystem 1 MiB into a file.
+truncate -s 20M "$T/big.img"
+expect_rc 0 "$FSIMG" restore --offset 1MiB "$T/a.fsimg" "$T/big.img"
+expect_rc 0 "$FSIMG" save --offset 1MiB "$T/big.img" "$T/c.fsimg"
+expect_rc 0 "$FSIMG" restore -C "$T/c.fsimg" "$T/back.img"
+cmp "$T/src.img" "$T/back.img" || fail "--offset round trip differs"
+pass "--offset on restore and save"
+
+need_root
+cp "$T/src.img" "$T/m.img"
+loop=$(new_loop "$T/m.img")
+mkdir "$T/mnt"
+mount "$loop" "$T/mnt"; MOUNTS+=("$T/mnt")
+expect_rc 1 "$FSIMG" save "$loop" "$T/d.fsimg"
+grep -q "mounted" "$T/err" || { cat "$T/err"; fail "read-write mount: save not refused by name"; }
+[ ! -e "$T/d.fsimg" ] || fail "refused save left OUT"
+expect_rc 1 "$FSIMG" restore --force "$T/a.fsimg" "$loop"
+grep -Eq "mounted|in use" "$T/err" || { cat "$T/err"; fail "mounted target: not refused by name"; }
+expect_rc 1 "$FSIMG" restore --force "$T/a.fsimg" "$T/m.img"
+umount "$T/mnt"
+mount -o ro "$loop" "$T/mnt"
+expect_rc 0 "$FSIMG" save "$loop" "$T/d.fsimg"
+grep -q "read-only" "$T/out" || { cat "$T/out"; fail "read-only mount: no note"; }
+umount "$T/mnt"
+# The kernel changed the superblock when it mounted it: compare with the device.
+expect_rc 0 "$FSIMG" verify "$T/d.fsimg" "$loop"
+pass "mounted: save refused read-write, allowed read-only; restore refused even with --force"
+
+# Ctrl-C while the workers compress (level 19, one thread: seconds of work):
+# exit 130 and no partial image left.
+head -c 12M /dev/urandom > "$T/tree/r.bin"
+mke2fs -q -F -t ext4 -d "$T/tree" "$T/slow.img" 32M
+"$FSIMG" save -q -T 1 -l 19 --frame-size 512K "$T/slow.img" "$T/slow.fsimg" 2>"$T/err" & pid=$!
+sleep 1; kill -INT "$pid"; rc=0; wait "$pid" || rc=$?
+[ "$rc" -eq 130 ] || { cat "$T/err"; fail "save interrupted: exit $rc, expected 130"; }
+[ ! -e "$T/slow.fsimg" ] || fail "interrupted save left its partial image"
+grep -q "interrupted" "$T/err" || { cat "$T/err"; fail "interrupted save: not said"; }
+pass "Ctrl-C during save: exit 130, partial image removed"

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Damaged streams: truncations at many offsets and byte flips in the header,
+# the frame index records, the zstd frames and the end record (the offsets
+# come from fsimg_layout.py, which reads the stream as cmd/img/FORMAT.md says).
+# Each must give exit 1 and an error that names the damage, never a crash,
+# from restore, verify and info; restore must write nothing past the last
+# frame wholly before the damage, and never the first MiB (written last).
+# Also: a stream of a newer version, and truncations fed through a pipe.
+# Cheap enough for the sanitizer run (tools/test.sh).
+. "$(dirname "$0")/lib.sh"
+need mke2fs python3
+FSIMG=$BUILD/cmd/fsimg
+# The system interpreter: a version manager's shim costs a third of a second a call.
+PY=$(command -v /usr/bin/python3 || command -v python3)
+LAYOUT="$PY $SRC/tests/cli/fsimg_layout.py"
+DAMAGE="$PY $SRC/tests/cli/fsimg_damage.py"
+
+mkdir "$T/tree"
+head -c 1200000 /dev/urandom > "$T/tree/a.bin"
+seq 1 30000 > "$T/tree/b.txt"
+mke2fs -q -F -t ext4 -b 1024 -d "$T/tree" "$T/src.img" 4M
+"$FSIMG" save -q --frame-size 128K "$T/src.img" "$T/good.fsimg"
+$LAYOUT "$T/good.fsimg" > "$T/layout.json"
+frames=$(json "$T/layout.json" "len(j['frames'])")
+[ "$frames" -ge 6 ] || fail "expected at least 6 frames, got $frames"
+head -c 4M /dev/urandom > "$T/old.img"
+
+# damaged FILE OFFSET WHAT: restore, verify and info must refuse it cleanly
+damaged() {
+  local img=$1 off=$2 what=$3 rc
+  cp "$T/old.img" "$T/tgt.img"
+  rc=0; "$FSIMG" restore -q "$img" "$T/tgt.img" 2>"$T/err" || rc=$?
+  [ "$rc" -eq 1 ] || { cat "$T/err"; fail "$what (byte $off): restore exited $rc, expected 1"; }
+  grep -q "^fsimg: .*$(basename "$img")" "$T/err" || { cat "$T/err"; fail "$what: the error does not name the image"; }
+  grep -Eqi "byte [0-9]+|truncated|frame [0-9]+" "$T/err" || { cat "$T/err"; fail "$what: the error does not say where"; }
+  $DAMAGE untouched "$T/layout.json" "$off" "$T/old.img" "$T/tgt.img" || fail "$what: wrote past the damage"
+  rc=0; "$FSIMG" verify -q "$img" "$T/src.img" 2>"$T/err" || rc=$?
+  [ "$rc" -eq 1 ] || { cat "$T/err"; fail "$what: verify exited $rc"; }
+}
+
+n=0
+while read -r off what; do
+  # Cut just before the spot, and flip the byte there.
+  head -c "$off" "$T/good.fsimg" > "$T/cut.fsimg"
+  damaged "$T/cut.fsimg" "$off" "cut at $what"
+  $DAMAGE flip "$T/good.fsimg" "$off" "$T/flip.fsimg"
+  damaged "$T/flip.fsimg" "$off" "flip at $what"
+  rc=0; "$FSIMG" info "$T/flip.fsimg" > /dev/null 2>"$T/err" || rc=$?
+  # info reads records only: a flip inside a zstd frame is for restore/verify to find.
+  case $what in *zstd_*) ;; *)
+    [ "$rc" -eq 1 ] || { cat "$T/err"; fail "flip at $what: info exited $rc"; } ;;
+  esac
+  n=$((n + 1))
+done < <($DAMAGE offsets "$T/layout.json")
+pass "$n spots cut and flipped: clean errors, nothing written past the damage"
+
+# More cuts, spread over the whole stream, some through a pipe.
+size=$(stat -c %s "$T/good.fsimg")
+for i in $(seq 1 8); do
+  off=$(( (size * i) / 9 + i * 7 ))
+  head -c "$off" "$T/good.fsimg" > "$T/cut.fsimg"
+  damaged "$T/cut.fsimg" "$off" "cut at byte $off"
+  cp "$T/old.img" "$T/tgt.img"
+  rc=0; head -c "$off" "$T/good.fsimg" | "$FSIMG" restore -q - "$T/tgt.img" 2>"$T/err" || rc=$?
+  [ "$rc" -eq 1 ] || { cat "$T/err"; fail "piped cut at $off: exited $rc"; }
+  grep -q "stdin" "$T/err" || { cat "$T/err"; fail "piped cut at $off: the error does not name stdin"; }
+  $DAMAGE untouched "$T/layout.json" "$off" "$T/old.img" "$T/tgt.img" || fail "piped cut at $off: wrote past the damage"
+done
+pass "8 more cuts, from files and through pipes"
+
+# After any of these, the target holds no filesystem: restore runs without --force.
+"$FSIMG" restore -q "$T/good.fsimg" "$T/tgt.img" || fail "restore after a damaged one needed more than a rerun"
+"$FSIMG" verify -q --unused "$T/good.fsimg" "$T/tgt.img" || fail "rerun restore: not identical"
+pass "a rerun after damage restores cleanly"
+
+# A newer format version (valid CRC): refused by name.
+$DAMAGE version "$T/good.fsimg" "$T/v2.fsimg"
+expect_rc 1 "$FSIMG" info "$T/v2.fsimg"
+grep -q "version 2" "$T/err" || { cat "$T/err"; fail "version 2: not named"; }
+# Bytes after the end record: refused.
+{ cat "$T/good.fsimg"; echo trailing; } > "$T/tail.fsimg"
+expect_rc 1 "$FSIMG" info "$T/tail.fsimg"
+# Not an image at all.
+expect_rc 1 "$FSIMG" info "$T/src.img"
+expect_rc 1 "$FSIMG" restore /dev/null "$T/tgt.img"
+pass "newer version, trailing bytes, not an image, empty input"
