@@ -4,6 +4,7 @@
 #include <zstd.h>
 
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -25,11 +26,19 @@ struct RawFrame {
   fsio::AlignedBuffer buf;
 };
 
-// A frame compressed; buf goes back to the bin for the reader to reuse.
+// A compression output buffer, not zero-filled: its pages are touched only
+// as far as zstd writes (about a third of the bound at level 3), which
+// keeps the resident size near what the frames really take.
+struct OutBuf {
+  std::unique_ptr<std::byte[]> data;
+  std::size_t capacity = 0;
+};
+
+// A frame compressed. Its raw buffer went back to the reader's bin as soon
+// as it was compressed; out goes back to its bin once written.
 struct Packed {
   FrameIndex index;
-  std::vector<std::byte> data;  // the compress bound; index.compressed_bytes used
-  fsio::AlignedBuffer buf;
+  OutBuf out;  // index.compressed_bytes used
 };
 
 using Pool = OrderedPool<RawFrame, fsio::Result<Packed>>;
@@ -104,7 +113,8 @@ struct Compressor {
   ~Compressor() { ZSTD_freeCCtx(cctx); }
 };
 
-fsio::Result<Packed> compress(RawFrame& f, Compressor& c, int level, Bin<std::vector<std::byte>>& outs) {
+fsio::Result<Packed> compress(RawFrame& f, Compressor& c, int level, Bin<fsio::AlignedBuffer>& raws,
+                              Bin<OutBuf>& outs) {
   if (c.cctx == nullptr) {
     c.cctx = ZSTD_createCCtx();
     if (c.cctx == nullptr) return make_error(Errc::io, "zstd: cannot create a compression context");
@@ -112,11 +122,12 @@ fsio::Result<Packed> compress(RawFrame& f, Compressor& c, int level, Bin<std::ve
     ZSTD_CCtx_setParameter(c.cctx, ZSTD_c_checksumFlag, 1);
     ZSTD_CCtx_setParameter(c.cctx, ZSTD_c_contentSizeFlag, 1);
   }
-  // The output vector is kept at its largest size from frame to frame, so
-  // it is neither zeroed again nor reallocated.
-  Packed p{std::move(f.index), outs.get(), std::move(f.buf)};
-  p.data.resize(std::max(p.data.size(), ZSTD_compressBound(p.index.stored_bytes)));
-  const std::size_t n = ZSTD_compress2(c.cctx, p.data.data(), p.data.size(), p.buf.data(), p.index.stored_bytes);
+  // Output buffers are reused at their largest size, never reallocated.
+  Packed p{std::move(f.index), outs.get()};
+  const std::size_t bound = ZSTD_compressBound(p.index.stored_bytes);
+  if (p.out.capacity < bound) p.out = {std::unique_ptr<std::byte[]>(new std::byte[bound]), bound};
+  const std::size_t n = ZSTD_compress2(c.cctx, p.out.data.get(), p.out.capacity, f.buf.data(), p.index.stored_bytes);
+  raws.put(std::move(f.buf));  // the reader may fill it again while this frame waits its turn
   if (ZSTD_isError(n))
     return make_error(Errc::io, "zstd: compressing frame " + std::to_string(p.index.sequence) + ": " +
                                     ZSTD_getErrorName(n));
@@ -168,9 +179,11 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
 
   std::vector<Compressor> ctx(rep.threads);
   Bin<fsio::AlignedBuffer> bin([&] { return fsio::AlignedBuffer(h.frame_bytes); });
-  Bin<std::vector<std::byte>> outs([] { return std::vector<std::byte>(); });
-  Pool pool(rep.threads, rep.threads + 2,
-            [&](RawFrame& f, unsigned worker) { return compress(f, ctx[worker], o.level, outs); });
+  Bin<OutBuf> outs([] { return OutBuf(); });
+  // One frame queued beyond the workers: a worker that finishes before the
+  // frame ahead of it has something to do; more only holds memory.
+  Pool pool(rep.threads, rep.threads + 1,
+            [&](RawFrame& f, unsigned worker) { return compress(f, ctx[worker], o.level, bin, outs); });
   ReadState rs{&queue, &h, &pool, &bin};
   fsio::Status read_status;
   std::thread reader([&] {
@@ -193,7 +206,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
     Packed& p = **packed;
     auto index = encode_frame_index(p.index);
     write_status = write_all(out_fd, index, out_name, rep.stream_bytes);
-    const std::span<const std::byte> data(p.data.data(), p.index.compressed_bytes);
+    const std::span<const std::byte> data(p.out.data.get(), p.index.compressed_bytes);
     if (write_status) write_status = write_all(out_fd, data, out_name, rep.stream_bytes + index.size());
     if (!write_status) break;
     rep.stream_bytes += index.size() + data.size();
@@ -204,8 +217,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
     rep.stored_bytes += p.index.stored_bytes;
     rep.compressed_bytes += data.size();
     for (const Run& z : p.index.zero_runs) rep.zero_bytes += z.length * h.block_size;
-    bin.put(std::move(p.buf));
-    outs.put(std::move(p.data));
+    outs.put(std::move(p.out));
   }
   pool.stop();
   reader.join();

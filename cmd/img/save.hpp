@@ -7,8 +7,11 @@
 //   T workers       ZSTD_compress2, one context each (level, checksum)
 //   caller's thread writes index record + frame, in order
 //
-// At most T + 2 frames are in the pool at once, so memory is bounded by
-// (T + 4) * (frame_bytes + its compress bound) plus the map. Ctrl-C
+// At most T + 1 frames are in the pool at once. A frame's raw buffer goes
+// back to the reader as soon as it is compressed, and output buffers are
+// not zero-filled, so memory is bounded by (T + 2) * frame_bytes of raw
+// frames plus (T + 2) compressed frames (resident only as far as zstd
+// wrote them: about a third of frame_bytes at level 3) plus the map. Ctrl-C
 // (fsio::InterruptGuard) stops the reader after its current batch: the
 // result is Errc::interrupted and the output holds no end record, so no
 // reader takes it for a whole image.
