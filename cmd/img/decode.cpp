@@ -26,7 +26,7 @@ std::string where(const FrameRecord& f) {
 // Decompresses one frame into a buffer of frame_bytes: exactly one zstd
 // frame, whose header states the stored size, whose checksum matches.
 fsio::Result<Decoded> decompress(FrameRecord& f, Decompressor& d, Bin<fsio::AlignedBuffer>& bin,
-                                 const std::string& name) {
+                                 Bin<std::vector<std::byte>>& inputs, const std::string& name) {
   auto fail = [&](const std::string& why) { return make_error(Errc::corrupt, name + ": " + where(f) + ": " + why); };
   if (d.dctx == nullptr && (d.dctx = ZSTD_createDCtx()) == nullptr) return fail("cannot create a zstd context");
   const auto* src = f.compressed.data();
@@ -46,6 +46,7 @@ fsio::Result<Decoded> decompress(FrameRecord& f, Decompressor& d, Bin<fsio::Alig
   const std::size_t got = ZSTD_decompressDCtx(d.dctx, out.data.data(), out.index.stored_bytes, src, n);
   if (ZSTD_isError(got)) return fail(std::string("zstd: ") + ZSTD_getErrorName(got));
   if (got != out.index.stored_bytes) return fail("decompressed to " + std::to_string(got) + " bytes");
+  inputs.put(std::move(f.compressed));  // for the input thread's next frame
   return out;
 }
 
@@ -59,7 +60,9 @@ fsio::Result<End> decode_frames(ImageReader& reader, unsigned threads,
   const std::string name = reader.name();
   std::vector<Decompressor> ctx(threads);
   Bin<fsio::AlignedBuffer> bin([&] { return fsio::AlignedBuffer(frame_bytes); });
-  Pool pool(threads, threads + 2, [&](FrameRecord& f, unsigned w) { return decompress(f, ctx[w], bin, name); });
+  Bin<std::vector<std::byte>> inputs([] { return std::vector<std::byte>(); });
+  Pool pool(threads, threads + 2,
+            [&](FrameRecord& f, unsigned w) { return decompress(f, ctx[w], bin, inputs, name); });
   std::optional<fsio::Result<End>> end;
   std::thread input([&] {
     for (;;) {
@@ -67,7 +70,7 @@ fsio::Result<End> decode_frames(ImageReader& reader, unsigned threads,
         end = make_error(Errc::interrupted, "interrupted");
         break;
       }
-      auto rec = reader.next();
+      auto rec = reader.next(false, inputs.get());
       if (!rec) {
         end = std::move(rec).error();
         break;

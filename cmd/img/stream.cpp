@@ -119,7 +119,7 @@ fsio::Result<ImageReader> ImageReader::open(StreamReader& in) {
   return r;
 }
 
-fsio::Result<std::variant<FrameRecord, End>> ImageReader::next(bool skip_data) {
+fsio::Result<std::variant<FrameRecord, End>> ImageReader::next(bool skip_data, std::vector<std::byte> reuse) {
   FSIO_ASSERT(!ended_);
   const std::uint64_t start = in_->offset();
   const Header& h = header_;
@@ -140,7 +140,8 @@ fsio::Result<std::variant<FrameRecord, End>> ImageReader::next(bool skip_data) {
   if (skip_data) {
     FSIO_TRY(in_->skip(f.index.compressed_bytes, data));
   } else {
-    f.compressed.resize(f.index.compressed_bytes);
+    f.compressed = std::move(reuse);
+    f.compressed.resize(f.index.compressed_bytes);  // within its capacity: no allocation
     FSIO_TRY(in_->read_exact(f.compressed, data));
   }
   ++sequence_;

@@ -59,8 +59,10 @@ class ImageReader {
 
   // The next frame (with its compressed bytes, or with them skipped when
   // `skip_data`), or the end record once the map is covered. Errc::corrupt
-  // names the record and the stream offset.
-  fsio::Result<std::variant<FrameRecord, End>> next(bool skip_data = false);
+  // names the record and the stream offset. `reuse` becomes the frame's
+  // `compressed` vector: a restore hands back the vector of a frame it has
+  // decompressed, so each frame costs neither an allocation nor page faults.
+  fsio::Result<std::variant<FrameRecord, End>> next(bool skip_data = false, std::vector<std::byte> reuse = {});
   std::uint32_t frames() const { return sequence_; }
   const std::string& name() const { return in_->name(); }
   std::uint64_t offset() const { return in_->offset(); }
