@@ -26,3 +26,66 @@ expect "put" "$(complete_words "$c/extwb" _fsio_extwb extwb pu)" "extwb subcomma
 expect "--parents" "$(complete_words "$c/extwb" _fsio_extwb extwb put --par)" "extwb put --par"
 bash -c ". '$c/mkfat'; complete -p mkfs.vfat" | grep -q _fsio_mkfat || fail "mkfs.vfat is not completed by mkfat's"
 pass "mkfat, mkfs.fat, ddbench and extwb complete options and values"
+
+# fatck, fatfill, fsimg: what "-" completes to is, as a set, what the tool's
+# own --help lists (CLI11: an option line starts "  -x,--long").
+FATCK=$BUILD/cmd/fatck FATFILL=$BUILD/cmd/fatfill FSIMG=$BUILD/cmd/fsimg
+for b in "$FATCK" "$FATFILL" "$FSIMG"; do [ -x "$b" ] || fail "$b is not built"; done
+help_opts() {  # help_opts TOOL [SUBCOMMAND]: the options --help lists, sorted
+  "$@" --help | grep -oE '^ +-[-a-zA-Z0-9,]+' | tr -d ' ' | tr ',' '\n' | sort -u | paste -sd' '
+}
+help_line() {  # help_line OPTION TOOL [SUBCOMMAND]: --help's text for OPTION
+  local o=$1; shift  # CLI11 puts a long description on the next, deeper line
+  "$@" --help | awk -v o="$o" '$1 == o || $1 ~ "^-[a-zA-Z]," o "$" {p = 1; print; next}
+    p && /^      +[^ -]/ {print; next} {p = 0}'
+}
+# one line, sorted; not xargs, whose echo would take -n or --help as its own
+sorted() { tr ' ' '\n' | grep -v '^$' | sort -u | paste -sd' '; }
+same_options() {  # same_options FILE FUNCTION WHAT HELP-OPTIONS WORD...
+  local file=$1 fn=$2 what=$3 want=$4; shift 4
+  [ -n "$want" ] || fail "$what: no options found in --help"
+  expect "$want" "$(complete_words "$file" "$fn" "$@" - | tr ' ' '\n' | grep -vx -- - | sorted)" "$what -"
+}
+# fatck -r is in --help but refused ("not supported"): not offered.
+help_line -r "$FATCK" | grep -q 'not supported' || fail "fatck --help no longer says -r is not supported"
+same_options "$c/fatck" _fsio_fatck "fatck" "$(help_opts "$FATCK" | tr ' ' '\n' | grep -vx -- -r | paste -sd' ')" fatck
+expect "--verbose" "$(complete_words "$c/fatck" _fsio_fatck fatck --v)" "fatck --v"
+got=$(cd "$T" && touch disk.img && complete_words "$c/fatck" _fsio_fatck fatck -a dis)
+expect "disk.img" "$got" "fatck TARGET"
+
+same_options "$c/fatfill" _fsio_fatfill "fatfill" "$(help_opts "$FATFILL")" fatfill
+help=$(help_line --mirror "$FATFILL")
+for v in $(complete_words "$c/fatfill" _fsio_fatfill fatfill --mirror ''); do
+  [[ $help == *"$v"* ]] || fail "fatfill --mirror completes '$v', which --help does not name: $help"
+done
+expect "batched serial" "$(complete_words "$c/fatfill" _fsio_fatfill fatfill --mirror '')" "fatfill --mirror"
+expect "serial" "$(complete_words "$c/fatfill" _fsio_fatfill fatfill --size 1M --mirror s)" "fatfill --mirror s"
+expect "--no-zero" "$(complete_words "$c/fatfill" _fsio_fatfill fatfill --no)" "fatfill --no"
+
+# fsimg: the subcommands from "fsimg --help" (CLI11's Subcommands: section),
+# then each subcommand's options from "fsimg SUB --help".
+subs=$("$FSIMG" --help | sed -n '/^Subcommands:/,$p' | awk 'NR > 1 && /^  [a-z]/ {print $1}' | sorted)
+expect "info restore save verify" "$subs" "fsimg --help's subcommands"
+expect "$subs" "$(complete_words "$c/fsimg" _fsio_fsimg fsimg '' | tr ' ' '\n' | grep -v '^-' | sorted)" "fsimg SUBCOMMAND"
+for s in $subs; do
+  same_options "$c/fsimg" _fsio_fsimg "fsimg $s" "$(help_opts "$FSIMG" "$s")" fsimg "$s"
+done
+help=$(help_line --fs "$FSIMG" save)
+for v in $(complete_words "$c/fsimg" _fsio_fsimg fsimg save --fs ''); do
+  [[ $help == *"$v"* ]] || fail "fsimg save --fs completes '$v', which --help does not name: $help"
+done
+expect "ext4" "$(complete_words "$c/fsimg" _fsio_fsimg fsimg save --fs e)" "fsimg save --fs e"
+# -l's values lie in the range --help gives ("-7..22").
+range=$(help_line --level "$FSIMG" save | grep -oE -- '-?[0-9]+\.\.-?[0-9]+')
+[ -n "$range" ] || fail "fsimg save --help gives no range for --level"
+for v in $(complete_words "$c/fsimg" _fsio_fsimg fsimg save -l ''); do
+  [ "$v" -ge "${range%..*}" ] && [ "$v" -le "${range#*..}" ] || fail "fsimg -l completes $v, outside $range"
+done
+expect "--keep-unused" "$(complete_words "$c/fsimg" _fsio_fsimg fsimg restore --k)" "fsimg restore --k"
+got=$(cd "$T" && touch vol.fsimg && complete_words "$c/fsimg" _fsio_fsimg fsimg restore -f vol)
+expect "vol.fsimg" "$got" "fsimg restore IN"
+complete_words "$c/fsimg" _fsio_fsimg fsimg info - | tr ' ' '\n' | grep -qx -- - || fail "fsimg info: - (stdin) not offered"
+for t in fatck fatfill fsimg; do
+  bash -c ". '$c/$t'; complete -p $t" | grep -q "_fsio_$t" || fail "$t is not completed by _fsio_$t"
+done
+pass "fatck, fatfill and fsimg (save, restore, verify, info) complete the options their --help lists, and values"

@@ -75,8 +75,11 @@ def labels(path):
         if line.startswith("fio-") or line.startswith("ddbench-") or line.startswith("Starting ") or "|" in line:
             continue
         m = re.match(r"\s*([A-Za-z][A-Za-z /]*?(?: \([a-z]+\))?)\s*[:=]", line)
-        if m and m.group(1) not in out:
-            out.append(m.group(1))
+        # fio and ddbench each pick nsec, usec or msec from the values, so a
+        # slower run (a loaded machine, the sanitizers) changes the unit only.
+        label = re.sub(r"\((?:nsec|usec|msec)\)", "(time unit)", m.group(1)) if m else None
+        if label and label not in out:
+            out.append(label)
     return out
 fio, dd = labels(sys.argv[1]), labels(sys.argv[2])
 it = iter(dd)

@@ -73,9 +73,7 @@ pass "read-only device and file refused for writing, read as usual"
 
 # io_uring refused with stdin closed: write + verify on psync, same data.
 need strace
-# (LeakSanitizer cannot run under ptrace; the ASan build still checks the rest.)
-expect_rc 0 env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-  strace -f -o /dev/null -e inject=io_uring_setup:error=ENOSYS "$DDBENCH" --rw randwrite --bs 4K --verify --json "$img" <&-
+expect_rc 0 traced -f -o /dev/null -e inject=io_uring_setup:error=ENOSYS "$DDBENCH" --rw randwrite --bs 4K --verify --json "$img" <&-
 python3 - "$T/out" <<'PY' || fail "io_uring refused: $(cat "$T/out")"
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"][0]["ddbench"]

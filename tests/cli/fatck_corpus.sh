@@ -109,11 +109,15 @@ for maker in "mkfs.fat -C -F 12 IMG 8000" "mkfs.fat -C -F 16 IMG 65536" "mkfs.fa
   rm -f "$img"
   ${maker/IMG/$img} >/dev/null
   expect_rc 0 "$FATCK" -n "$img"
-  [ "$(wc -l < "$T/out")" -eq 1 ] && grep -q "; clean$" "$T/out" && [ ! -s "$T/err" ] || { cat "$T/out" "$T/err"; fail "empty volume ($maker): fatck printed more than its summary"; }
+  # Nothing on stderr but the notice every tool gives when the test suite
+  # forces an engine (tools/test.sh's FSIO_ENGINE=psync run).
+  grep -v "^fatck: note: FSIO_ENGINE=[a-z]* is set" "$T/err" > "$T/err.rest" || true
+  [ "$(wc -l < "$T/out")" -eq 1 ] && grep -q "; clean$" "$T/out" && [ ! -s "$T/err.rest" ] || { cat "$T/out" "$T/err"; fail "empty volume ($maker): fatck printed more than its summary"; }
   LC_ALL=C.UTF-8 mcopy -s -i "$img" "$T/tree/"* ::
   expect_rc 0 fsck.fat -n "$img"
   expect_rc 0 "$FATCK" -n "$img"
-  [ "$(wc -l < "$T/out")" -eq 1 ] && grep -q " 203 files, 3 directories, .*; clean$" "$T/out" && [ ! -s "$T/err" ] ||
+  grep -v "^fatck: note: FSIO_ENGINE=[a-z]* is set" "$T/err" > "$T/err.rest" || true
+  [ "$(wc -l < "$T/out")" -eq 1 ] && grep -q " 203 files, 3 directories, .*; clean$" "$T/out" && [ ! -s "$T/err.rest" ] ||
     { cat "$T/out" "$T/err"; fail "filled volume ($maker): fatck -n said more than '... clean'"; }
   pass "$(basename "${maker%% *}") ${maker#* -C } filled by mtools: $(cat "$T/out")"
 done

@@ -24,7 +24,7 @@ cp "$img" "$T/damaged.img"
 before=$(sha "$img")
 
 # -n: read-only open, no write, on a writable damaged image.
-rc=0; strace -f -e trace=openat,pwrite64,pwritev,pwritev2,write -o "$T/strace" "$FATCK" -n "$img" >"$T/out" 2>&1 || rc=$?
+rc=0; traced -f -e trace=openat,pwrite64,pwritev,pwritev2,write -o "$T/strace" "$FATCK" -n "$img" >"$T/out" 2>&1 || rc=$?
 [ "$rc" -eq 4 ] || fail "-n on a damaged image exited $rc"
 grep -F "$img" "$T/strace" | grep -q O_RDONLY || fail "-n did not open the image read-only: $(grep -F "$img" "$T/strace")"
 ! grep -F "$img" "$T/strace" | grep -qE "O_RDWR|O_WRONLY" || fail "-n opened the image for writing"

@@ -106,9 +106,7 @@ pass "Ctrl-C during -C: $(cat "$T/int.err")"
 # image is the process's descriptor 0; the fallback to psync must not close it.
 need strace
 truncate -s 64M "$T/r.img"
-# (LeakSanitizer cannot run under ptrace; the ASan build still checks the rest.)
-expect_rc 0 env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-  strace -f -o /dev/null -e inject=io_uring_setup:error=ENOSYS "$MKFAT" --json "$T/r.img" <&-
+expect_rc 0 traced -f -o /dev/null -e inject=io_uring_setup:error=ENOSYS "$MKFAT" --json "$T/r.img" <&-
 [ "$(json "$T/out" 'j["engine"]')" = psync ] || fail "engine: $(cat "$T/out")"
 expect_rc 0 fsck.fat -n "$T/r.img"
 pass "io_uring_setup refused (ENOSYS), stdin closed: formatted on psync, fsck.fat clean"

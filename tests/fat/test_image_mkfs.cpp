@@ -158,10 +158,11 @@ TEST(ImageVsMkfsFat, TensOfGibibytes) {
 }
 
 TEST(ImageVsMkfsFat, Tebibytes) {
-  if (!full_matrix()) GTEST_SKIP() << "FATs of hundreds of MiB (20 s): only with FSIO_IMAGE_MATRIX=full";
+  // FATs of hundreds of MiB, written by both tools: the sampled matrix runs
+  // the 2 TiB case only (about 20 s), FSIO_IMAGE_MATRIX=full both.
   auto vs = variants();
   run_group({2 * TiB + 512}, {vs[0]}, "2 TiB", false);
-  run_group({4 * TiB}, {vs[4]}, "4 TiB -S 4096", false);
+  if (full_matrix()) run_group({4 * TiB}, {vs[4]}, "4 TiB -S 4096", false);
 }
 
 // No --offset here: mkfs.fat 4.2 multiplies --offset by the Atari variant's
