@@ -36,6 +36,10 @@ std::string_view strip_comment(std::string_view line) {
   return trim(cut == std::string_view::npos ? line : line.substr(0, cut));
 }
 
+bool is_include_line(std::string_view l) {
+  return l.rfind("include", 0) == 0 && (l.size() == 7 || l[7] == ' ' || l[7] == '\t');
+}
+
 Error syntax(const std::string& where, const std::string& why) {
   return make_error(Errc::invalid_argument, where + ": " + why);
 }
@@ -89,7 +93,7 @@ class Parser {
       sections_.push_back(std::move(s));
       return {};
     }
-    if (l.rfind("include", 0) == 0 && (l.size() == 7 || l[7] == ' ' || l[7] == '\t')) {
+    if (is_include_line(l)) {
       const std::string name(trim(l.substr(7)));
       if (name.empty()) return syntax(where, "include needs a file name");
       if (sections_.empty()) return syntax(where, "include outside of a [section]");
@@ -231,6 +235,10 @@ bool looks_like_fio_job(std::string_view head) {
     pos = nl == std::string_view::npos ? head.size() : nl + 1;
     if (is_comment_or_blank(raw)) continue;
     const auto l = strip_comment(raw);
+    // fio reads "include FILE" before any section and then refuses it
+    // ("outside of [] job section"): such a file is a job file, and the
+    // parser names the same error instead of benchmarking the file.
+    if (is_include_line(l)) return true;
     return l.size() >= 3 && l.front() == '[' && l.back() == ']';
   }
   return false;

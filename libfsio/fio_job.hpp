@@ -51,7 +51,8 @@ FioLine split_fio_option(std::string_view text, const std::string& where);
 std::string expand_fio_env(std::string_view value, const FioEnv& env);
 
 // True when `head` (the start of a file) reads as a fio job file: text whose
-// first line that is neither blank nor a comment is a [section] header. Such
+// first line that is neither blank nor a comment is a [section] header or
+// an "include FILE" line (which fio then refuses outside a section). Such
 // a file is a job file, never a benchmark target.
 bool looks_like_fio_job(std::string_view head);
 

@@ -110,6 +110,9 @@ TEST(LooksLikeFioJob, FirstRealLineIsASection) {
   EXPECT_TRUE(looks_like_fio_job("[global]\nrw=read\n"));
   EXPECT_TRUE(looks_like_fio_job("; job\n\n  [randread]  \nbs=4k\n"));
   EXPECT_FALSE(looks_like_fio_job("rw=read\n[j]\n"));
+  // fio takes a file opening with "include" as a job file (and refuses it).
+  EXPECT_TRUE(looks_like_fio_job("; shared\ninclude common.fio\n"));
+  EXPECT_FALSE(looks_like_fio_job("included = yes\n"));
   EXPECT_FALSE(looks_like_fio_job("#!/bin/sh\n[ -x foo ]\n"));
   EXPECT_FALSE(looks_like_fio_job(std::string("[j]\0\n", 5)));
   EXPECT_FALSE(looks_like_fio_job(""));

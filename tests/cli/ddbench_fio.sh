@@ -162,6 +162,17 @@ expect_rc 2 "$DDBENCH" --name=r --filename="$img" --ioengine=posixaio
 grep -q "ioengine 'posixaio'" "$T/err" || fail "$(cat "$T/err")"
 pass "unsupported and unknown options: exit 2, named: $(cat "$T/err")"
 
+# fio refuses "include" before any section ("outside of [] job section"):
+# so does ddbench, and it neither reads nor writes the file as a target.
+printf '; shared settings\ninclude %s\n' "$T/bad.fio" >"$T/top.fio"
+ibefore=$(sha "$T/top.fio")
+expect_rc 1 fio "$T/top.fio"
+grep -q "outside of \[\] job section" "$T/out" "$T/err" || fail "fio: $(cat "$T/out" "$T/err")"
+expect_rc 2 "$DDBENCH" --rw=write "$T/top.fio"
+grep -q "top.fio:2: include outside of a \[section\]" "$T/err" || fail "$(cat "$T/err")"
+[ "$(sha "$T/top.fio")" = "$ibefore" ] || fail "the job file that opens with include changed"
+pass "include before any section: fio and ddbench refuse it: $(cat "$T/err")"
+
 # A job file is never a target: with fio's --rw=write in front, the job file
 # runs (its own filename), and a job that names itself is refused, --force or not.
 printf '[w]\nfilename=%s\nsize=1m\n' "$img" >"$T/w.fio"
