@@ -5,18 +5,13 @@
 #include <cstdio>
 
 #include "ext/crc.hpp"
+#include "libfsio/size.hpp"
 
 namespace ext {
 namespace {
 
 using fsio::Errc;
 using fsio::make_error;
-
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%" PRIX64, v);
-  return b;
-}
 
 }  // namespace
 
@@ -79,8 +74,8 @@ fsio::Status check_dx_block(std::span<const std::byte> block, std::size_t count_
   const std::uint32_t stored = fsio::load<DxTail>(block, tail).dt_checksum;
   const std::uint32_t want = dx_checksum(block, count_offset, ino, gen, l);
   if (stored != want)
-    return make_error(Errc::corrupt, where + "dx_tail checksum " + hex(stored) + " does not match the contents (" +
-                                         hex(want) + ")");
+    return make_error(Errc::corrupt, where + "dx_tail checksum " + fsio::format_hex(stored, true) + " does not match the contents (" +
+                                         fsio::format_hex(want, true) + ")");
   return {};
 }
 
@@ -92,8 +87,8 @@ fsio::Status check_leaf_tail(std::span<const std::byte> block, std::uint32_t ino
     return make_error(Errc::corrupt, where + "no checksum tail (metadata_csum needs one in every leaf block)");
   const std::uint32_t want = dir_leaf_checksum(block, ino, gen, l);
   if (t.det_checksum != want)
-    return make_error(Errc::corrupt, where + "checksum " + hex(t.det_checksum) + " does not match the contents (" +
-                                         hex(want) + ")");
+    return make_error(Errc::corrupt, where + "checksum " + fsio::format_hex(t.det_checksum, true) + " does not match the contents (" +
+                                         fsio::format_hex(want, true) + ")");
   return {};
 }
 

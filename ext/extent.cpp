@@ -5,18 +5,13 @@
 #include <cstdio>
 
 #include "ext/crc.hpp"
+#include "libfsio/size.hpp"
 
 namespace ext {
 namespace {
 
 using fsio::Errc;
 using fsio::make_error;
-
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%" PRIX64, v);
-  return b;
-}
 
 struct Walk {
   const Inode& inode;
@@ -34,7 +29,7 @@ struct Walk {
   fsio::Status node(std::span<const std::byte> node, std::uint32_t capacity, int want_depth, const std::string& where,
                     std::uint64_t lo, std::uint64_t hi) {
     const auto h = fsio::load<Ext4ExtentHeader>(node);
-    if (h.eh_magic != kExtentMagic) return bad(where, "bad eh_magic " + hex(h.eh_magic) + " (expected 0xF30A)");
+    if (h.eh_magic != kExtentMagic) return bad(where, "bad eh_magic " + fsio::format_hex(h.eh_magic, true) + " (expected 0xF30A)");
     if (h.eh_max == 0 || h.eh_max > capacity)
       return bad(where, "eh_max " + std::to_string(h.eh_max) + " (at most " + std::to_string(capacity) + ")");
     if (h.eh_entries > h.eh_max)
@@ -74,7 +69,7 @@ struct Walk {
     if (x.logical < next_logical || x.logical < lo || std::uint64_t(x.logical) + x.len > hi)
       return bad(where, "ee_block " + std::to_string(x.logical) + " is out of order or outside its index range");
     if (x.physical < l.first_data_block || x.physical + x.len > l.blocks_count)
-      return bad(where, "ee_start " + hex(x.physical) + " + " + std::to_string(x.len) + " blocks is outside the filesystem");
+      return bad(where, "ee_start " + fsio::format_hex(x.physical, true) + " + " + std::to_string(x.len) + " blocks is outside the filesystem");
     next_logical = std::uint64_t(x.logical) + x.len;
     return on_extent(x);
   }
@@ -82,7 +77,7 @@ struct Walk {
   fsio::Status child_block(std::uint64_t block, int depth, const std::string& where, std::uint64_t lo,
                            std::uint64_t hi) {
     if (block < l.first_data_block || block >= l.blocks_count)
-      return bad(where, "index points at block " + hex(block) + ", outside the filesystem");
+      return bad(where, "index points at block " + fsio::format_hex(block, true) + ", outside the filesystem");
     if (on_tree_block) on_tree_block(block);
     // A copy: the reader's buffer may be reused while the children are read.
     const auto span = FSIO_TRY(read(block));
@@ -95,7 +90,7 @@ struct Walk {
         const std::uint32_t stored = fsio::load<le32>(data, 12 + 12 * std::size_t(h.eh_max));
         const std::uint32_t want = extent_block_checksum(data, inode.ino, inode.generation(), l);
         if (stored != want)
-          return bad(here, "checksum " + hex(stored) + " does not match the contents (" + hex(want) + ")");
+          return bad(here, "checksum " + fsio::format_hex(stored, true) + " does not match the contents (" + fsio::format_hex(want, true) + ")");
       }
     }
     return node(data, extent_node_max(l.block_size), depth, here, lo, hi);
@@ -132,7 +127,7 @@ struct MapWalk {
   fsio::Status add(std::uint64_t logical, std::uint64_t physical) {
     if (physical < l.first_data_block || physical >= l.blocks_count)
       return make_error(Errc::corrupt, "ext inode " + std::to_string(inode.ino) + ": block map entry for block " +
-                                           std::to_string(logical) + " points at " + hex(physical) +
+                                           std::to_string(logical) + " points at " + fsio::format_hex(physical, true) +
                                            ", outside the filesystem");
     if (run.len > 0 && run.logical + std::uint64_t(run.len) == logical && run.physical + run.len == physical &&
         run.len < kMaxInitExtentLen) {
@@ -155,7 +150,7 @@ struct MapWalk {
   // logical blocks from `logical`.
   fsio::Status indirect(std::uint64_t block, int level, std::uint64_t logical) {
     if (block < l.first_data_block || block >= l.blocks_count)
-      return make_error(Errc::corrupt, "ext inode " + std::to_string(inode.ino) + ": indirect block " + hex(block) +
+      return make_error(Errc::corrupt, "ext inode " + std::to_string(inode.ino) + ": indirect block " + fsio::format_hex(block, true) +
                                            " is outside the filesystem");
     if (on_tree_block) on_tree_block(block);
     auto data = FSIO_TRY(read(block));

@@ -9,18 +9,13 @@
 
 #include "ext/hash.hpp"
 #include "ext/journal.hpp"
+#include "libfsio/size.hpp"
 
 namespace ext {
 namespace {
 
 using fsio::Errc;
 using fsio::make_error;
-
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%" PRIX64, v);
-  return b;
-}
 
 }  // namespace
 
@@ -69,7 +64,7 @@ fsio::Status Filesystem::load_groups() {
     for (std::uint32_t i = 0; i < l_.gdt_blocks; ++i) {
       const std::uint64_t blk = l_.descriptor_block(i);
       if (blk >= l_.blocks_count)
-        return make_error(Errc::corrupt, "ext descriptor block " + std::to_string(i) + " at " + hex(blk) +
+        return make_error(Errc::corrupt, "ext descriptor block " + std::to_string(i) + " at " + fsio::format_hex(blk, true) +
                                              " is outside the filesystem");
       plug.read(blk * bs, table.span().subspan(std::size_t(i) * bs, bs));
     }
@@ -85,7 +80,7 @@ fsio::Status Filesystem::load_groups() {
       const std::uint16_t want = group_desc_checksum(raw, g, l_, sb_.s_uuid);
       if (groups_[g].checksum != want)
         return make_error(Errc::corrupt, "ext group descriptor " + std::to_string(g) + ": bg_checksum " +
-                                             hex(groups_[g].checksum) + " does not match the contents (" + hex(want) +
+                                             fsio::format_hex(groups_[g].checksum, true) + " does not match the contents (" + fsio::format_hex(want, true) +
                                              ")");
     }
     FSIO_TRY(check_group_desc(groups_[g], g, l_));
@@ -111,7 +106,7 @@ fsio::Status Filesystem::write_gate() {
 fsio::Result<std::span<std::byte>> Filesystem::meta(std::uint64_t block) {
   if (auto it = cache_.find(block); it != cache_.end()) return it->second.buf.span();
   if (block >= l_.blocks_count)
-    return make_error(Errc::corrupt, "ext: metadata block " + hex(block) + " is outside the filesystem");
+    return make_error(Errc::corrupt, "ext: metadata block " + fsio::format_hex(block, true) + " is outside the filesystem");
   Cached c;
   c.buf = fsio::AlignedBuffer(l_.block_size);
   FSIO_TRY(q_->read(block * l_.block_size, c.buf.span()));

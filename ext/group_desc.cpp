@@ -6,15 +6,10 @@
 #include <cstring>
 
 #include "ext/crc.hpp"
+#include "libfsio/size.hpp"
 
 namespace ext {
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%" PRIX64, v);
-  return b;
-}
 
 // A full 64-byte view of a descriptor of any size: the missing _hi halves read as 0.
 Ext4GroupDesc view(std::span<const std::byte> raw) {
@@ -99,7 +94,7 @@ std::uint16_t group_desc_checksum(std::span<const std::byte> raw, std::uint32_t 
 fsio::Status check_group_desc(const GroupDesc& d, std::uint32_t g, const Layout& l) {
   auto bad = [&](const char* field, std::uint64_t v, const char* why) {
     return fsio::make_error(fsio::Errc::corrupt, "ext group descriptor " + std::to_string(g) + ": " + field + " " +
-                                                     hex(v) + " " + why);
+                                                     fsio::format_hex(v, true) + " " + why);
   };
   if (d.block_bitmap < l.first_data_block || d.block_bitmap >= l.blocks_count)
     return bad("bg_block_bitmap", d.block_bitmap, "is outside the filesystem");

@@ -7,18 +7,13 @@
 #include <cstdio>
 
 #include "ext/crc.hpp"
+#include "libfsio/size.hpp"
 
 namespace ext {
 namespace {
 
 using fsio::Errc;
 using fsio::make_error;
-
-std::string hex(std::uint64_t v) {
-  char b[24];
-  std::snprintf(b, sizeof b, "0x%" PRIX64, v);
-  return b;
-}
 
 fsio::Error bad(const char* field, std::uint64_t value, const std::string& why) {
   return make_error(Errc::corrupt, std::string("ext superblock: ") + field + " " + std::to_string(value) + " " + why);
@@ -77,7 +72,7 @@ fsio::Result<Layout> decode_layout(std::span<const std::byte> bytes, std::uint64
     return make_error(Errc::corrupt, "ext superblock: device too small (" + std::to_string(device_bytes) + " bytes)");
   const auto sb = fsio::load<Ext4SuperBlock>(bytes);
   if (sb.s_magic != kSuperMagic)
-    return make_error(Errc::corrupt, "ext superblock: bad magic " + hex(sb.s_magic) + " (expected 0xEF53)");
+    return make_error(Errc::corrupt, "ext superblock: bad magic " + fsio::format_hex(sb.s_magic, true) + " (expected 0xEF53)");
   if (sb.s_rev_level > 1)
     return make_error(Errc::unsupported, "ext superblock: s_rev_level " + std::to_string(sb.s_rev_level) + " is unknown");
 
@@ -92,8 +87,8 @@ fsio::Result<Layout> decode_layout(std::span<const std::byte> bytes, std::uint64
       return bad("s_checksum_type", sb.s_checksum_type, "is not crc32c (1)");
     const std::uint32_t want = superblock_checksum(bytes.first(kSuperblockSize));
     if (sb.s_checksum != want)
-      return make_error(Errc::corrupt, "ext superblock: s_checksum " + hex(sb.s_checksum) + " does not match the contents (" +
-                                           hex(want) + ")");
+      return make_error(Errc::corrupt, "ext superblock: s_checksum " + fsio::format_hex(sb.s_checksum, true) + " does not match the contents (" +
+                                           fsio::format_hex(want, true) + ")");
   }
   if (sb.s_log_block_size > 6) return bad("s_log_block_size", sb.s_log_block_size, "(block size above 64 KiB)");
   l.block_size = 1024u << sb.s_log_block_size;

@@ -6,15 +6,11 @@
 
 #include "libfsio/bench_runner.hpp"
 #include "libfsio/progress.hpp"
+#include "libfsio/size.hpp"
 
 namespace fsio::detail {
 
 namespace {
-std::string hex(std::uint64_t v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "0x%" PRIx64, v);
-  return b;
-}
 constexpr std::uint64_t sync_tag = ~std::uint64_t{0};
 }  // namespace
 
@@ -119,7 +115,7 @@ void Runner::handle_completion(const IoCompletion& c, std::uint64_t t) {
   const std::int64_t r = c.result;
   if (r < 0 || (r == 0 && l.req_want > 0)) {
     const std::string ctx =
-        std::string(l.dir == dir_read ? "read " : "write ") + std::to_string(l.req_bytes) + " bytes at " + hex(l.req_offset);
+        std::string(l.dir == dir_read ? "read " : "write ") + std::to_string(l.req_bytes) + " bytes at " + format_hex(l.req_offset);
     fail(r < 0 ? errno_error(int(-r), ctx) : make_error(Errc::io, ctx + ": unexpected end of file"));
     for (unsigned k = 0; k < l.nmembers; ++k) free_.push_back(l.members[k]);
     return;

@@ -18,15 +18,10 @@
 #include <utility>
 
 #include "libfsio/mount.hpp"
+#include "libfsio/size.hpp"
 
 namespace fsio {
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%" PRIx64, v);
-  return buf;
-}
 
 // Name the filesystem that refused O_DIRECT, for direct_fallback().
 std::string filesystem_name(int fd) {
@@ -39,7 +34,7 @@ std::string filesystem_name(int fd) {
     case SYSFS_MAGIC: return "sysfs";
     case FUSE_SUPER_MAGIC: return "fuse";
     case OVERLAYFS_SUPER_MAGIC: return "overlayfs";
-    default: return "the filesystem (type " + hex(static_cast<unsigned long>(sf.f_type)) + ")";
+    default: return "the filesystem (type " + format_hex(static_cast<unsigned long>(sf.f_type)) + ")";
   }
 }
 
@@ -186,16 +181,16 @@ Status Device::finish_open(const OpenOptions& o) {
   // The window: a partition always starts on a sector boundary, and O_DIRECT
   // needs it to, so an unaligned start is refused rather than half-working.
   if (o.offset % topo_.logical_sector != 0)
-    return make_error(Errc::invalid_argument, path_ + ": window offset " + hex(o.offset) +
+    return make_error(Errc::invalid_argument, path_ + ": window offset " + format_hex(o.offset) +
                                                   " is not a multiple of the " +
                                                   std::to_string(topo_.logical_sector) + "-byte sector");
   if (o.offset > real_size)
-    return make_error(Errc::invalid_argument, path_ + ": window offset " + hex(o.offset) +
-                                                  " is beyond the end (size " + hex(real_size) + ")");
+    return make_error(Errc::invalid_argument, path_ + ": window offset " + format_hex(o.offset) +
+                                                  " is beyond the end (size " + format_hex(real_size) + ")");
   std::uint64_t avail = real_size - o.offset;
   if (o.length && *o.length > avail)
-    return make_error(Errc::invalid_argument, path_ + ": window " + hex(o.offset) + "+" + hex(*o.length) +
-                                                  " ends beyond the end (size " + hex(real_size) + ")");
+    return make_error(Errc::invalid_argument, path_ + ": window " + format_hex(o.offset) + "+" + format_hex(*o.length) +
+                                                  " ends beyond the end (size " + format_hex(real_size) + ")");
   offset_ = o.offset;
   size_ = o.length ? *o.length : avail;
   return {};
@@ -251,8 +246,8 @@ Result<std::uint64_t> Device::clamp(std::uint64_t offset, std::uint64_t length) 
   if (length == 0) return std::uint64_t{0};
   if (offset >= size_)
     return make_error(Errc::invalid_argument, path_ + ": request of " + std::to_string(length) + " bytes at " +
-                                                  hex(offset) + " is beyond the end of the device (size " +
-                                                  hex(size_) + ")");
+                                                  format_hex(offset) + " is beyond the end of the device (size " +
+                                                  format_hex(size_) + ")");
   std::uint64_t inside = size_ - offset;
   if (length <= inside) return length;
   // Straddles the end (guard_bio_eod). Buffered regular files can transfer
@@ -260,8 +255,8 @@ Result<std::uint64_t> Device::clamp(std::uint64_t offset, std::uint64_t length) 
   if (!is_block_ && !direct_) return inside;
   std::uint64_t whole = inside / topo_.logical_sector * topo_.logical_sector;
   if (whole == 0)
-    return make_error(Errc::invalid_argument, path_ + ": request at " + hex(offset) +
-                                                  " lies in the partial last sector (size " + hex(size_) + ", " +
+    return make_error(Errc::invalid_argument, path_ + ": request at " + format_hex(offset) +
+                                                  " lies in the partial last sector (size " + format_hex(size_) + ", " +
                                                   std::to_string(topo_.logical_sector) + "-byte sectors)");
   return whole;
 }
@@ -276,11 +271,11 @@ Status Device::flush() const {
 }
 
 Status Device::discard(std::uint64_t offset, std::uint64_t length) const {
-  std::string what = "discard " + std::to_string(length) + " bytes at " + hex(offset);
+  std::string what = "discard " + std::to_string(length) + " bytes at " + format_hex(offset);
   if (!writable_) return make_error(Errc::invalid_argument, path_ + ": " + what + ": not opened for writing");
   if (offset > size_ || length > size_ - offset)
     return make_error(Errc::invalid_argument, path_ + ": " + what + ": beyond the end of the device (size " +
-                                                  hex(size_) + ")");
+                                                  format_hex(size_) + ")");
   if (length == 0) return {};
   std::uint64_t abs = offset_ + offset;
   if (is_block_) {

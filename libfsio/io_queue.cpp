@@ -1,6 +1,7 @@
 // IoQueue: plug -> sort -> guard -> merge -> submit -> reap, as the block
 // layer does it (blk_start_plug / blk_finish_plug, bio merging, guard_bio_eod).
 #include "libfsio/io_queue.hpp"
+#include "libfsio/size.hpp"
 
 #include <limits.h>
 
@@ -34,17 +35,11 @@ struct IoQueue::Unit {
 
 namespace {
 
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // "write 1048576 bytes at 0x100000": what every queue error starts with.
 std::string describe(IoOp op, std::uint64_t bytes, std::uint64_t offset) {
   if (op == IoOp::flush) return "flush";
   return std::string(op == IoOp::read ? "read " : "write ") + std::to_string(bytes) +
-         " bytes at " + hex(offset);
+         " bytes at " + format_hex(offset);
 }
 
 using Clock = std::chrono::steady_clock;

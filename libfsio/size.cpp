@@ -84,4 +84,10 @@ std::string format_size(std::uint64_t bytes) {
   return number + " " + units[unit];
 }
 
+std::string format_hex(std::uint64_t v, bool upper) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, upper ? "0x%llX" : "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
 }  // namespace fsio

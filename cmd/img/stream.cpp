@@ -1,4 +1,5 @@
 #include "cmd/img/stream.hpp"
+#include "libfsio/size.hpp"
 
 #include <unistd.h>
 
@@ -10,12 +11,6 @@ namespace {
 
 using fsio::Errc;
 using fsio::make_error;
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 }  // namespace
 
@@ -76,7 +71,7 @@ fsio::Result<bool> StreamReader::at_end() {
 }
 
 fsio::Error ImageReader::at(std::uint64_t offset, fsio::Error e) const {
-  return std::move(e).wrap(in_->name() + ": byte " + std::to_string(offset) + " (" + hex(offset) + ")");
+  return std::move(e).wrap(in_->name() + ": byte " + std::to_string(offset) + " (" + fsio::format_hex(offset) + ")");
 }
 
 fsio::Result<std::vector<std::byte>> ImageReader::read_record(std::uint32_t min, std::uint32_t max,

@@ -9,6 +9,7 @@
 #include "cmd/img/save.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/io_queue.hpp"
+#include "libfsio/size.hpp"
 
 namespace img {
 namespace {
@@ -17,12 +18,6 @@ using fsio::Errc;
 using fsio::make_error;
 
 constexpr std::uint64_t kBatch = 16u << 20;
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // Segments waiting for one batched read of the target.
 class Comparer {
@@ -77,7 +72,7 @@ class Comparer {
     std::snprintf(text, sizeof text, "0x%02X, the target has 0x%02X", want, std::to_integer<unsigned>(got[i]));
     difference_ = "block " + std::to_string(off / h_.block_size) + " (" +
                   (s.unused ? "unused, expected zeros" : s.data ? "saved" : "saved, all zeros") + ") differs at byte " +
-                  std::to_string(off) + " (" + hex(off) + "): the image has " + text;
+                  std::to_string(off) + " (" + fsio::format_hex(off) + "): the image has " + text;
   }
 
   fsio::IoQueue& q_;

@@ -82,5 +82,12 @@ TEST(FormatSize, RoundTripsThroughParseForWholeUnits) {
   }
 }
 
+TEST(FormatHex, LowerByDefaultUpperOnRequest) {
+  EXPECT_EQ(format_hex(0), "0x0");
+  EXPECT_EQ(format_hex(0xef53), "0xef53");
+  EXPECT_EQ(format_hex(0xef53, true), "0xEF53");
+  EXPECT_EQ(format_hex(~std::uint64_t{0}), "0xffffffffffffffff");  // 18 characters and the NUL fit
+}
+
 }  // namespace
 }  // namespace fsio
