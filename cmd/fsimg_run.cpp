@@ -6,6 +6,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <iostream>
 
 #include "cmd/common.hpp"
@@ -67,14 +68,19 @@ fsio::Result<int> open_out(const Args& a, bool* created) {
   return fd;
 }
 
-fsio::Result<int> open_in(const std::string& in) {
+// Opens IN (a file, or "-" for a pipe) and its header, then runs `body` on
+// the reader; an error on the way is reported and its exit code returned.
+int with_stream(const std::string& in, const std::function<int(img::ImageReader&)>& body) {
+  int fd = STDIN_FILENO;
   if (in == "-") {
-    if (::isatty(STDIN_FILENO)) return make_error(Errc::invalid_argument, "stdin is a terminal; pipe an image in");
-    return STDIN_FILENO;
+    if (::isatty(STDIN_FILENO)) return fail(make_error(Errc::invalid_argument, "stdin is a terminal; pipe an image in"));
+  } else if ((fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
+    return fail(fsio::errno_error(in + ": open"));
   }
-  const int fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fsio::errno_error(in + ": open");
-  return fd;
+  img::StreamReader stream(fd, in == "-" ? "stdin" : in);
+  auto reader = img::ImageReader::open(stream);
+  if (!reader) return fail(reader.error());
+  return body(*reader);
 }
 
 std::uint64_t created_time() {
@@ -147,100 +153,91 @@ int run_save(const Args& a) {
 }
 
 int run_restore(const Args& a) {
-  auto fd = open_in(a.in);
-  if (!fd) return fail(fd.error());
   fsio::InterruptGuard interrupt;
-  img::StreamReader in(*fd, a.in == "-" ? "stdin" : a.in);
-  auto reader = img::ImageReader::open(in);
-  if (!reader) return fail(reader.error());
-  const img::Header& h = reader->header();
-  fsio::Progress progress("fsimg restore", h.image_bytes, progress_on(a) && !a.dry_run);
-  img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads,
-                         fsio::EngineKind::automatic, &progress};
-  auto rep = img::restore(*reader, a.target, ro);
-  if (!rep) return fail(rep.error());
-  const auto& r = *rep;
-  const double mbps = r.seconds > 0 ? double(r.data_bytes) / r.seconds / 1e6 : 0;
-  if (a.json) {
-    json out = {{"in", a.in}, {"target", a.target}, {"dry_run", a.dry_run}, {"header", header_json(h)},
-                {"frames", r.frames}, {"data_bytes", r.data_bytes}, {"zero_written", r.zero_written},
-                {"zero_punched", r.zero_punched}, {"kept_bytes", r.kept_bytes},
-                {"wiped_signatures", r.wiped_signatures}, {"zeroing", r.zeroing}, {"direct", r.direct},
-                {"created", r.created}, {"seconds", r.seconds}, {"write_stats", fsio::cli::to_json(r.write_stats)}};
-    std::cout << out.dump(2) << '\n';
-  } else if (!a.quiet) {
-    std::printf("%s%s: %s %s filesystem from %s: %s of data in %u frames, zeros: %s written, %s by %s%s; %.2f s, "
-                "%.0f MB/s\n",
-                a.dry_run ? "would restore " : "", a.target.c_str(), fsio::format_size(h.image_bytes).c_str(),
-                img::fs_type_name(h.fs_type), a.in.c_str(), fsio::format_size(r.data_bytes).c_str(), r.frames,
-                fsio::format_size(r.zero_written).c_str(), fsio::format_size(r.zero_punched).c_str(),
-                r.zeroing == "written" ? "punching" : r.zeroing.c_str(),
-                a.keep_unused ? (", " + fsio::format_size(r.kept_bytes) + " unused left as it was").c_str() : "",
-                r.seconds, mbps);
-  }
-  return fsio::cli::exit_ok;
+  return with_stream(a.in, [&](img::ImageReader& reader) -> int {
+    const img::Header& h = reader.header();
+    fsio::Progress progress("fsimg restore", h.image_bytes, progress_on(a) && !a.dry_run);
+    img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads,
+                           fsio::EngineKind::automatic, &progress};
+    auto rep = img::restore(reader, a.target, ro);
+    if (!rep) return fail(rep.error());
+    const auto& r = *rep;
+    const double mbps = r.seconds > 0 ? double(r.data_bytes) / r.seconds / 1e6 : 0;
+    if (a.json) {
+      json out = {{"in", a.in}, {"target", a.target}, {"dry_run", a.dry_run}, {"header", header_json(h)},
+                  {"frames", r.frames}, {"data_bytes", r.data_bytes}, {"zero_written", r.zero_written},
+                  {"zero_punched", r.zero_punched}, {"kept_bytes", r.kept_bytes},
+                  {"wiped_signatures", r.wiped_signatures}, {"zeroing", r.zeroing}, {"direct", r.direct},
+                  {"created", r.created}, {"seconds", r.seconds}, {"write_stats", fsio::cli::to_json(r.write_stats)}};
+      std::cout << out.dump(2) << '\n';
+    } else if (!a.quiet) {
+      std::printf("%s%s: %s %s filesystem from %s: %s of data in %u frames, zeros: %s written, %s by %s%s; %.2f s, "
+                  "%.0f MB/s\n",
+                  a.dry_run ? "would restore " : "", a.target.c_str(), fsio::format_size(h.image_bytes).c_str(),
+                  img::fs_type_name(h.fs_type), a.in.c_str(), fsio::format_size(r.data_bytes).c_str(), r.frames,
+                  fsio::format_size(r.zero_written).c_str(), fsio::format_size(r.zero_punched).c_str(),
+                  r.zeroing == "written" ? "punching" : r.zeroing.c_str(),
+                  a.keep_unused ? (", " + fsio::format_size(r.kept_bytes) + " unused left as it was").c_str() : "",
+                  r.seconds, mbps);
+    }
+    return fsio::cli::exit_ok;
+  });
 }
 
 int run_verify(const Args& a) {
-  auto fd = open_in(a.in);
-  if (!fd) return fail(fd.error());
   fsio::InterruptGuard interrupt;
-  img::StreamReader in(*fd, a.in == "-" ? "stdin" : a.in);
-  auto reader = img::ImageReader::open(in);
-  if (!reader) return fail(reader.error());
-  fsio::Progress progress("fsimg verify", reader->header().image_bytes, progress_on(a));
-  auto rep = img::verify(*reader, a.target, {a.offset, a.unused, a.threads, fsio::EngineKind::automatic, &progress});
-  if (!rep) return fail(rep.error());
-  if (a.json) {
-    std::cout << json{{"in", a.in}, {"target", a.target}, {"identical", !rep->difference},
-                      {"difference", rep->difference.value_or("")}, {"frames", rep->frames},
-                      {"compared_bytes", rep->compared_bytes}}
-                     .dump(2)
-              << '\n';
-  } else if (rep->difference) {
-    std::fprintf(stderr, "%s: %s: %s\n", kTool, a.target.c_str(), rep->difference->c_str());
-  } else if (!a.quiet) {
-    std::printf("%s: identical to %s over %s compared%s\n", a.target.c_str(), a.in.c_str(),
-                fsio::format_size(rep->compared_bytes).c_str(), a.unused ? " (unused blocks read as zeros)" : "");
-  }
-  return rep->difference ? fsio::cli::exit_failure : fsio::cli::exit_ok;
+  return with_stream(a.in, [&](img::ImageReader& reader) -> int {
+    fsio::Progress progress("fsimg verify", reader.header().image_bytes, progress_on(a));
+    auto rep = img::verify(reader, a.target, {a.offset, a.unused, a.threads, fsio::EngineKind::automatic, &progress});
+    if (!rep) return fail(rep.error());
+    if (a.json) {
+      std::cout << json{{"in", a.in}, {"target", a.target}, {"identical", !rep->difference},
+                        {"difference", rep->difference.value_or("")}, {"frames", rep->frames},
+                        {"compared_bytes", rep->compared_bytes}}
+                       .dump(2)
+                << '\n';
+    } else if (rep->difference) {
+      std::fprintf(stderr, "%s: %s: %s\n", kTool, a.target.c_str(), rep->difference->c_str());
+    } else if (!a.quiet) {
+      std::printf("%s: identical to %s over %s compared%s\n", a.target.c_str(), a.in.c_str(),
+                  fsio::format_size(rep->compared_bytes).c_str(), a.unused ? " (unused blocks read as zeros)" : "");
+    }
+    return rep->difference ? fsio::cli::exit_failure : fsio::cli::exit_ok;
+  });
 }
 
 int run_info(const Args& a) {
-  auto fd = open_in(a.in);
-  if (!fd) return fail(fd.error());
-  img::StreamReader in(*fd, a.in == "-" ? "stdin" : a.in);
-  auto reader = img::ImageReader::open(in);
-  if (!reader) return fail(reader.error());
-  const img::Header& h = reader->header();
-  auto rep = img::info(*reader);
-  if (!rep) return fail(rep.error());
-  const std::uint64_t mapped = h.mapped_blocks * h.block_size;
-  if (a.json) {
-    std::cout << json{{"in", a.in}, {"header", header_json(h)}, {"frames", rep->frames},
-                      {"stored_bytes", rep->stored_bytes}, {"zero_bytes", rep->zero_bytes},
-                      {"compressed_bytes", rep->compressed_bytes}, {"stream_bytes", rep->stream_bytes},
-                      {"ratio", ratio(mapped, rep->stream_bytes)}}
-                     .dump(2)
-              << '\n';
+  return with_stream(a.in, [&](img::ImageReader& reader) -> int {
+    const img::Header& h = reader.header();
+    auto rep = img::info(reader);
+    if (!rep) return fail(rep.error());
+    const std::uint64_t mapped = h.mapped_blocks * h.block_size;
+    if (a.json) {
+      std::cout << json{{"in", a.in}, {"header", header_json(h)}, {"frames", rep->frames},
+                        {"stored_bytes", rep->stored_bytes}, {"zero_bytes", rep->zero_bytes},
+                        {"compressed_bytes", rep->compressed_bytes}, {"stream_bytes", rep->stream_bytes},
+                        {"ratio", ratio(mapped, rep->stream_bytes)}}
+                       .dump(2)
+                << '\n';
+      return fsio::cli::exit_ok;
+    }
+    const std::time_t t = std::time_t(h.created);
+    char when[32] = "?";
+    std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
+    std::printf("%s: fsimg image, format version %u, made by %s at %s\n", a.in.c_str(), unsigned(img::kVersion),
+                h.tool.c_str(), when);
+    std::printf("filesystem: %s, %s (%" PRIu64 " bytes) of a %s source, %u-byte blocks\n", img::fs_type_name(h.fs_type),
+                fsio::format_size(h.image_bytes).c_str(), h.image_bytes, fsio::format_size(h.source_bytes).c_str(),
+                h.block_size);
+    std::printf("map: %zu runs, %" PRIu64 " blocks, %s (%.1f%% of the filesystem)\n", h.runs.size(), h.mapped_blocks,
+                fsio::format_size(mapped).c_str(), 100.0 * ratio(mapped, h.image_bytes));
+    std::printf("frames: %u of up to %s, zstd level %d: %s stored, %s of all-zero blocks elided, %s compressed\n",
+                rep->frames, fsio::format_size(h.frame_bytes).c_str(), h.level, fsio::format_size(rep->stored_bytes).c_str(),
+                fsio::format_size(rep->zero_bytes).c_str(), fsio::format_size(rep->compressed_bytes).c_str());
+    std::printf("stream: %" PRIu64 " bytes; ratio %.2f:1 to the used blocks, %.2f:1 to the filesystem\n",
+                rep->stream_bytes, ratio(mapped, rep->stream_bytes), ratio(h.image_bytes, rep->stream_bytes));
     return fsio::cli::exit_ok;
-  }
-  const std::time_t t = std::time_t(h.created);
-  char when[32] = "?";
-  std::strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&t));
-  std::printf("%s: fsimg image, format version %u, made by %s at %s\n", a.in.c_str(), unsigned(img::kVersion),
-              h.tool.c_str(), when);
-  std::printf("filesystem: %s, %s (%" PRIu64 " bytes) of a %s source, %u-byte blocks\n", img::fs_type_name(h.fs_type),
-              fsio::format_size(h.image_bytes).c_str(), h.image_bytes, fsio::format_size(h.source_bytes).c_str(),
-              h.block_size);
-  std::printf("map: %zu runs, %" PRIu64 " blocks, %s (%.1f%% of the filesystem)\n", h.runs.size(), h.mapped_blocks,
-              fsio::format_size(mapped).c_str(), 100.0 * ratio(mapped, h.image_bytes));
-  std::printf("frames: %u of up to %s, zstd level %d: %s stored, %s of all-zero blocks elided, %s compressed\n",
-              rep->frames, fsio::format_size(h.frame_bytes).c_str(), h.level, fsio::format_size(rep->stored_bytes).c_str(),
-              fsio::format_size(rep->zero_bytes).c_str(), fsio::format_size(rep->compressed_bytes).c_str());
-  std::printf("stream: %" PRIu64 " bytes; ratio %.2f:1 to the used blocks, %.2f:1 to the filesystem\n",
-              rep->stream_bytes, ratio(mapped, rep->stream_bytes), ratio(h.image_bytes, rep->stream_bytes));
-  return fsio::cli::exit_ok;
+  });
 }
 
 }  // namespace fsimg

@@ -91,7 +91,7 @@ fsio::Result<FatTable::Block*> FatTable::block(std::uint64_t index) {
     last_block_ = &b;
     return &b;
   }
-  evict_clean();
+  evict_until(1);
   const std::uint64_t begin = index * block_bytes_;
   const std::uint64_t len = std::min<std::uint64_t>(block_bytes_, used_bytes() - begin);
   Block b{fsio::AlignedBuffer(block_bytes_), false, {}};
@@ -123,16 +123,7 @@ fsio::Status FatTable::prefetch(std::span<const std::pair<std::uint32_t, std::ui
   want.erase(std::unique(want.begin(), want.end()), want.end());
   if (want.size() > cache_blocks_) want.resize(cache_blocks_);
   if (want.empty()) return {};
-  // Room first, so evicting cannot drop a block this call reads.
-  while (!lru_.empty() && lru_.size() + want.size() > cache_blocks_) {
-    const std::uint64_t victim = lru_.back();
-    lru_.pop_back();
-    blocks_.erase(victim);
-    if (victim == last_index_) {
-      last_index_ = ~std::uint64_t(0);
-      last_block_ = nullptr;
-    }
-  }
+  evict_until(want.size());  // room first, so evicting cannot drop a block this call reads
   std::vector<Block> fresh;
   fresh.reserve(want.size());
   auto plug = queue_->plug();
@@ -153,9 +144,9 @@ fsio::Status FatTable::prefetch(std::span<const std::pair<std::uint32_t, std::ui
   return {};
 }
 
-// Drops least recently used clean blocks until one more fits.
-void FatTable::evict_clean() {
-  while (lru_.size() >= cache_blocks_ && !lru_.empty()) {
+// Drops least recently used clean blocks until `room` more fit.
+void FatTable::evict_until(std::size_t room) {
+  while (!lru_.empty() && lru_.size() + room > cache_blocks_) {
     const std::uint64_t victim = lru_.back();
     lru_.pop_back();
     blocks_.erase(victim);
@@ -286,7 +277,7 @@ void FatTable::clear_dirty() {
   dirty_blocks_.clear();
   std::fill(dirty_.begin(), dirty_.end(), 0);
   dirty_count_ = 0;
-  evict_clean();
+  evict_until(1);
 }
 
 fsio::Result<std::size_t> FatTable::flush() {

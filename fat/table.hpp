@@ -154,7 +154,7 @@ class FatTable {
   std::uint32_t local_entry(std::uint32_t n, std::uint64_t index) const;
   std::span<std::byte> block_span(std::uint64_t index, Block& b);
   void mark(std::uint64_t byte_offset, std::uint32_t length);
-  void evict_clean();
+  void evict_until(std::size_t room);
   std::uint64_t used_bytes() const;  // whole sectors holding entries 0..count+1
   void overlay_dirty(std::span<std::byte> span, std::uint64_t pos) const;
   static constexpr std::uint32_t kVisitSlice = 65536;  // entries decoded per visit
