@@ -55,11 +55,27 @@ def device_end(ordinal_end):
     raise AssertionError('ordinal past the map')
 
 
+def zstd_window(pos):
+    """Window size of the zstd frame at pos (RFC 8878 3.1.1.1): the content
+    size when Single_Segment_flag is set, else the Window_Descriptor's."""
+    fhd = data[pos + 4]
+    fcs_sizes = (0 if not fhd & 0x20 else 1, 2, 4, 8)
+    if fhd & 0x20:
+        n = fcs_sizes[fhd >> 6]
+        did = (0, 1, 2, 4)[fhd & 3]
+        value = int.from_bytes(data[pos + 5 + did:pos + 5 + did + n], 'little')
+        return value + (256 if n == 2 else 0)
+    wd = data[pos + 5]
+    base = 1 << (10 + (wd >> 3))
+    return base + base // 8 * (wd & 7)
+
+
 frames = []
 while data[pos + 8:pos + 12] == b'FSIF':
     body, after = record(pos, b'FSIF')
     seq, first, covered, stored, compressed = struct.unpack_from('<IQQQQ', data, body + 4)
-    frames.append({'sequence': seq, 'index_offset': pos, 'zstd_offset': after,
+    frames.append({'sequence': seq, 'index_offset': pos, 'zstd_offset': after, 'stored': stored,
+                   'window': zstd_window(after),
                    'end_offset': after + compressed, 'device_end': device_end(first + covered)})
     pos = after + compressed
 body, end = record(pos, b'FSIE')

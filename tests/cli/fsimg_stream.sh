@@ -25,6 +25,22 @@ frames=$(json "$T/layout.json" "len(j['frames'])")
 [ "$frames" -ge 6 ] || fail "expected at least 6 frames, got $frames"
 head -c 4M /dev/urandom > "$T/old.img"
 
+# The zstd window covers a whole frame (cmd/img/FORMAT.md), read from each
+# frame's header as RFC 8878 defines it: 8 MiB frames of text, which zstd's
+# level 3 alone would give a 2 MiB window.
+mkdir "$T/text"; seq 1 2000000 > "$T/text/a.txt"; seq 3000000 4500000 > "$T/text/b.txt"
+mke2fs -q -F -t ext4 -d "$T/text" "$T/text.img" 40M
+"$FSIMG" save -q --frame-size 8M "$T/text.img" "$T/text.fsimg"
+$LAYOUT "$T/text.fsimg" > "$T/text.json"
+$PY - "$T/text.json" <<'PY' || fail "zstd windows: $(cat "$T/text.json")"
+import json, sys
+frames = json.load(open(sys.argv[1]))["frames"]
+assert len(frames) >= 2 and frames[0]["stored"] == 8 << 20, frames
+for f in frames:
+    assert f["window"] >= f["stored"], f
+PY
+pass "each zstd frame's window covers the frame ($(json "$T/text.json" "[f['window'] for f in j['frames']]"))"
+
 # damaged FILE OFFSET WHAT: restore, verify and info must refuse it cleanly
 damaged() {
   local img=$1 off=$2 what=$3 rc
