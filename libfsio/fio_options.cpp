@@ -228,6 +228,7 @@ FioJob fio_defaults() {
   j.bench.iodepth = 1;
   j.bench.engine = EngineKind::psync;
   j.bench.direct = false;
+  j.bench.batch = 1;  // fio's iodepth_batch_submit: each request submitted as soon as it is ready
   j.bench.merge = false;
   return j;
 }

@@ -39,6 +39,10 @@ TEST(FioOptions, FioDefaultsAreFiosAndTerseDefaultsAreDdbenchs) {
   EXPECT_EQ(f.bench.iodepth, 1u);
   EXPECT_EQ(f.bench.engine, EngineKind::psync);
   EXPECT_FALSE(f.bench.direct);
+  // fio's HOWTO: iodepth_batch_submit "defaults to 1 which means that we
+  // submit each I/O as soon as it is available".
+  EXPECT_EQ(f.bench.batch, 1u);
+  EXPECT_FALSE(f.bench.merge);
   const FioJob t = terse_defaults();
   EXPECT_EQ(t.bench.bs, 1u << 20);
   EXPECT_EQ(t.bench.iodepth, 32u);
