@@ -3,6 +3,8 @@
 
 #include <zstd.h>
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -119,9 +121,7 @@ struct Compressor {
 // costs the reader nothing and finds matches further back (a 2 GiB ext4 of
 // /usr files: 1.9% smaller output at level 3, the same time and memory).
 int window_log(std::uint64_t frame_bytes) {
-  int log = 10;  // ZSTD_WINDOWLOG_MIN
-  while ((std::uint64_t{1} << log) < frame_bytes) ++log;
-  return log;
+  return std::max(10, int(std::bit_width(frame_bytes - 1)));  // 10: ZSTD_WINDOWLOG_MIN
 }
 
 fsio::Result<Packed> compress(RawFrame& f, Compressor& c, int level, int wlog, Bin<fsio::AlignedBuffer>& raws,

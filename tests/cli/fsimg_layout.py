@@ -59,9 +59,8 @@ def zstd_window(pos):
     """Window size of the zstd frame at pos (RFC 8878 3.1.1.1): the content
     size when Single_Segment_flag is set, else the Window_Descriptor's."""
     fhd = data[pos + 4]
-    fcs_sizes = (0 if not fhd & 0x20 else 1, 2, 4, 8)
     if fhd & 0x20:
-        n = fcs_sizes[fhd >> 6]
+        n = (1, 2, 4, 8)[fhd >> 6]  # Frame_Content_Size bytes with a single segment
         did = (0, 1, 2, 4)[fhd & 3]
         value = int.from_bytes(data[pos + 5 + did:pos + 5 + did + n], 'little')
         return value + (256 if n == 2 else 0)
