@@ -68,11 +68,19 @@ expect_rc 0 "$FSIMG" verify "$T/d.fsimg" "$loop"
 pass "mounted: save refused read-write, allowed read-only; restore refused even with --force"
 
 # Ctrl-C while the workers compress (level 19, one thread: seconds of work):
-# exit 130 and no partial image left.
-head -c 12M /dev/urandom > "$T/tree/r.bin"
+# exit 130 and no partial image left. The data is the machine's own
+# programs: random bytes are stored raw by zstd at any level, and 12 MiB of
+# them took 0.6 s, finishing before the signal on an idle machine; 12 MiB of
+# /usr/lib took 3.2 s. The signal goes once the save has made its output.
+(set +o pipefail  # head closes the pipe once it has 12 MiB
+ find /usr/lib -type f -size +100k 2>/dev/null | sort | head -300 | xargs -r cat 2>/dev/null | head -c 12M > "$T/tree/r.bin")
+[ "$(stat -c %s "$T/tree/r.bin")" -eq $((12 << 20)) ] || fail "could not gather 12 MiB of /usr/lib for a slow save"
 mke2fs -q -F -t ext4 -d "$T/tree" "$T/slow.img" 32M
 "$FSIMG" save -q -T 1 -l 19 --frame-size 512K "$T/slow.img" "$T/slow.fsimg" 2>"$T/err" & pid=$!
-sleep 1; kill -INT "$pid"; rc=0; wait "$pid" || rc=$?
+for _ in $(seq 100); do [ -e "$T/slow.fsimg" ] && break; sleep 0.05; done
+sleep 0.3
+kill -INT "$pid" || fail "save ended before Ctrl-C could reach it (the slow save was not slow enough here)"
+rc=0; wait "$pid" || rc=$?
 [ "$rc" -eq 130 ] || { cat "$T/err"; fail "save interrupted: exit $rc, expected 130"; }
 [ ! -e "$T/slow.fsimg" ] || fail "interrupted save left its partial image"
 grep -q "interrupted" "$T/err" || { cat "$T/err"; fail "interrupted save: not said"; }
