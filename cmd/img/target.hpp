@@ -6,13 +6,16 @@
 // target supports it, smaller ones are writes of a shared zero buffer that
 // IoQueue merges with their neighbours; unused segments are skipped with
 // keep_unused. Everything inside the first kHeadBytes is copied aside and
-// written by finish() last. Not thread-safe; one frame at a time.
+// written by finish() last. Every kFlushEvery bytes written, a Flusher
+// drains the device's write cache in the background (flusher.hpp). Not
+// thread-safe; one frame at a time.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "cmd/img/decode.hpp"
+#include "cmd/img/flusher.hpp"
 #include "cmd/img/restore.hpp"
 #include "libfsio/buffer.hpp"
 #include "libfsio/io_queue.hpp"
@@ -50,7 +53,9 @@ class TargetWriter {
   bool zero_range_ok_ = true;
   std::optional<fsio::IoQueue::Plug> plug_;
   std::uint64_t seen_ = 0;  // end of the last segment, for progress
+  std::uint64_t unflushed_ = 0;  // written since the last background flush was asked for
   RestoreReport rep_;
+  std::optional<Flusher> flusher_;  // last: stopped before the queue state above goes
 };
 
 // Makes [offset, offset + length) of the device window read as zeros without
