@@ -1,10 +1,10 @@
 #include "cmd/common.hpp"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 
 #include "libfsio/engine.hpp"
-
 #include "libfsio/size.hpp"
 
 namespace fsio::cli {

@@ -2,13 +2,20 @@
 // the stats JSON. Tools stay short by leaning on this.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "libfsio/result.hpp"
 #include "libfsio/stats.hpp"
+
+// Declared only: a file that builds a CLI::App includes <CLI/CLI.hpp>
+// itself. CLI11 is header-only and costs seconds per file to compile; most
+// of the tools' files print and never parse.
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace fsio::cli {
 

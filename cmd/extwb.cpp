@@ -4,6 +4,8 @@
 // extwb_write.cpp.
 #include "cmd/extwb.hpp"
 
+#include <CLI/CLI.hpp>
+
 namespace {
 
 using namespace extwb;

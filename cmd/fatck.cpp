@@ -3,6 +3,7 @@
 // e2fsck's: 0 clean, 1 errors fixed, 4 errors left, 8 operational error,
 // 16 usage; 130 when Ctrl-C stopped it. The work is fat::check_volume and
 // fat::repair_volume; this file parses, prints and maps to exit codes.
+#include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
 #include <cstdio>

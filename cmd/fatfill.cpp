@@ -1,6 +1,7 @@
 // fatfill: preallocate files on an existing FAT12/16/32 volume, every FAT
 // copy kept in step, crash-ordered. The work is fat::fill; this file binds
 // the options, opens the target and prints the report.
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>

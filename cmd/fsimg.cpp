@@ -3,6 +3,7 @@
 // the stream); this file binds the options of the four commands.
 #include "cmd/fsimg.hpp"
 
+#include <CLI/CLI.hpp>
 #include <csignal>
 
 #include "cmd/common.hpp"
