@@ -35,13 +35,13 @@ run_suite testlog-main.json build --num-processes 2
 # (formats, fills, checks and repairs, fault sweeps, ext4 reads and writes,
 # image streams); the ones that mostly compare against peers' own output
 # (geometry matrices, drop-in command lines, packaging) ran above.
-FSIO_ENGINE=psync run_suite testlog-psync.json build ddbench_basic ddbench_verify ddbench_eod ddbench_fio \
+FSIO_ENGINE=psync run_suite testlog-psync.json build --num-processes 2 ddbench_basic ddbench_verify ddbench_eod ddbench_fio \
   mkfat_peers mkfat_blockdev mkfat_fault mkfat_badblocks fatck_corpus fatck_fault fatfill_fault fatfill_options \
   extwb_read extwb_fault fsimg_roundtrip fsimg_stream
 # Sanitizers: the unit tests, then the CLI tests that drive option parsing,
 # refusals, fault paths and --verify through the real tools.
 run_suite testlog-unit.json build-asan --num-processes 2 --suite unit
-run_suite testlog-cli.json build-asan mkfat_peers mkfat_refuse mkfat_invariant mkfat_fault mkfat_options \
+run_suite testlog-cli.json build-asan --num-processes 2 mkfat_peers mkfat_refuse mkfat_invariant mkfat_fault mkfat_options \
   mkfat_safety inuse_stack fatck_corpus fatck_fault fatck_safety ddbench_basic ddbench_verify ddbench_refuse \
   ddbench_options ddbench_safety ddbench_fio extwb_read extwb_fault fsimg_stream fsimg_refuse
 
