@@ -102,16 +102,20 @@ for r in $(seq 1 "$REPS"); do
       [ -n "$loop" ] || loop=$(losetup -f --show -r "$src")
       run "ext: fsarchiver savefs" "fsarchiver -o -Z $LEVEL -j $(nproc) savefs '$dir/out.fsa' $loop >/dev/null; mv '$dir/out.fsa' '$dir/out'"
     fi
-    # Restore onto a fresh file of the source's size.
+    # Restore onto a fresh file of the source's size. The stream just saved
+    # is synced first: its writeback would otherwise land inside the timed
+    # restore's flushes (the peer's stream was written in the first
+    # repetition only).
     "$FSIMG" save -q -f -l "$LEVEL" "$src" "$dir/$fs.fsimg"
+    sync
     rm -f "$dir/tgt"; truncate -s "$SIZE" "$dir/tgt"
     run "$fs: fsimg restore" "'$FSIMG' restore -q --force '$dir/$fs.fsimg' '$dir/tgt'"
     if [ -e "$dir/$fs.pc.zst" ]; then
-      rm -f "$dir/tgt"; truncate -s "$SIZE" "$dir/tgt"
+      rm -f "$dir/tgt"; truncate -s "$SIZE" "$dir/tgt"; sync
       run "$fs: zstd -d | $pc -r" "zstd -q -dc '$dir/$fs.pc.zst' | $pc -q -r -s - -o '$dir/tgt' 2>/dev/null; sync '$dir/tgt'"
     fi
   done
-  rm -f "$dir/tgt"
+  rm -f "$dir/tgt"; sync
   run "ddbench sequential write limit" "'$DDBENCH' -q --create $SIZE --rw write --bs 1M --iodepth 32 --end-fsync '$dir/tgt'"
   [ "$r" = 1 ] && for k in "${!secs[@]}"; do rows+=("$k"); done
 done
