@@ -115,7 +115,9 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
       auto fin = w.finish();
       if (!fin) end = std::move(fin).error();
     }
-    if (!end && !o.dry_run) return fsio::Error{end.error().code, end.error().sys_errno, end.error().message() + stopped_note(w, h)};
+    // message() already ends in strerror: the note follows it, and errno
+    // is not kept, or strerror would be said a second time after the note.
+    if (!end && !o.dry_run) return fsio::Error{end.error().code, 0, end.error().message() + stopped_note(w, h)};
     if (!end) return std::move(end).error();
     RestoreReport rep = w.report();
     rep.wiped_signatures = sigs.size();

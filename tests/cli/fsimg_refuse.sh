@@ -85,3 +85,15 @@ rc=0; wait "$pid" || rc=$?
 [ ! -e "$T/slow.fsimg" ] || fail "interrupted save left its partial image"
 grep -q "interrupted" "$T/err" || { cat "$T/err"; fail "interrupted save: not said"; }
 pass "Ctrl-C during save: exit 130, partial image removed"
+
+# A full disk: exit 1, the error said once with where it stopped, and no
+# filesystem left on the target (its first 1 MiB is written last).
+expect_rc 0 "$FSIMG" save -q -l 1 "$T/slow.img" "$T/slow.fsimg"
+mkdir "$T/small"; mount -t tmpfs -o size=4m tmpfs "$T/small" || fail "cannot mount tmpfs"
+MOUNTS+=("$T/small")
+truncate -s 32M "$T/small/tgt"
+expect_rc 1 "$FSIMG" restore --force "$T/slow.fsimg" "$T/small/tgt"
+[ "$(grep -o "No space left on device" "$T/err" | wc -l)" -eq 1 ] || { cat "$T/err"; fail "full disk: ENOSPC not said exactly once"; }
+grep -q "nothing was written past byte [0-9]* of 33554432.*run fsimg restore again$" "$T/err" || { cat "$T/err"; fail "full disk: where it stopped not said"; }
+blkid -p "$T/small/tgt" >/dev/null 2>&1 && fail "a full-disk restore left a filesystem signature: $(blkid -p "$T/small/tgt")"
+pass "full disk: exit 1, ENOSPC said once, no filesystem left"
