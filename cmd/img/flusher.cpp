@@ -2,7 +2,8 @@
 
 namespace img {
 
-Flusher::Flusher(std::function<fsio::Status()> flush) : flush_(std::move(flush)), thread_([this](std::stop_token st) { run(st); }) {}
+Flusher::Flusher(std::function<fsio::Status()> flush)
+    : flush_(std::move(flush)), thread_([this](std::stop_token st) { run(st); }) {}
 
 Flusher::~Flusher() { (void)stop(); }
 
