@@ -45,7 +45,7 @@ sweep() {  # sweep MKE2FS_OPTS...
   "$EXTWB" put -q -p "$base" /dir/keep "$T/keep"
   local n=1 clean=0 repaired=0 kind
   for kind in fail tear; do
-    for n in $(seq 1 200); do
+    for n in $(crash_points 1 200); do
       cp "$base" "$T/x.img"
       rc=0; FSIO_FAULT=$kind:$n "$EXTWB" put -q "$T/x.img" /dir/new "$T/new" 2>"$T/err" || rc=$?
       if [ "$rc" -eq 0 ]; then
@@ -70,7 +70,7 @@ sweep() {  # sweep MKE2FS_OPTS...
     done
     [ "$n" -gt 2 ] || fail "$kind: the sweep ended at write $n; it did not reach the metadata"
   done
-  pass "ext4 $*: $((n - 1)) writes per put, every crash point clean ($clean) or repaired ($repaired), /dir/keep intact"
+  pass "ext4 $*: a put of $((n - 1)) writes or fewer, every crash point clean ($clean) or repaired ($repaired), /dir/keep intact"
 }
 sweep -b 4096
 sweep -b 1024 -O ^metadata_csum,uninit_bg
@@ -94,7 +94,7 @@ htree_sweep() {
   echo "$i" > "$T/new"
   local n kind clean=0 repaired=0
   for kind in fail tear; do
-    for n in $(seq 1 200); do
+    for n in $(crash_points 1 200); do
       cp "$base" "$T/x.img"
       rc=0; FSIO_FAULT=$kind:$n "$EXTWB" put -q "$T/x.img" "/h/a-long-name-to-fill-the-leaves-$i" "$T/new" 2>/dev/null || rc=$?
       [ "$rc" -eq 0 ] && break

@@ -54,7 +54,7 @@ sweep() {  # sweep BITS KIB MKFS-ARGS...
   [ "$writes" -ge 5 ] || fail "FAT$bits: only $writes writes in the repair: the sweep did not reach its steps"
   fsck.fat -n "$T/x.img" >/dev/null || fail "FAT$bits: the unfaulted repair left damage"
   for kind in fail tear; do
-    for n in $(seq 1 "$writes"); do
+    for n in $(crash_points 1 "$writes"); do
       cp --sparse=always "$img" "$T/x.img"
       rc=0; FSIO_FAULT=$kind:$n "$FATCK" -a "$T/x.img" >"$T/out" 2>"$T/err" || rc=$?
       [ "$rc" -eq 12 ] || { cat "$T/out" "$T/err"; fail "FAT$bits $kind:$n: fatck -a exited $rc"; }

@@ -96,3 +96,15 @@ traced() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 pass() { echo "ok: $*"; }
+
+# crash_points FIRST LAST: the write numbers a fault sweep crashes at. Every
+# one of them, unless FSIO_SWEEP=sample (tools/test.sh sets it for the psync
+# and sanitizer reruns of sweeps the main run makes whole): then the first
+# two, every third one between, and the last two, so each rerun still
+# crashes at the start, the end, and across the middle of the operation.
+crash_points() {
+  local first=$1 last=$2
+  if [ "${FSIO_SWEEP:-full}" != sample ]; then seq "$first" "$last"; return; fi
+  { seq "$first" $((first + 1)); seq "$first" 3 "$last"; seq $((last - 1)) "$last"; } |
+    awk -v f="$first" -v l="$last" '$1 >= f && $1 <= l' | sort -n -u
+}

@@ -20,7 +20,7 @@ sweep() {
   [ "$writes" -gt 2 ] || fail "only $writes writes counted"
   local checked=0 valid=0
   for kind in fail tear; do
-    for n in $(seq 1 $((writes + 1))); do
+    for n in $(crash_points 1 $((writes + 1))); do
       cp --sparse=always "$template" "$T/x.img"
       rc=0; FSIO_FAULT=$kind:$n "$MKFAT" --invariant "$@" "$T/x.img" >/dev/null 2>"$T/err" || rc=$?
       if [ "$n" -le "$writes" ] && [ "$rc" -eq 0 ]; then fail "$kind:$n: mkfat reported success over a failed write"; fi
