@@ -13,9 +13,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-FSIO_MESON_ARGS="--werror" tools/setup.sh build
+# -g1: line tables only, enough for file:line in every trace and a fifth
+# less compile time than full debug info (cmd/fatfill.cpp: 16.7 -> 12.7 s
+# at -O2, 21.6 -> 18.6 s under the sanitizers); CI builds both from scratch.
+FSIO_MESON_ARGS="--werror -Dcpp_args=-g1" tools/setup.sh build
 if [ ! -f build-asan/build.ninja ]; then
-  meson setup build-asan --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false --werror
+  meson setup build-asan --buildtype=debug -Dcpp_args=-g1 -Db_sanitize=address,undefined -Db_lundef=false --werror
 fi
 ninja -C build-asan
 
