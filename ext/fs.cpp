@@ -342,8 +342,11 @@ fsio::Status Filesystem::read_file(const Inode& inode,
                                    const std::function<fsio::Status(std::span<const std::byte>)>& sink,
                                    std::uint64_t chunk) {
   const std::uint64_t bs = l_.block_size;
-  chunk = std::max<std::uint64_t>(chunk / bs * bs, bs);
   const std::uint64_t size = inode.size();
+  // No bigger a buffer than the file needs: reading a small file or a
+  // directory must not allocate and zero a whole chunk.
+  const std::uint64_t blocks = size / bs + (size % bs != 0);
+  chunk = std::max<std::uint64_t>(std::min(chunk / bs, blocks), 1) * bs;
   const auto list = FSIO_TRY(extents(inode));
   fsio::AlignedBuffer buf(chunk);
   std::size_t next = 0;  // first extent that may reach the current window

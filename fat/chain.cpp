@@ -134,7 +134,10 @@ fsio::Status read_file(Volume& volume, std::uint32_t first, std::uint64_t size,
   const Layout& l = volume.layout();
   const std::uint64_t cb = l.cluster_bytes();
   if (first == 0) return make_error(Errc::corrupt, "file of " + std::to_string(size) + " bytes has no first cluster");
-  const std::uint64_t per_read = std::max<std::uint64_t>(max_read / cb, 1);
+  // No bigger a buffer than the file needs: a small file's read must not
+  // allocate and zero max_read bytes.
+  const std::uint64_t clusters = size / cb + (size % cb != 0);
+  const std::uint64_t per_read = std::clamp<std::uint64_t>(max_read / cb, 1, clusters);
   fsio::AlignedBuffer buf(per_read * cb);
   std::uint64_t left = size;
   fsio::Status status;
