@@ -170,8 +170,7 @@ TEST_P(WrittenEntries, FsckFatIsSilentAndMtoolsReadsWhatWeWrote) {
     EXPECT_NE(listing.find("::" + path + "\n"), std::string::npos) << path << " not in\n" << listing;
     const std::string out = dir / "out";
     test::mtools("mcopy -n", img, "'::" + path + "' '" + out + "'");
-    std::ifstream in(out, std::ios::binary);
-    EXPECT_TRUE(std::string(std::istreambuf_iterator<char>(in), {}) == data) << path;
+    EXPECT_TRUE(support::read_all(out) == data) << path;
     std::remove(out.c_str());
   }
   // The reader finds them too; ".." of the deeper directory is New Dir, and

@@ -68,8 +68,7 @@ std::map<std::string, Shown> mdir(const std::string& img, const std::string& dir
 }
 
 std::string file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return support::read_all(path);
 }
 
 std::string dos_when(const DosDateTime& d) {

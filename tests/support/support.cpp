@@ -98,6 +98,26 @@ std::string read_string(const std::string& path, std::uint64_t offset, std::size
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
+std::string read_all(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) throw errno_error("open " + path);
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t got = ::read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      const auto e = errno_error("read " + path);
+      ::close(fd);
+      throw e;
+    }
+    if (got == 0) break;
+    out.append(buf, std::size_t(got));
+  }
+  ::close(fd);
+  return out;
+}
+
 LoopDevice::LoopDevice(const std::string& file, unsigned sector_size, bool partscan)
     : LoopDevice(file, LoopOptions{.sector_size = sector_size, .partscan = partscan}) {}
 

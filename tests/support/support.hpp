@@ -55,6 +55,9 @@ void make_file(const std::string& path, std::uint64_t size, char fill = 0);
 std::vector<std::byte> read_bytes(const std::string& path, std::uint64_t offset, std::size_t length);
 // The same bytes as a string, to compare with text or a filled std::string.
 std::string read_string(const std::string& path, std::uint64_t offset, std::size_t length);
+// The whole file, read with plain read() calls (not an istreambuf_iterator,
+// which costs a call per byte in the sanitizer build); throws on failure.
+std::string read_all(const std::string& path);
 
 // How to bind a loop device (losetup's options).
 struct LoopOptions {
