@@ -76,6 +76,8 @@ struct Layout {
     return data_start_sector() + std::uint64_t(n - 2) * sectors_per_cluster;
   }
   std::uint64_t cluster_offset(std::uint32_t n) const { return sector_offset(cluster_sector(n)); }
+
+  bool operator==(const Layout&) const = default;
 };
 
 // One named number of the layout, as tools print it ("cluster_bytes": 4096).
