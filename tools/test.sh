@@ -2,9 +2,9 @@
 # Sets up, builds and runs every test: unit tests, CLI tests against the real
 # peer tools (fsck.fat, mtools, blkid, fio), man page lint; fourteen CLI tests
 # again with the psync engine forced (FSIO_ENGINE=psync: the path a host
-# without io_uring takes); and the unit tests plus the refusal/fault/verify
-# CLI tests again under ASan/UBSan. Needs root for the loop-device tests
-# (they skip loudly otherwise).
+# without io_uring takes; the 'psync' suite); and the unit tests plus the
+# refusal/fault/verify CLI tests again under ASan/UBSan (the 'sanitize'
+# suite). Needs root for the loop-device tests (they skip loudly otherwise).
 #
 # The closing lines count what really ran: meson's tests (an executable or
 # script each) passed, failed and skipped, and inside the GoogleTest
@@ -23,7 +23,7 @@ fi
 ninja -C build-asan
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-unset FSIO_FAULT FSIO_ENGINE
+unset FSIO_FAULT FSIO_ENGINE FSIO_SWEEP
 logs=()
 status=0
 # run_suite LOG BUILD MESON-TEST-ARGS...: one meson run, its log kept as LOG
@@ -33,23 +33,11 @@ run_suite() {
   cp "$build/meson-logs/testlog.json" "$build/meson-logs/$log"
   logs+=("$build/meson-logs/$log")
 }
+# One meson run a build, two tests at a time (tests/meson.build names the
+# selections): everything in the main build, the psync reruns included;
+# the 'sanitize' suite in the sanitizer build.
 run_suite testlog-main.json build --num-processes 2
-# The psync engine: the CLI tests that drive each tool's reads and writes
-# (formats, fills, checks and repairs, fault sweeps, ext4 reads and writes,
-# image streams); the ones that mostly compare against peers' own output
-# (geometry matrices, drop-in command lines, packaging) ran above.
-# The fault sweeps the main run made whole are sampled in both reruns
-# (FSIO_SWEEP=sample: tests/cli/lib.sh's crash_points).
-export FSIO_SWEEP=sample
-FSIO_ENGINE=psync run_suite testlog-psync.json build --num-processes 2 ddbench_basic ddbench_verify ddbench_eod ddbench_fio \
-  mkfat_peers mkfat_blockdev mkfat_fault mkfat_badblocks fatck_fault fatfill_fault fatfill_options \
-  extwb_read extwb_fault fsimg_roundtrip
-# Sanitizers: the unit tests, then the CLI tests that drive option parsing,
-# refusals, fault paths and --verify through the real tools.
-run_suite testlog-unit.json build-asan --num-processes 2 --suite unit
-run_suite testlog-cli.json build-asan --num-processes 2 mkfat_peers mkfat_refuse mkfat_invariant mkfat_fault mkfat_options \
-  mkfat_safety inuse_stack fatck_corpus fatck_fault fatck_safety ddbench_basic ddbench_verify ddbench_refuse \
-  ddbench_options ddbench_safety ddbench_fio extwb_read extwb_fault fsimg_stream fsimg_refuse
+run_suite testlog-sanitize.json build-asan --num-processes 2 --suite sanitize
 
 python3 - build/meson-logs/fsio-summary.json "${logs[@]}" <<'PY'
 import json, re, sys

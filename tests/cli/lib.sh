@@ -98,8 +98,8 @@ sha() { sha256sum "$1" | cut -d' ' -f1; }
 pass() { echo "ok: $*"; }
 
 # crash_points FIRST LAST: the write numbers a fault sweep crashes at. Every
-# one of them, unless FSIO_SWEEP=sample (tools/test.sh sets it for the psync
-# and sanitizer reruns of sweeps the main run makes whole): then the first
+# one of them, unless FSIO_SWEEP=sample (tests/meson.build sets it for the
+# psync and sanitizer reruns of sweeps the main run makes whole): then the first
 # two, every third one between, and the last two, so each rerun still
 # crashes at the start, the end, and across the middle of the operation.
 crash_points() {
