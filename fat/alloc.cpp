@@ -12,9 +12,9 @@ namespace {
 using fsio::Errc;
 using fsio::make_error;
 
-std::string clusters(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " cluster" : " clusters"); }
-
 }  // namespace
+
+std::string clusters_text(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " cluster" : " clusters"); }
 
 Allocator::Allocator(std::uint32_t cluster_count, std::uint32_t hint, const AllocatorOptions& o)
     : cluster_count_(cluster_count),
@@ -112,11 +112,11 @@ std::optional<Extent> Allocator::take_contiguous(std::uint32_t count) {
 fsio::Result<std::vector<Extent>> Allocator::take(std::uint32_t count, bool contiguous_only) {
   if (count == 0) return std::vector<Extent>{};
   if (count > free_)
-    return make_error(Errc::busy, "needs " + clusters(count) + " but only " + clusters(free_) + " are free");
+    return make_error(Errc::busy, "needs " + clusters_text(count) + " but only " + clusters_text(free_) + " are free");
   if (auto e = take_contiguous(count)) return std::vector<Extent>{*e};
   if (contiguous_only)
-    return make_error(Errc::busy, "needs " + clusters(count) + " in one piece, but the longest free run is " +
-                                      clusters(longest_run()));
+    return make_error(Errc::busy, "needs " + clusters_text(count) + " in one piece, but the longest free run is " +
+                                      clusters_text(longest_run()));
   return take_fragments(count);
 }
 

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,9 @@
 #include "libfsio/result.hpp"
 
 namespace fat {
+
+// "1 cluster", "5 clusters": for messages.
+std::string clusters_text(std::uint64_t n);
 
 // Clusters first .. first + count - 1.
 struct Extent {

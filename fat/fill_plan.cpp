@@ -17,7 +17,6 @@ using fsio::make_error;
 // name split across two units could be left with its first part only.
 constexpr std::uint32_t kSlotsPerUnit = 512 / 32;
 
-std::string clusters(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " cluster" : " clusters"); }
 
 std::string join(const std::string& dir, const std::string& name) { return (dir == "/" ? "" : dir) + "/" + name; }
 
@@ -186,7 +185,7 @@ fsio::Status Planner::plan_replace(Item& item, const Entry& old, const std::stri
     return true;
   }));
   if (!c.ok() || c.length != want)
-    return make_error(Errc::corrupt, "'" + path + "' (" + std::to_string(old.size) + " bytes, " + clusters(want) +
+    return make_error(Errc::corrupt, "'" + path + "' (" + std::to_string(old.size) + " bytes, " + clusters_text(want) +
                                          "): " + describe(c) + "; check the volume with fsck.fat or fatck first");
   for (const Extent& e : item.old_extents) rep_.clusters_freed += e.count;
   return {};
@@ -226,10 +225,10 @@ fsio::Result<Plan> make_plan(Volume& v, const FillOptions& o, FillReport& report
   const std::uint64_t need = per_file * o.names.size();
   if (need > report.free_before)
     return make_error(Errc::busy, std::to_string(o.names.size()) + (o.names.size() == 1 ? " file of " : " files of ") +
-                                      clusters(per_file) + (o.names.size() == 1 ? " needs " : " need ") +
-                                      clusters(need) + " (" +
+                                      clusters_text(per_file) + (o.names.size() == 1 ? " needs " : " need ") +
+                                      clusters_text(need) + " (" +
                                       std::to_string(need * v.layout().cluster_bytes()) + " bytes), but only " +
-                                      clusters(report.free_before) + " are free");
+                                      clusters_text(report.free_before) + " are free");
   FSIO_TRY(planner.resolve_dir());
   for (const std::string& name : o.names) FSIO_TRY(planner.plan_file(name));
   report.free_after = std::uint32_t(report.free_before - report.clusters_allocated + report.clusters_freed);

@@ -26,13 +26,11 @@ constexpr std::uint64_t kGemdosMaxSectors = 65531;
 constexpr std::uint64_t kOldGemdosMaxSectors = 32765;
 constexpr std::uint32_t kGemdosMaxSectorSize = 16384;
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 bool floppy_sectors(std::uint64_t n) { return n == 1440 || n == 2400 || n == 2880 || n == 5760; }
 
 fsio::Error refuse(std::string why) { return make_error(Errc::invalid_argument, std::move(why)); }
 
-struct Fit {
+struct AtariFit {
   std::int64_t clusters = 0;
   std::int64_t fat_sectors = 0;
   bool ok = false;
@@ -40,9 +38,9 @@ struct Fit {
 
 // One sector size: estimate the clusters that fit beside nfats FATs (two
 // reserved entries each), size the FAT for them, recount.
-Fit try_sector_size(std::int64_t num_sectors, std::uint32_t ss, unsigned bits, std::uint32_t spc,
+AtariFit try_sector_size(std::int64_t num_sectors, std::uint32_t ss, unsigned bits, std::uint32_t spc,
                     std::uint32_t nfats, std::uint32_t reserved, std::uint32_t root_entries) {
-  Fit f;
+  AtariFit f;
   const std::int64_t fatdata = num_sectors - cdiv(std::int64_t(root_entries) * 32, ss) - reserved;
   const std::int64_t entry_bytes_x8 = std::int64_t(nfats) * bits;  // nfats entries, in bits
   std::int64_t clusters = (2 * (fatdata * ss - 2 * entry_bytes_x8 / 8)) / (2 * (std::int64_t(spc) * ss + entry_bytes_x8 / 8));
@@ -91,7 +89,7 @@ fsio::Status choose_atari_layout(std::uint64_t device_bytes, const FormatOptions
       return refuse(std::to_string(device_bytes) + " bytes: the Atari variant would need sectors of " +
                     std::to_string(ss) + " bytes, more than the 16 KiB GEMDOS can use");
   }
-  Fit fit;
+  AtariFit fit;
   for (;;) {
     fit = try_sector_size(std::int64_t(num_sectors), ss, bits, spc, o.num_fats, reserved, root_entries);
     if (fit.ok) break;

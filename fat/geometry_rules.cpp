@@ -51,8 +51,6 @@ std::uint32_t fat32_spc(std::uint64_t sectors) {
          : sectors > 260ull * 1024 * 2 ? 8 : 1;
 }
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 enum class Fit { ok, too_many, too_few, no_room };
 
 struct Trial {

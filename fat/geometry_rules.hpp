@@ -7,6 +7,9 @@
 
 namespace fat {
 
+// a / b rounded up, for a >= 0 and b > 0 (sector and cluster counts).
+inline std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
 // Cluster-count limits (mkfs.fat 4.2, reference section 2):
 // fatgen103 p.14 calls a volume with < 4085 clusters FAT12 and < 65525 FAT16,
 // but Windows' fastfat.sys treats < 4087 as FAT12 while Linux treats >= 4085

@@ -9,7 +9,7 @@ namespace {
 
 // fatgen103 p.23 lists these as illegal in DIR_Name; mkfs.fat 4.2 refuses
 // them in labels (validate_volume_label, bit 0x04).
-bool forbidden(unsigned char c) {
+bool forbidden_in_label(unsigned char c) {
   switch (c) {
     case '"': case '*': case '+': case ',': case '.': case '/': case ':': case ';':
     case '<': case '=': case '>': case '?': case '[': case '\\': case ']': case '|':
@@ -47,7 +47,7 @@ fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase, boo
     if (c >= 0x80 && !codepage_bytes)
       return fsio::make_error(fsio::Errc::invalid_argument,
                               "label " + quoted(text) + " is not ASCII; give it through --codepage (encode_label)");
-    if (forbidden(c))
+    if (forbidden_in_label(c))
       return fsio::make_error(fsio::Errc::invalid_argument,
                               "label " + quoted(text) + " contains '" + std::string(1, char(c)) +
                                   "'; FAT labels may not contain \"*+,./:;<=>?[\\]|");

@@ -22,6 +22,9 @@
 
 namespace fat {
 
+// v rounded up to a multiple of `to` (> 0).
+inline std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return (v + to - 1) / to * to; }
+
 struct Layout {
   FatType type = FatType::fat32;
   std::uint32_t sector_size = 512;          // BPB_BytsPerSec

@@ -19,7 +19,7 @@ using fsio::make_error;
 constexpr std::size_t kMaxLongName = 255;  // UTF-16 units (Linux FAT_LFN_LEN)
 
 // Characters no FAT name may hold (Linux vfat_bad_char).
-bool forbidden(char16_t c) { return c < 0x20 || std::u16string_view(u"*?<>|\":/\\").find(c) != std::u16string_view::npos; }
+bool forbidden_in_name(char16_t c) { return c < 0x20 || std::u16string_view(u"*?<>|\":/\\").find(c) != std::u16string_view::npos; }
 // Legal in a long name, not in an 8.3 name: they become '_' (vfat_replace_char).
 bool replaced(char16_t c) { return std::u16string_view(u"[];,+=").find(c) != std::u16string_view::npos; }
 // Dropped from the basis (vfat_skip_char).
@@ -68,7 +68,7 @@ fsio::Status check_long_name(std::string_view utf8, std::u16string_view name) {
   if (name.size() > kMaxLongName)
     return refuse(std::to_string(name.size()) + " UTF-16 units; FAT holds at most 255");
   for (char16_t c : name)
-    if (forbidden(c)) return refuse("a control character or one of * ? < > | \" : / \\ cannot be in a FAT name");
+    if (forbidden_in_name(c)) return refuse("a control character or one of * ? < > | \" : / \\ cannot be in a FAT name");
   if (name.back() == '.' || name.back() == ' ')
     return refuse("ends with a dot or a space, which Windows and Linux strip from FAT names");
   return {};

@@ -17,8 +17,6 @@ using fsio::make_error;
 constexpr std::uint64_t kMirrorChunk = 4u << 20;
 constexpr std::size_t kSectorsPerPlug = 1024;
 
-std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return (v + to - 1) / to * to; }
-
 class Repairer {
  public:
   Repairer(Volume& v, const RepairPlan& p, RepairReport& r, fsio::Progress* progress)

@@ -13,8 +13,6 @@ namespace {
 using fsio::Errc;
 using fsio::make_error;
 
-std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return (v + to - 1) / to * to; }
-
 }  // namespace
 
 fsio::Result<FatTable> FatTable::open(fsio::IoQueue& queue, const Layout& l, const FatCacheOptions& o) {

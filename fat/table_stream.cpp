@@ -11,10 +11,10 @@ namespace fat {
 
 namespace {
 
-std::uint32_t load16(const std::byte* p) {
+std::uint32_t u16_at(const std::byte* p) {
   return std::to_integer<std::uint32_t>(p[0]) | std::to_integer<std::uint32_t>(p[1]) << 8;
 }
-std::uint32_t load32(const std::byte* p) { return load16(p) | load16(p + 2) << 16; }
+std::uint32_t u32_at(const std::byte* p) { return u16_at(p) | u16_at(p + 2) << 16; }
 
 // Decodes entries [from, to) of a chunk whose first byte is entry `base`'s
 // (FAT16/32) or the table's first byte (FAT12, where base is 0).
@@ -26,11 +26,11 @@ void decode(FatType type, std::span<const std::byte> chunk, std::uint32_t base, 
       for (std::uint32_t e = from; e < to; ++e) out[e - from] = get_entry(type, chunk, e);
       return;
     case FatType::fat16:
-      for (std::uint32_t e = from; e < to; ++e) out[e - from] = load16(chunk.data() + std::size_t(e - base) * 2);
+      for (std::uint32_t e = from; e < to; ++e) out[e - from] = u16_at(chunk.data() + std::size_t(e - base) * 2);
       return;
     case FatType::fat32:
       for (std::uint32_t e = from; e < to; ++e)
-        out[e - from] = load32(chunk.data() + std::size_t(e - base) * 4) & 0x0FFFFFFF;
+        out[e - from] = u32_at(chunk.data() + std::size_t(e - base) * 4) & 0x0FFFFFFF;
       return;
   }
 }

@@ -16,7 +16,7 @@ namespace {
 
 const std::string cli = "command line";
 
-Error usage(const std::string& what) { return make_error(Errc::invalid_argument, what); }
+Error usage_error(const std::string& what) { return make_error(Errc::invalid_argument, what); }
 
 // The start of `path` when it is a regular file we can read, else "".
 std::string file_head(const std::string& path) {
@@ -41,7 +41,7 @@ struct Args {
 // Tool options (not job options): what to print, where, how.
 Result<bool> tool_option(DdbenchCommand& c, Args& a, const std::string& key, const std::string* value) {
   auto need = [&]() -> Result<std::string> {
-    if (!value || value->empty()) return usage("--" + key + ": needs a value");
+    if (!value || value->empty()) return usage_error("--" + key + ": needs a value");
     return *value;
   };
   if (key == "help" || key == "h") c.help = true;
@@ -58,10 +58,10 @@ Result<bool> tool_option(DdbenchCommand& c, Args& a, const std::string& key, con
   else if (key == "section") a.only_sections.push_back(FSIO_TRY(need()));
   else if (key == "eta") {
     const std::string v = FSIO_TRY(need());
-    if (v != "never" && v != "always" && v != "auto") return usage("--eta '" + v + "': expected never, always or auto");
+    if (v != "never" && v != "always" && v != "auto") return usage_error("--eta '" + v + "': expected never, always or auto");
     c.progress = v != "never";
   } else if (key == "terse-version") {
-    if (FSIO_TRY(need()) != "3") return usage("--terse-version: only version 3 is supported");
+    if (FSIO_TRY(need()) != "3") return usage_error("--terse-version: only version 3 is supported");
   } else if (key == "output-format") {
     const std::string v = FSIO_TRY(need());
     c.formats.clear();
@@ -70,7 +70,7 @@ Result<bool> tool_option(DdbenchCommand& c, Args& a, const std::string& key, con
       const auto comma = v.find(',', pos);
       const std::string f = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       if (f != "normal" && f != "json" && f != "json+" && f != "terse")
-        return usage("--output-format '" + f + "': expected normal, json, json+ or terse");
+        return usage_error("--output-format '" + f + "': expected normal, json, json+ or terse");
       if (std::find(c.formats.begin(), c.formats.end(), f) == c.formats.end()) c.formats.push_back(f);
       pos = comma == std::string::npos ? v.size() + 1 : comma + 1;
     }
@@ -104,13 +104,13 @@ Status read_args(DdbenchCommand& c, Args& a, const std::vector<std::string>& arg
     std::optional<std::string> value;
     if (eq != std::string::npos) value = body.substr(eq + 1);
     if (!long_opt && key != "q" && key != "f" && key != "h")
-      return usage("unknown option " + arg + " (job options are --key=value)");
+      return usage_error("unknown option " + arg + " (job options are --key=value)");
     // Tool options first; those taking a value may have it in the next argument.
     if (!value && tool_option_takes_value(key) && i + 1 < args.size()) value = args[++i];
     if (FSIO_TRY(tool_option(c, a, key, value ? &*value : nullptr))) continue;
     const FioOptionInfo* info = find_fio_option(key);
     if (info && info->arg == FioArg::required && !value) {
-      if (i + 1 >= args.size()) return usage("--" + key + ": needs a value");
+      if (i + 1 >= args.size()) return usage_error("--" + key + ": needs a value");
       value = args[++i];
     }
     FioLine line;
@@ -195,7 +195,7 @@ Status fio_jobs(DdbenchCommand& c, const Args& a, const std::vector<std::string>
       c.jobs.push_back(std::move(j));
     }
   }
-  if (c.jobs.empty()) return usage(a.only_sections.empty() ? "no jobs: the job files hold only [global] sections"
+  if (c.jobs.empty()) return usage_error(a.only_sections.empty() ? "no jobs: the job files hold only [global] sections"
                                                            : "--section: no job of that name");
   return {};
 }
@@ -213,7 +213,7 @@ Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string>& arg
   c.fio_mode = !files.empty() || !a.sections.empty();
   std::vector<FioLine> globals = a.globals;
   if (targets.size() > 1)
-    return usage("more than one target (" + targets[0] + ", " + targets[1] +
+    return usage_error("more than one target (" + targets[0] + ", " + targets[1] +
                  "): a job file must start with a [section]; give one target, or filename= in each job");
   if (targets.size() == 1) {
     // The target is every job's default filename (a job's own filename= wins).
@@ -225,12 +225,12 @@ Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string>& arg
     FSIO_TRY(fio_jobs(c, a, files, globals, env));
   } else {
     if (targets.empty() && std::none_of(globals.begin(), globals.end(), [](const FioLine& l) { return l.key == "filename"; }))
-      return usage("no target: give a block device or file (or a fio job file)");
+      return usage_error("no target: give a block device or file (or a fio job file)");
     c.jobs.push_back(FSIO_TRY(make_job(terse_defaults(), "ddbench", {}, globals)));
   }
   for (auto& j : c.jobs) {
     if (c.readonly && j.writes())
-      return usage("--readonly: job '" + j.name + "' writes (rw=" + bench_rw_name(j.bench.rw) + ")");
+      return usage_error("--readonly: job '" + j.name + "' writes (rw=" + bench_rw_name(j.bench.rw) + ")");
     j.bench.force = c.force;
     for (const auto& n : j.notes)
       if (std::find(c.notes.begin(), c.notes.end(), n) == c.notes.end()) c.notes.push_back(n);

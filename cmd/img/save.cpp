@@ -43,12 +43,12 @@ struct Packed {
   OutBuf out;  // index.compressed_bytes used
 };
 
-using Pool = OrderedPool<RawFrame, fsio::Result<Packed>>;
+using SavePool = OrderedPool<RawFrame, fsio::Result<Packed>>;
 
 struct ReadState {
   fsio::IoQueue* queue;
   const Header* header;
-  Pool* pool;
+  SavePool* pool;
   Bin<fsio::AlignedBuffer>* bin;
 };
 
@@ -195,7 +195,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   Bin<OutBuf> outs([] { return OutBuf(); });
   // One frame queued beyond the workers: a worker that finishes before the
   // frame ahead of it has something to do; more only holds memory.
-  Pool pool(rep.threads, rep.threads + 1,
+  SavePool pool(rep.threads, rep.threads + 1,
             [&](RawFrame& f, unsigned worker) { return compress(f, ctx[worker], o.level, wlog, bin, outs); });
   ReadState rs{&queue, &h, &pool, &bin};
   fsio::Status read_status;

@@ -70,7 +70,7 @@ BenchResult run_ok(const std::string& path, BenchOptions o) {
   return std::move(r).value();
 }
 
-class BenchRun : public ::testing::TestWithParam<EngineKind> {
+class BenchRuns : public ::testing::TestWithParam<EngineKind> {
  protected:
   BenchOptions base() const {
     BenchOptions o;
@@ -81,7 +81,7 @@ class BenchRun : public ::testing::TestWithParam<EngineKind> {
   }
 };
 
-TEST_P(BenchRun, RandomWriteLandsEveryBlockOnceAndVerifies) {
+TEST_P(BenchRuns, RandomWriteLandsEveryBlockOnceAndVerifies) {
   const std::uint64_t size = (1 << 20) + 3 * 4096;
   Scratch img(size);
   auto o = base();
@@ -102,7 +102,7 @@ TEST_P(BenchRun, RandomWriteLandsEveryBlockOnceAndVerifies) {
   EXPECT_FALSE(m) << describe(*m, o.seed);
 }
 
-TEST_P(BenchRun, BufferedReadReachesTheRealEndOfAnOddSizedFile) {
+TEST_P(BenchRuns, BufferedReadReachesTheRealEndOfAnOddSizedFile) {
   const std::uint64_t size = (1 << 20) + 1000;
   Scratch img(size);
   auto o = base();
@@ -114,7 +114,7 @@ TEST_P(BenchRun, BufferedReadReachesTheRealEndOfAnOddSizedFile) {
   EXPECT_EQ(r.ios, (size + 65535) / 65536);
 }
 
-TEST_P(BenchRun, DirectReadAlsoReachesTheRealEndOfAnOddSizedFile) {
+TEST_P(BenchRuns, DirectReadAlsoReachesTheRealEndOfAnOddSizedFile) {
   // O_DIRECT asks for the whole last sector; EOF makes it a short read.
   const std::uint64_t size = (1 << 20) + 1000;
   Scratch img(size);
@@ -126,7 +126,7 @@ TEST_P(BenchRun, DirectReadAlsoReachesTheRealEndOfAnOddSizedFile) {
   EXPECT_EQ(r.eod_truncated, 0u);
 }
 
-TEST_P(BenchRun, DirectWriteLeavesAPartialLastSectorAndSaysSo) {
+TEST_P(BenchRuns, DirectWriteLeavesAPartialLastSectorAndSaysSo) {
   const std::uint64_t size = (1 << 20) + 1000;
   Scratch img(size);
   auto o = base();
@@ -144,7 +144,7 @@ TEST_P(BenchRun, DirectWriteLeavesAPartialLastSectorAndSaysSo) {
   for (std::size_t i = (1 << 20) + 512; i < size; ++i) ASSERT_EQ(all[i], std::byte{0}) << i;
 }
 
-TEST_P(BenchRun, VerifyReadNamesTheCorruptedByte) {
+TEST_P(BenchRuns, VerifyReadNamesTheCorruptedByte) {
   const std::uint64_t size = 2 << 20;
   Scratch img(size);
   auto o = base();
@@ -169,7 +169,7 @@ TEST_P(BenchRun, VerifyReadNamesTheCorruptedByte) {
   EXPECT_EQ(other.verify->first->offset, 8u);
 }
 
-TEST_P(BenchRun, MergingHappensOnlyInsideABatchAndNeverWithNoMerge) {
+TEST_P(BenchRuns, MergingHappensOnlyInsideABatchAndNeverWithNoMerge) {
   const std::uint64_t size = 1 << 20;
   Scratch img(size);
   auto o = base();
@@ -192,7 +192,7 @@ TEST_P(BenchRun, MergingHappensOnlyInsideABatchAndNeverWithNoMerge) {
   EXPECT_EQ(rnd.stats.requests_submitted, 256u);
 }
 
-TEST_P(BenchRun, MergedBatchesVerify) {
+TEST_P(BenchRuns, MergedBatchesVerify) {
   Scratch img(3 << 20);
   auto o = base();
   o.rw = BenchRw::write;
@@ -205,7 +205,7 @@ TEST_P(BenchRun, MergedBatchesVerify) {
   EXPECT_LT(r.stats.requests_submitted, r.stats.requests_queued);
 }
 
-TEST_P(BenchRun, RangeOffsetAndSizeAreHonoured) {
+TEST_P(BenchRuns, RangeOffsetAndSizeAreHonoured) {
   Scratch img(1 << 20);
   auto o = base();
   o.rw = BenchRw::write;
@@ -220,7 +220,7 @@ TEST_P(BenchRun, RangeOffsetAndSizeAreHonoured) {
   EXPECT_FALSE(check_pattern(std::span(all).subspan(65536, 131072), 65536, o.seed));
 }
 
-TEST_P(BenchRun, RuntimeCapStopsIssuingAndDrains) {
+TEST_P(BenchRuns, RuntimeCapStopsIssuingAndDrains) {
   Scratch img(256 << 20);
   auto o = base();
   o.direct = false;
@@ -237,7 +237,7 @@ TEST_P(BenchRun, RuntimeCapStopsIssuingAndDrains) {
 
 // fio's time_based: a range much smaller than the runtime needs is covered
 // again and again, and every pass counts.
-TEST_P(BenchRun, TimeBasedGoesOverTheRangeAgainUntilTheRuntime) {
+TEST_P(BenchRuns, TimeBasedGoesOverTheRangeAgainUntilTheRuntime) {
   Scratch img(64 << 10);
   auto o = base();
   o.direct = false;
@@ -250,7 +250,7 @@ TEST_P(BenchRun, TimeBasedGoesOverTheRangeAgainUntilTheRuntime) {
   EXPECT_GE(r.elapsed, 0.05);
 }
 
-TEST_P(BenchRun, TimeBasedRandomWriteVerifiesEveryBlockOnce) {
+TEST_P(BenchRuns, TimeBasedRandomWriteVerifiesEveryBlockOnce) {
   Scratch img(64 << 10);
   auto o = base();
   o.rw = BenchRw::randwrite;
@@ -266,7 +266,7 @@ TEST_P(BenchRun, TimeBasedRandomWriteVerifiesEveryBlockOnce) {
   EXPECT_FALSE(check_pattern(all, 0, o.seed));
 }
 
-TEST_P(BenchRun, TimeBasedCountsAPartialTailOnce) {
+TEST_P(BenchRuns, TimeBasedCountsAPartialTailOnce) {
   Scratch img((64 << 10) + 100);
   auto o = base();
   o.rw = BenchRw::write;
@@ -277,7 +277,7 @@ TEST_P(BenchRun, TimeBasedCountsAPartialTailOnce) {
   EXPECT_EQ(r.eod_truncated, 100u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, BenchRun, ::testing::Values(EngineKind::uring, EngineKind::psync),
+INSTANTIATE_TEST_SUITE_P(Engines, BenchRuns, ::testing::Values(EngineKind::uring, EngineKind::psync),
                          [](const auto& info) { return info.param == EngineKind::uring ? "uring" : "psync"; });
 
 // Transfers at most half of each request (at least 512 bytes): short

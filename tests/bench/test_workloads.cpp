@@ -47,7 +47,7 @@ BenchResult run(const std::string& path, BenchOptions o) {
   return std::move(*r);
 }
 
-BenchOptions opts(BenchRw rw) {
+BenchOptions workload_opts(BenchRw rw) {
   BenchOptions o;
   o.rw = rw;
   o.bs = 4096;
@@ -59,7 +59,7 @@ BenchOptions opts(BenchRw rw) {
 
 TEST(Workloads, RandrwSplitsByRwmixreadAndTouchesEveryBlockOnce) {
   File f(4 << 20);
-  auto o = opts(BenchRw::randrw);
+  auto o = workload_opts(BenchRw::randrw);
   o.rwmixread = 70;
   o.log_ios = true;
   const auto r = run(f.path(), o);
@@ -76,7 +76,7 @@ TEST(Workloads, RandrwSplitsByRwmixreadAndTouchesEveryBlockOnce) {
 
 TEST(Workloads, SequentialRwKeepsAnOffsetPerDirection) {
   File f(1 << 20);
-  auto o = opts(BenchRw::rw);
+  auto o = workload_opts(BenchRw::rw);
   o.log_ios = true;
   const auto r = run(f.path(), o);
   EXPECT_EQ(r.io_bytes, 1u << 20);
@@ -89,7 +89,7 @@ TEST(Workloads, SequentialRwKeepsAnOffsetPerDirection) {
 
 TEST(Workloads, BssplitDrawsItsSizesAndStopsAtTheRange) {
   File f(8 << 20);
-  auto o = opts(BenchRw::randwrite);
+  auto o = workload_opts(BenchRw::randwrite);
   o.bssplit[dir_write] = {{4096, 50}, {65536, 50}};
   o.log_ios = true;
   const auto r = run(f.path(), o);
@@ -105,7 +105,7 @@ TEST(Workloads, BssplitDrawsItsSizesAndStopsAtTheRange) {
 
 TEST(Workloads, LoopsAndIoSizeRepeatTheRange) {
   File f(1 << 20);
-  auto o = opts(BenchRw::read);
+  auto o = workload_opts(BenchRw::read);
   o.loops = 3;
   EXPECT_EQ(run(f.path(), o).io_bytes, 3u << 20);
   o.loops = 1;
@@ -115,7 +115,7 @@ TEST(Workloads, LoopsAndIoSizeRepeatTheRange) {
 
 TEST(Workloads, FsyncAfterEveryNWritesButNotAfterTheLast) {
   File f(256 << 10);  // 64 blocks
-  auto o = opts(BenchRw::write);
+  auto o = workload_opts(BenchRw::write);
   o.fsync_every = 16;
   const auto r = run(f.path(), o);
   EXPECT_EQ(r.sync_lat.count(), 3u);  // after 16, 32, 48
@@ -127,7 +127,7 @@ TEST(Workloads, FsyncAfterEveryNWritesButNotAfterTheLast) {
 
 TEST(Workloads, RampTimeIsRunButNotMeasured) {
   File f(1 << 20);
-  auto o = opts(BenchRw::read);
+  auto o = workload_opts(BenchRw::read);
   o.runtime = 0.2;
   o.time_based = true;
   o.ramp_time = 0.1;
@@ -145,10 +145,10 @@ TEST(Workloads, RampTimeIsRunButNotMeasured) {
 }
 
 TEST(Workloads, VerifyIsRefusedWhereItCannotReplay) {
-  auto o = opts(BenchRw::randrw);
+  auto o = workload_opts(BenchRw::randrw);
   o.verify = true;
   EXPECT_FALSE(validate(o));
-  o = opts(BenchRw::randwrite);
+  o = workload_opts(BenchRw::randwrite);
   o.verify = true;
   o.norandommap = true;
   EXPECT_FALSE(validate(o));

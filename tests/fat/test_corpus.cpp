@@ -76,13 +76,13 @@ const FileChain* find(const Census& c, const std::string& path) {
   return nullptr;
 }
 
-struct Image {
+struct CorpusImage {
   const char* name;
   std::uint64_t kib;
   const char* args;
 };
 
-class Corpus : public ::testing::TestWithParam<Image> {};
+class Corpus : public ::testing::TestWithParam<CorpusImage> {};
 
 TEST_P(Corpus, TheReaderSeesWhatFsckFatSees) {
   if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
@@ -204,8 +204,8 @@ TEST_P(Corpus, TheReaderSeesWhatFsckFatSees) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Reader, Corpus,
-                         ::testing::Values(Image{"fat12", 8000, "-F 12 -s 4"}, Image{"fat16", 64 * 1024, "-F 16 -s 2"},
-                                           Image{"fat32", 100 * 1024, "-F 32 -s 1"}),
+                         ::testing::Values(CorpusImage{"fat12", 8000, "-F 12 -s 4"}, CorpusImage{"fat16", 64 * 1024, "-F 16 -s 2"},
+                                           CorpusImage{"fat32", 100 * 1024, "-F 32 -s 1"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -103,17 +103,17 @@ std::string content(unsigned seed, std::size_t size) {
   return s;
 }
 
-struct Case {
+struct WriteCase {
   const char* name;
   std::uint64_t kib;
   const char* args;
 };
 
-class WrittenEntries : public ::testing::TestWithParam<Case> {};
+class WrittenEntries : public ::testing::TestWithParam<WriteCase> {};
 
 TEST_P(WrittenEntries, FsckFatIsSilentAndMtoolsReadsWhatWeWrote) {
   if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
-  const Case c = GetParam();
+  const WriteCase c = GetParam();
   support::TempDir dir;
   const std::string img = dir / "img";
   test::mkfs(img, c.kib, c.args);
@@ -191,9 +191,9 @@ TEST_P(WrittenEntries, FsckFatIsSilentAndMtoolsReadsWhatWeWrote) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Writer, WrittenEntries,
-                         ::testing::Values(Case{"fat12", 1440, ""}, Case{"fat16", 20 * 1024, "-F 16 -s 1"},
-                                           Case{"fat32", 100 * 1024, "-F 32 -s 1"},
-                                           Case{"fat32_4k", 300 * 1024, "-F 32 -S 4096 -f 1"}),
+                         ::testing::Values(WriteCase{"fat12", 1440, ""}, WriteCase{"fat16", 20 * 1024, "-F 16 -s 1"},
+                                           WriteCase{"fat32", 100 * 1024, "-F 32 -s 1"},
+                                           WriteCase{"fat32_4k", 300 * 1024, "-F 32 -S 4096 -f 1"}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // The edits themselves, on a fresh FAT16 root (slots 0.. are zero).

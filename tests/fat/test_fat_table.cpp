@@ -16,7 +16,7 @@
 namespace fat {
 namespace {
 
-namespace test = fsio::test;
+namespace support = fsio::test;
 
 Layout layout(FatType type, std::uint32_t sectors, std::uint32_t fats) {
   Layout l;
@@ -32,14 +32,14 @@ Layout layout(FatType type, std::uint32_t sectors, std::uint32_t fats) {
 
 // An image holding the reserved area and the FAT copies, every FAT byte
 // random, opened buffered through a real IoQueue.
-struct Image {
-  test::TempDir dir;
+struct TableImage {
+  support::TempDir dir;
   std::string path = dir / "img";
   fsio::Device dev;
   fsio::IoQueue queue;
 
   static fsio::Device open(const std::string& path, const Layout& l, std::uint32_t seed) {
-    test::make_file(path, l.fat_offset(l.num_fats) + 4096);
+    support::make_file(path, l.fat_offset(l.num_fats) + 4096);
     std::mt19937 rng(seed);
     std::vector<char> fat(l.fat_bytes() * l.num_fats);
     for (char& c : fat) c = char(rng());
@@ -53,17 +53,17 @@ struct Image {
     oo.allow_mounted = true;
     return fsio::Device::open(path, oo).value();
   }
-  Image(const Layout& l, std::uint32_t seed = 1)
+  TableImage(const Layout& l, std::uint32_t seed = 1)
       : dev(open(path, l, seed)), queue(fsio::IoQueue::create(dev).value()) {}
   std::vector<std::byte> copy(const Layout& l, std::uint32_t c) const {
-    return test::read_bytes(path, l.fat_offset(c), std::size_t(l.fat_bytes()));
+    return support::read_bytes(path, l.fat_offset(c), std::size_t(l.fat_bytes()));
   }
 };
 
 TEST(FatTable, GetDecodesWhatTheActiveCopyHolds) {
   for (FatType t : {FatType::fat12, FatType::fat16, FatType::fat32}) {
     const auto l = layout(t, t == FatType::fat12 ? 12 : 300, 2);
-    Image img(l, 5);
+    TableImage img(l, 5);
     const auto bytes = img.copy(l, 0);
     FatCacheOptions o;
     o.block_bytes = 1024;
@@ -85,7 +85,7 @@ TEST(FatTable, GetDecodesWhatTheActiveCopyHolds) {
 TEST(FatTable, ReadsTheActiveCopyWhenMirroringIsOff) {
   auto l = layout(FatType::fat32, 16, 3);
   l.ext_flags = 0x80 | 2;  // mirroring off, copy 2 active
-  Image img(l, 9);
+  TableImage img(l, 9);
   const auto third = img.copy(l, 2);
   auto table = FatTable::open(img.queue, l).value();
   for (std::uint32_t n = 0; n < l.entry_count(); ++n) ASSERT_EQ(table.get(n).value(), get_entry(l.type, third, n));
@@ -93,7 +93,7 @@ TEST(FatTable, ReadsTheActiveCopyWhenMirroringIsOff) {
 
 TEST(FatTable, SetMarksOnlyTheSectorHoldingTheEntry) {
   const auto l = layout(FatType::fat32, 200, 2);
-  Image img(l);
+  TableImage img(l);
   auto t = FatTable::open(img.queue, l).value();
   EXPECT_EQ(t.dirty_sectors(), 0u);
   ASSERT_TRUE(t.set(128, 5).has_value());  // byte 512: sector 1
@@ -108,7 +108,7 @@ TEST(FatTable, SetMarksOnlyTheSectorHoldingTheEntry) {
 
 TEST(FatTable, Fat12EntryStraddlingASectorDirtiesBoth) {
   const auto l = layout(FatType::fat12, 9, 2);
-  Image img(l);
+  TableImage img(l);
   auto t = FatTable::open(img.queue, l).value();
   ASSERT_TRUE(t.set(341, 0xABC).has_value());  // bytes 511 and 512
   EXPECT_TRUE(t.is_dirty(0));
@@ -117,7 +117,7 @@ TEST(FatTable, Fat12EntryStraddlingASectorDirtiesBoth) {
   EXPECT_EQ(t.get(341).value(), 0xABCu);
 }
 
-std::map<std::uint64_t, std::uint64_t> runs(const FatTable& t) {
+std::map<std::uint64_t, std::uint64_t> table_runs(const FatTable& t) {
   std::map<std::uint64_t, std::uint64_t> out;
   t.for_each_dirty_run([&](std::uint64_t off, std::span<const std::byte> b) { out[off] = b.size(); });
   return out;
@@ -125,7 +125,7 @@ std::map<std::uint64_t, std::uint64_t> runs(const FatTable& t) {
 
 TEST(FatTable, DirtyRunsGoToEveryCopyMergedAndInOrder) {
   const auto l = layout(FatType::fat16, 100, 3);
-  Image img(l);
+  TableImage img(l);
   auto t = FatTable::open(img.queue, l).value();
   for (auto [n, v] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
            {256 * 3, 7}, {256 * 4 + 1, 8},  // sectors 3 and 4: one run
@@ -139,16 +139,16 @@ TEST(FatTable, DirtyRunsGoToEveryCopyMergedAndInOrder) {
     want[l.fat_offset(c) + 63 * 512] = 2 * 512;
     want[l.fat_offset(c) + 99 * 512] = 512;
   }
-  EXPECT_EQ(runs(t), want);
+  EXPECT_EQ(table_runs(t), want);
   t.clear_dirty();
   EXPECT_EQ(t.dirty_sectors(), 0u);
-  EXPECT_TRUE(runs(t).empty());
+  EXPECT_TRUE(table_runs(t).empty());
   EXPECT_EQ(t.get(256 * 3).value(), 7u);  // clearing dirt keeps the data
 }
 
 TEST(FatTable, EveryDirtySectorPatternIsWrittenExactlyOnce) {
   const auto l = layout(FatType::fat32, 130, 2);
-  Image img(l);
+  TableImage img(l);
   std::mt19937 rng(7);
   for (int round = 0; round < 50; ++round) {
     FatCacheOptions o;
@@ -178,7 +178,7 @@ TEST(FatTable, EveryDirtySectorPatternIsWrittenExactlyOnce) {
 TEST(FatTable, DirtyBlocksOutliveTheCacheBoundAndFlushToEveryCopy) {
   for (FatType type : {FatType::fat12, FatType::fat16, FatType::fat32}) {
     const auto l = layout(type, type == FatType::fat12 ? 12 : 256, 3);
-    Image img(l, 11);
+    TableImage img(l, 11);
     auto want = img.copy(l, 0);
     FatCacheOptions o;
     o.block_bytes = 512;
@@ -204,7 +204,7 @@ TEST(FatTable, DirtyBlocksOutliveTheCacheBoundAndFlushToEveryCopy) {
 // gets after it are cache hits. Blocks of 1024 bytes hold 256 FAT32 entries.
 TEST(FatTable, PrefetchReadsMissingBlocksOnceAndKeepsPendingSets) {
   const auto l = layout(FatType::fat32, 256, 2);
-  Image img(l, 31);
+  TableImage img(l, 31);
   auto want = img.copy(l, 0);
   FatCacheOptions o;
   o.block_bytes = 1024;
@@ -240,7 +240,7 @@ TEST(FatTable, PrefetchReadsMissingBlocksOnceAndKeepsPendingSets) {
 TEST(FatTable, ScanStreamsInChunksAndSeesPendingSets) {
   for (FatType type : {FatType::fat12, FatType::fat16, FatType::fat32}) {
     const auto l = layout(type, type == FatType::fat12 ? 12 : 100, 2);
-    Image img(l, 21);
+    TableImage img(l, 21);
     auto want = img.copy(l, 0);
     FatCacheOptions o;
     o.stream_bytes = 4096;
@@ -266,7 +266,7 @@ TEST(FatTable, ScanStreamsInChunksAndSeesPendingSets) {
 
 TEST(FatTable, CompareCopiesNamesTheFirstDifferingEntryAndSector) {
   const auto l = layout(FatType::fat32, 64, 3);
-  Image img(l, 31);
+  TableImage img(l, 31);
   // Make all copies equal, then change two entries of copy 2.
   const auto first = img.copy(l, 0);
   for (std::uint32_t c = 1; c < 3; ++c) {
@@ -299,7 +299,7 @@ TEST(FatTable, CompareCopiesNamesTheFirstDifferingEntryAndSector) {
 TEST(FatTable, ScanAndCompareIsScanPlusCompareInOnePass) {
   for (FatType type : {FatType::fat12, FatType::fat16, FatType::fat32}) {
     const auto l = layout(type, type == FatType::fat12 ? 12 : 40, 2);
-    Image img(l, 41);  // random bytes: the two copies differ almost everywhere
+    TableImage img(l, 41);  // random bytes: the two copies differ almost everywhere
     FatCacheOptions o;
     o.stream_bytes = 1024;
     auto t = FatTable::open(img.queue, l, o).value();
@@ -324,7 +324,7 @@ TEST(FatTable, ScanAndCompareIsScanPlusCompareInOnePass) {
 
 TEST(FatTable, ABadLayoutIsAnErrorNotACrash) {
   auto l = layout(FatType::fat16, 10, 2);
-  Image img(l);
+  TableImage img(l);
   auto big = l;
   big.cluster_count = 10 * 256;  // needs 10*512 + 4 bytes
   auto r = FatTable::open(img.queue, big);

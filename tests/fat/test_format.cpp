@@ -18,20 +18,20 @@
 namespace fat {
 namespace {
 
-namespace test = fsio::test;
-using test::TempDir;
+namespace support = fsio::test;
+using support::TempDir;
 
-constexpr std::uint64_t KiB = 1024, MiB = KiB * 1024;
+constexpr std::uint64_t kKiB = 1024, kMiB = kKiB * 1024;
 
-struct Case {
+struct FormatCase {
   const char* name;
   std::uint64_t size;
   FatType type;
 };
-const Case kCases[] = {
-    {"fat12", 1440 * KiB, FatType::fat12},
-    {"fat16", 64 * MiB, FatType::fat16},
-    {"fat32", 600 * MiB, FatType::fat32},
+const FormatCase kCases[] = {
+    {"fat12", 1440 * kKiB, FatType::fat12},
+    {"fat16", 64 * kMiB, FatType::fat16},
+    {"fat32", 600 * kMiB, FatType::fat32},
 };
 
 fsio::Result<FormatReport> format_image(const std::string& img, std::uint64_t size, const FormatOptions& o,
@@ -53,17 +53,17 @@ fsio::Result<FormatReport> format_image(const std::string& img, std::uint64_t si
 
 void require_tools() {
   for (const char* t : {"fsck.fat", "minfo", "mdir", "mkfs.fat"})
-    if (!test::have_tool(t)) GTEST_SKIP() << t << " is not installed; format not checked by peers";
+    if (!support::have_tool(t)) GTEST_SKIP() << t << " is not installed; format not checked by peers";
 }
 
-class FormatPeers : public ::testing::TestWithParam<Case> {};
+class FormatPeers : public ::testing::TestWithParam<FormatCase> {};
 
 TEST_P(FormatPeers, FsckMinfoAndMdirAcceptTheVolume) {
   require_tools();
-  const Case c = GetParam();
+  const FormatCase c = GetParam();
   TempDir dir;
   const std::string img = dir / "img";
-  test::make_file(img, c.size);
+  support::make_file(img, c.size);
   FormatOptions o;
   o.label = "FSIO TEST";
   o.invariant = true;
@@ -81,12 +81,12 @@ TEST_P(FormatPeers, FsckMinfoAndMdirAcceptTheVolume) {
   // Large merged requests: far fewer than one per sector.
   EXPECT_LT(stats.requests_submitted, 40u) << "queued " << stats.requests_queued;
 
-  const auto fsck = test::run("fsck.fat -n " + img);
+  const auto fsck = support::run("fsck.fat -n " + img);
   EXPECT_EQ(fsck.exit_code, 0) << fsck.output;
-  const auto info = test::run("MTOOLS_SKIP_CHECK=1 minfo -i " + img + " ::");
+  const auto info = support::run("MTOOLS_SKIP_CHECK=1 minfo -i " + img + " ::");
   EXPECT_EQ(info.exit_code, 0) << info.output;
   EXPECT_NE(info.output.find(std::string("disk type=\"") + fat_type_name(c.type)), std::string::npos) << info.output;
-  const auto ls = test::run("MTOOLS_SKIP_CHECK=1 mdir -i " + img + " ::");
+  const auto ls = support::run("MTOOLS_SKIP_CHECK=1 mdir -i " + img + " ::");
   EXPECT_EQ(ls.exit_code, 0) << ls.output;
   EXPECT_NE(ls.output.find("Volume in drive : is FSIO TEST"), std::string::npos) << ls.output;
   EXPECT_NE(ls.output.find("Volume Serial Number is 1234-ABCD"), std::string::npos) << ls.output;
@@ -95,12 +95,12 @@ TEST_P(FormatPeers, FsckMinfoAndMdirAcceptTheVolume) {
 // Outside the boot code, our metadata is byte-identical to mkfs.fat's.
 TEST_P(FormatPeers, MetadataIsByteIdenticalToMkfsFatInvariant) {
   require_tools();
-  const Case c = GetParam();
+  const FormatCase c = GetParam();
   TempDir dir;
   const std::string ours = dir / "ours", theirs = dir / "theirs";
-  test::make_file(ours, c.size);
-  test::make_file(theirs, c.size);
-  const auto mk = test::run("mkfs.fat --invariant -n PEERS " + theirs);
+  support::make_file(ours, c.size);
+  support::make_file(theirs, c.size);
+  const auto mk = support::run("mkfs.fat --invariant -n PEERS " + theirs);
   ASSERT_EQ(mk.exit_code, 0) << mk.output;
   FormatOptions o;
   o.label = "PEERS";
@@ -109,7 +109,7 @@ TEST_P(FormatPeers, MetadataIsByteIdenticalToMkfsFatInvariant) {
   const auto g = compute_geometry(c.size, o).value();
   const std::uint64_t root_bytes = c.type == FatType::fat32 ? g.cluster_bytes() : g.root_dir_sectors() * 512ull;
   const std::uint64_t end = g.root_dir_sector() * 512 + root_bytes;
-  const auto a = test::read_bytes(ours, 0, end), b = test::read_bytes(theirs, 0, end);
+  const auto a = support::read_bytes(ours, 0, end), b = support::read_bytes(theirs, 0, end);
   const std::size_t code = c.type == FatType::fat32 ? 0x5A : 0x3E;
   std::vector<std::uint64_t> boots{0};
   if (g.backup_boot_sector) boots.push_back(g.backup_boot_sector * 512ull);
@@ -129,13 +129,13 @@ TEST(Format, WipesForeignSignaturesInTheDataAreaAndNothingElse) {
   require_tools();
   TempDir dir;
   const std::string img = dir / "img";
-  const std::uint64_t size = 600 * MiB;
-  test::make_file(img, size);
-  // A btrfs magic at 64 KiB + 0x40 sits in FAT32's data area at this size?
+  const std::uint64_t size = 600 * kMiB;
+  support::make_file(img, size);
+  // A btrfs magic at 64 kKiB + 0x40 sits in FAT32's data area at this size?
   // No: the FATs cover it. Put fake signatures where we would not write.
   const auto g = compute_geometry(size, {}).value();
   const std::uint64_t data = g.data_start_sector() * 512 + g.cluster_bytes();  // after the root cluster
-  const std::uint64_t sig1 = data + 64 * KiB + 0x40, sig2 = size - 4096 + 100;
+  const std::uint64_t sig1 = data + 64 * kKiB + 0x40, sig2 = size - 4096 + 100;
   {
     std::FILE* f = std::fopen(img.c_str(), "r+b");
     ASSERT_NE(f, nullptr);
@@ -151,12 +151,12 @@ TEST(Format, WipesForeignSignaturesInTheDataAreaAndNothingElse) {
   ASSERT_TRUE(report.has_value()) << report.error().message();
   EXPECT_EQ(report->bytes_wiped, 2 * 512u);
   for (std::uint64_t at : {sig1, sig2}) {
-    const auto b = test::read_bytes(img, at, 8);
+    const auto b = support::read_bytes(img, at, 8);
     for (std::byte x : b) EXPECT_EQ(x, std::byte(0)) << "at " << at;
   }
-  const auto kept = test::read_bytes(img, sig1 - 512, 8);
+  const auto kept = support::read_bytes(img, sig1 - 512, 8);
   EXPECT_EQ(std::memcmp(kept.data(), "_BHRfS_M", 8), 0) << "a neighbouring sector was touched";
-  EXPECT_EQ(test::run("fsck.fat -n " + img).exit_code, 0);
+  EXPECT_EQ(support::run("fsck.fat -n " + img).exit_code, 0);
 }
 
 // A crash in the middle leaves no valid-looking filesystem: the old boot
@@ -165,9 +165,9 @@ TEST(Format, FailureBeforeTheLastPhaseLeavesNoBootSector) {
   require_tools();
   TempDir dir;
   const std::string img = dir / "img";
-  const std::uint64_t size = 64 * MiB;
-  test::make_file(img, size);
-  ASSERT_EQ(test::run("mkfs.fat " + img).exit_code, 0);  // an old, valid FAT
+  const std::uint64_t size = 64 * kMiB;
+  support::make_file(img, size);
+  ASSERT_EQ(support::run("mkfs.fat " + img).exit_code, 0);  // an old, valid FAT
   fsio::OpenOptions oo;
   oo.write = true;
   oo.direct = false;
@@ -186,26 +186,26 @@ TEST(Format, FailureBeforeTheLastPhaseLeavesNoBootSector) {
   ASSERT_FALSE(report.has_value());
   EXPECT_NE(report.error().message().find("writing FAT metadata"), std::string::npos) << report.error().message();
   for (std::uint64_t sector : {0u, 6u}) {  // the boot sector and its backup
-    const auto boot = test::read_bytes(img, sector * 512, 512);
+    const auto boot = support::read_bytes(img, sector * 512, 512);
     for (std::byte b : boot) ASSERT_EQ(b, std::byte(0)) << "sector " << sector;
   }
-  EXPECT_NE(test::run("fsck.fat -n " + img).exit_code, 0);
+  EXPECT_NE(support::run("fsck.fat -n " + img).exit_code, 0);
 }
 
 // mtools writes a long name into our volume; its checksum is ours.
 TEST(Format, MtoolsLongNameChecksumMatchesLfnChecksum) {
   require_tools();
-  if (!test::have_tool("mcopy")) GTEST_SKIP() << "mcopy missing";
+  if (!support::have_tool("mcopy")) GTEST_SKIP() << "mcopy missing";
   TempDir dir;
   const std::string img = dir / "img";
-  test::make_file(img, 64 * MiB);
-  ASSERT_TRUE(format_image(img, 64 * MiB, {}).has_value());
+  support::make_file(img, 64 * kMiB);
+  ASSERT_TRUE(format_image(img, 64 * kMiB, {}).has_value());
   const std::string src = dir / "A rather long file name.txt";
-  test::make_file(src, 10);
-  const auto cp = test::run("MTOOLS_SKIP_CHECK=1 mcopy -i " + img + " '" + src + "' ::");
+  support::make_file(src, 10);
+  const auto cp = support::run("MTOOLS_SKIP_CHECK=1 mcopy -i " + img + " '" + src + "' ::");
   ASSERT_EQ(cp.exit_code, 0) << cp.output;
-  const auto g = compute_geometry(64 * MiB, {}).value();
-  const auto root = test::read_bytes(img, g.root_dir_sector() * 512, 32 * 8);
+  const auto g = compute_geometry(64 * kMiB, {}).value();
+  const auto root = support::read_bytes(img, g.root_dir_sector() * 512, 32 * 8);
   int lfn = 0;
   for (int i = 0; i < 8; ++i) {
     const auto e = fsio::load<DirEntry>(root, i * 32);
@@ -252,8 +252,8 @@ TEST(FatTableOnDisk, DirtySectorsOfEveryCopyGoOutInOnePlug) {
   require_tools();
   TempDir dir;
   const std::string img = dir / "img";
-  const std::uint64_t size = 64 * MiB;
-  test::make_file(img, size);
+  const std::uint64_t size = 64 * kMiB;
+  support::make_file(img, size);
   FormatOptions o;
   o.fat_type = 32;
   ASSERT_TRUE(format_image(img, size, o).has_value());
@@ -275,12 +275,12 @@ TEST(FatTableOnDisk, DirtySectorsOfEveryCopyGoOutInOnePlug) {
   EXPECT_EQ(table->queue_dirty(plug), 4u);
   ASSERT_TRUE(plug.finish().has_value());
   table->clear_dirty();
-  const auto second = test::read_bytes(img, g.fat_offset(1) + 1000 * 4, 8);
+  const auto second = support::read_bytes(img, g.fat_offset(1) + 1000 * 4, 8);
   EXPECT_EQ(std::to_integer<int>(second[0]), 0xE9);  // 1001 = 0x3E9
   EXPECT_EQ(std::to_integer<int>(second[4]), 0xFF);
   // Both copies agree, so fsck only reclaims the unowned clusters (exit 1),
   // and says nothing about differing FATs.
-  const auto fsck = test::run("fsck.fat -n " + img);
+  const auto fsck = support::run("fsck.fat -n " + img);
   EXPECT_EQ(fsck.output.find("FATs differ"), std::string::npos) << fsck.output;
   EXPECT_NE(fsck.output.find("Reclaimed"), std::string::npos) << fsck.output;
 }

@@ -23,8 +23,8 @@
 namespace fat {
 namespace {
 
-namespace test = fsio::test;
-using test::TempDir;
+namespace support = fsio::test;
+using support::TempDir;
 
 using namespace fat::matrix;
 
@@ -42,7 +42,7 @@ std::string fields(const Geometry& g) {
 
 // Decodes mkfs.fat's boot sector (and FSInfo) into a Geometry.
 Geometry decode(const std::string& path) {
-  const auto raw = test::read_bytes(path, 0, 512);
+  const auto raw = support::read_bytes(path, 0, 512);
   const auto b16 = fsio::load<BootSector16>(raw);
   const auto b32 = fsio::load<BootSector32>(raw);
   Geometry g;
@@ -67,7 +67,7 @@ Geometry decode(const std::string& path) {
   if (g.atari && !fat32) {
     // No BS_FilSysType: FAT[2]'s first byte is 0x00 in a fresh FAT12
     // (F8 FF FF 00) and 0xFF in FAT16's second FAT[1] byte (F8 FF FF FF).
-    const auto fat = test::read_bytes(path, std::uint64_t(g.reserved_sectors) * g.sector_size, 4);
+    const auto fat = support::read_bytes(path, std::uint64_t(g.reserved_sectors) * g.sector_size, 4);
     g.type = fat[3] == std::byte{0} ? FatType::fat12 : FatType::fat16;
   }
   // fatgen103 p.14: clusters = data sectors / spc.
@@ -76,7 +76,7 @@ Geometry decode(const std::string& path) {
   if (fat32) {
     g.fsinfo_sector = b32.fat32.fs_info_sector;
     g.backup_boot_sector = b32.fat32.backup_boot_sector;
-    const auto info = fsio::load<FsInfo>(test::read_bytes(path, std::uint64_t(g.fsinfo_sector) * g.sector_size, 512));
+    const auto info = fsio::load<FsInfo>(support::read_bytes(path, std::uint64_t(g.fsinfo_sector) * g.sector_size, 512));
     if (info.free_count + 1 != g.cluster_count) g.cluster_count = info.free_count + 1;  // mkfs.fat's own count
   }
   return g;
@@ -89,8 +89,8 @@ struct Tally {
 // Runs one case; returns "" when we agree with mkfs.fat, else what differs.
 std::string compare_one(const TempDir& dir, std::uint64_t size, const Variant& v, Tally& tally) {
   const std::string img = dir / "img";
-  test::make_file(img, size);
-  const auto r = test::run("mkfs.fat --invariant " + v.args + " " + img);
+  support::make_file(img, size);
+  const auto r = support::run("mkfs.fat --invariant " + v.args + " " + img);
   const auto ours = compute_geometry(size, v.opts);
   std::string diff;
   if (r.exit_code != 0) {
@@ -111,7 +111,7 @@ std::string compare_one(const TempDir& dir, std::uint64_t size, const Variant& v
         std::copy(v.opts.label.begin(), v.opts.label.end(), label.begin());
       }
       const auto mine = build_boot_sector(*ours, 0x1234ABCD, label);
-      const auto raw = test::read_bytes(img, 0, 512);
+      const auto raw = support::read_bytes(img, 0, 512);
       const ByteSpan code = boot_code_region(*ours);
       for (std::size_t i = 0; i < 512 && diff.empty(); ++i)
         if ((i < code.begin || i >= code.end) && raw[i] != mine[i])
@@ -124,7 +124,7 @@ std::string compare_one(const TempDir& dir, std::uint64_t size, const Variant& v
 }
 
 void run_cases(const std::vector<std::uint64_t>& sizes, const std::vector<Variant>& vs, const char* what) {
-  if (!test::have_tool("mkfs.fat")) GTEST_SKIP() << "mkfs.fat (dosfstools) is not installed; geometry not checked";
+  if (!support::have_tool("mkfs.fat")) GTEST_SKIP() << "mkfs.fat (dosfstools) is not installed; geometry not checked";
   TempDir dir;
   Tally tally;
   for (std::uint64_t size : sizes)

@@ -22,7 +22,7 @@
 namespace fat {
 namespace {
 
-namespace test = fsio::test;
+namespace support = fsio::test;
 using namespace fat::matrix;
 
 struct Region {
@@ -33,7 +33,7 @@ struct Region {
 // backup boot sector): 0x3E or 0x5A to 510, or to 440 under an MBR; none
 // in the Atari variant.
 std::vector<Region> code_regions(const std::string& path, std::uint64_t base) {
-  const auto bs = test::read_bytes(path, base, 512);
+  const auto bs = support::read_bytes(path, base, 512);
   auto u8 = [&](std::size_t i) { return std::uint8_t(bs[i]); };
   auto u16 = [&](std::size_t i) { return unsigned(u8(i) | u8(i + 1) << 8); };
   if (u8(0) == 0x60) return {};
@@ -83,14 +83,14 @@ struct Tally {
   int equal = 0, refused_both = 0, differ = 0;
 };
 
-void run_one(const test::TempDir& dir, std::uint64_t size, const std::string& args, const std::string& mode,
+void run_one(const support::TempDir& dir, std::uint64_t size, const std::string& args, const std::string& mode,
              std::uint64_t offset_bytes, Tally& tally) {
   const std::string a = dir / "mkfs.img", b = dir / "mkfat.img";
-  test::make_file(a, size + offset_bytes);
-  test::make_file(b, size + offset_bytes);
+  support::make_file(a, size + offset_bytes);
+  support::make_file(b, size + offset_bytes);
   const std::string opts = " --invariant " + args + " " + mode + " ";
-  const auto r = test::run("mkfs.fat" + opts + a);
-  const auto m = test::run(std::string(FSIO_MKFAT) + opts + b);
+  const auto r = support::run("mkfs.fat" + opts + a);
+  const auto m = support::run(std::string(FSIO_MKFAT) + opts + b);
   const std::string what = "size " + std::to_string(size) + " '" + args + " " + mode + "'";
   std::string diff;
   if ((r.exit_code == 0) != (m.exit_code == 0))
@@ -119,8 +119,8 @@ bool full_matrix() {
 
 void run_group(const std::vector<std::uint64_t>& sizes, const std::vector<Variant>& vs, const char* name,
                bool with_offset = true) {
-  if (!test::have_tool("mkfs.fat")) GTEST_SKIP() << "mkfs.fat (dosfstools) is not installed; images not compared";
-  test::TempDir dir;
+  if (!support::have_tool("mkfs.fat")) GTEST_SKIP() << "mkfs.fat (dosfstools) is not installed; images not compared";
+  support::TempDir dir;
   Tally tally;
   const bool full = full_matrix();
   unsigned n = 0;

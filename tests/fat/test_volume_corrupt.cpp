@@ -118,12 +118,12 @@ TEST(ParseBootSector, ZerosAreNotAFatVolume) {
   EXPECT_FALSE(parse_boot_sector(std::span(zeros).first(100), 1 << 20).has_value());
 }
 
-struct Image {
+struct FlipImage {
   const char* name;
   std::uint64_t kib;
   const char* args;
 };
-const Image kImages[] = {
+const FlipImage kImages[] = {
     {"fat12", 1440, ""},
     {"fat16", 32 * 1024, "-F 16"},
     {"fat32", 40 * 1024, "-F 32 -s 1"},
@@ -162,11 +162,11 @@ bool open_and_use(const std::string& img, bool boot_damaged, const std::string& 
   return true;
 }
 
-class ByteFlips : public ::testing::TestWithParam<Image> {};
+class ByteFlips : public ::testing::TestWithParam<FlipImage> {};
 
 TEST_P(ByteFlips, EveryBootSectorAndFsInfoByteFlippedOpensOrFailsCleanly) {
   if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
-  const Image c = GetParam();
+  const FlipImage c = GetParam();
   support::TempDir dir;
   const std::string img = dir / "img";
   test::mkfs(img, c.kib, c.args);
