@@ -17,7 +17,6 @@ using fsio::make_error;
 // name split across two units could be left with its first part only.
 constexpr std::uint32_t kSlotsPerUnit = 512 / 32;
 
-
 std::string join(const std::string& dir, const std::string& name) { return (dir == "/" ? "" : dir) + "/" + name; }
 
 // What fill refuses to write on, and what it goes on with, saying so.

@@ -39,7 +39,7 @@ struct AtariFit {
 // One sector size: estimate the clusters that fit beside nfats FATs (two
 // reserved entries each), size the FAT for them, recount.
 AtariFit try_sector_size(std::int64_t num_sectors, std::uint32_t ss, unsigned bits, std::uint32_t spc,
-                    std::uint32_t nfats, std::uint32_t reserved, std::uint32_t root_entries) {
+                         std::uint32_t nfats, std::uint32_t reserved, std::uint32_t root_entries) {
   AtariFit f;
   const std::int64_t fatdata = num_sectors - cdiv(std::int64_t(root_entries) * 32, ss) - reserved;
   const std::int64_t entry_bytes_x8 = std::int64_t(nfats) * bits;  // nfats entries, in bits

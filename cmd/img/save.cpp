@@ -196,7 +196,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   // One frame queued beyond the workers: a worker that finishes before the
   // frame ahead of it has something to do; more only holds memory.
   SavePool pool(rep.threads, rep.threads + 1,
-            [&](RawFrame& f, unsigned worker) { return compress(f, ctx[worker], o.level, wlog, bin, outs); });
+                [&](RawFrame& f, unsigned worker) { return compress(f, ctx[worker], o.level, wlog, bin, outs); });
   ReadState rs{&queue, &h, &pool, &bin};
   fsio::Status read_status;
   std::thread reader([&] {

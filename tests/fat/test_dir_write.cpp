@@ -6,9 +6,6 @@
 // collide with the ones mtools made.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <iterator>
-
 #include "fat/bitmap.hpp"
 #include "fat/directory.hpp"
 #include "tests/fat/peer_images.hpp"

@@ -5,8 +5,6 @@
 // 512 and 4096-byte sectors, one and two FATs.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <iterator>
 #include <regex>
 #include <set>
 
