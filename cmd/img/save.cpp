@@ -186,6 +186,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   rep.direct = dev.direct();
   rep.mapped_bytes = h.mapped_blocks * h.block_size;
   const auto header = encode_header(h);
+  widen_pipe(out_fd);
   FSIO_TRY(write_all(out_fd, header, out_name, 0));
   rep.stream_bytes = header.size();
 

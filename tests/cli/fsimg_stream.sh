@@ -5,7 +5,8 @@
 # Each must give exit 1 and an error that names the damage, never a crash,
 # from restore, verify and info; restore must write nothing past the last
 # frame wholly before the damage, and never the first MiB (written last).
-# Also: a stream of a newer version, and truncations fed through a pipe.
+# Also: a stream of a newer version, truncations fed through a pipe, and
+# Ctrl-C while a pipe on either side stalls.
 # Cheap enough for the sanitizer run (tools/test.sh).
 . "$(dirname "$0")/lib.sh"
 need mke2fs python3
@@ -100,3 +101,47 @@ expect_rc 1 "$FSIMG" info "$T/tail.fsimg"
 expect_rc 1 "$FSIMG" info "$T/src.img"
 expect_rc 1 "$FSIMG" restore /dev/null "$T/tgt.img"
 pass "newer version, trailing bytes, not an image, empty input"
+
+# Ctrl-C while the other end of a pipe stalls (an ssh that hangs): restore
+# waiting for input and save waiting for its reader must both end, exit
+# 130, say so, and leave a target that a rerun restores. The bound below
+# is for a hang, not for speed: the waits look for Ctrl-C every 100 ms.
+# ends_within PID SECONDS: the exit code, or fail if it is still running.
+ends_within() {
+  local pid=$1 i rc=0
+  for i in $(seq 1 $(($2 * 20))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; wait "$pid" 2>/dev/null; return 99; fi
+  wait "$pid" || rc=$?
+  return $rc
+}
+mkfifo "$T/fifo"
+off=$(( $(stat -c %s "$T/good.fsimg") * 6 / 10 ))
+cp "$T/old.img" "$T/tgt.img"
+{ head -c "$off" "$T/good.fsimg"; exec sleep 60; } > "$T/fifo" & feeder=$!
+"$FSIMG" restore -q - "$T/tgt.img" < "$T/fifo" 2>"$T/err" & pid=$!
+sleep 1
+kill -INT "$pid" || fail "restore ended before its input did"
+rc=0; ends_within "$pid" 10 || rc=$?
+kill "$feeder"; wait "$feeder" 2>/dev/null || true
+[ "$rc" -ne 99 ] || fail "restore waiting on a stalled pipe did not end on Ctrl-C"
+[ "$rc" -eq 130 ] || { cat "$T/err"; fail "restore interrupted on a stalled pipe: exit $rc, expected 130"; }
+grep -q "stdin: interrupted while waiting to read.*run fsimg restore again" "$T/err" || { cat "$T/err"; fail "interrupted restore: not said"; }
+$DAMAGE untouched "$T/layout.json" "$off" "$T/old.img" "$T/tgt.img" || fail "interrupted restore wrote past what it had read"
+"$FSIMG" restore -q "$T/good.fsimg" "$T/tgt.img" || fail "restore after an interrupted one needed more than a rerun"
+"$FSIMG" verify -q --unused "$T/good.fsimg" "$T/tgt.img" || fail "rerun after Ctrl-C: not identical"
+pass "Ctrl-C during a restore stalled on its input pipe: exit 130, a rerun restores"
+
+# 6 MB of random bytes: more than any pipe holds (fsimg asks for 1 MiB).
+rm -f "$T/fifo"; mkfifo "$T/fifo"
+mkdir "$T/rand"; head -c 6000000 /dev/urandom > "$T/rand/r.bin"
+mke2fs -q -F -t ext4 -d "$T/rand" "$T/rand.img" 12M
+exec 3<>"$T/fifo"  # a reader that never reads: the pipe fills and stays full
+"$FSIMG" save -q "$T/rand.img" - > "$T/fifo" 2>"$T/err" & pid=$!
+sleep 1
+kill -INT "$pid" || fail "save ended although nothing read its output"
+rc=0; ends_within "$pid" 10 || rc=$?
+exec 3<&-
+[ "$rc" -ne 99 ] || fail "save writing to a stalled pipe did not end on Ctrl-C"
+[ "$rc" -eq 130 ] || { cat "$T/err"; fail "save interrupted on a stalled pipe: exit $rc, expected 130"; }
+grep -q "interrupted" "$T/err" || { cat "$T/err"; fail "interrupted save: not said"; }
+pass "Ctrl-C during a save stalled on its output pipe: exit 130"
