@@ -1,7 +1,6 @@
 // extwb ls, get, stat, df: reading, formatted from ext/inspect.hpp's structs.
 #include <unistd.h>
 
-#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
@@ -9,6 +8,7 @@
 
 #include "cmd/extwb.hpp"
 #include "ext/inspect.hpp"
+#include "libfsio/pipe.hpp"
 #include "libfsio/size.hpp"
 
 namespace extwb {
@@ -86,18 +86,6 @@ int cmd_ls(const Common& c, const std::string& path, bool long_format) {
   return exit_ok;
 }
 
-static fsio::Status write_all(int fd, std::span<const std::byte> d) {
-  while (!d.empty()) {
-    const ssize_t n = ::write(fd, d.data(), d.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return fsio::errno_error("write to standard output");
-    }
-    d = d.subspan(std::size_t(n));
-  }
-  return {};
-}
-
 int cmd_get(const Common& c, const std::string& path) {
   auto fs = open_fs(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
@@ -107,7 +95,12 @@ int cmd_get(const Common& c, const std::string& path) {
   if (!inode) return fsio::cli::report(kTool, inode.error());
   if (!inode->is_reg())
     return fsio::cli::report(kTool, fsio::make_error(fsio::Errc::invalid_argument, path + ": not a regular file"));
-  auto st = (*fs)->read_file(*inode, [](std::span<const std::byte> d) { return write_all(STDOUT_FILENO, d); });
+  std::uint64_t written = 0;
+  auto st = (*fs)->read_file(*inode, [&](std::span<const std::byte> d) {
+    auto w = fsio::write_all(STDOUT_FILENO, d, "standard output", written);
+    written += d.size();
+    return w;
+  });
   if (!st) return fsio::cli::report(kTool, st.error());
   return exit_ok;
 }

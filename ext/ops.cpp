@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -210,24 +209,18 @@ fsio::Status check_put_target(Filesystem& fs, const Inode& parent, const std::st
 
 }  // namespace
 
-FdSource::FdSource(int fd, std::string name) : fd_(fd), name_(std::move(name)) {
+FdSource::FdSource(int fd, std::string name) : fd_(fd), kind_(fsio::fd_kind(fd)), name_(std::move(name)) {
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return;
-  if (S_ISREG(st.st_mode)) size_ = std::uint64_t(st.st_size);
-  if (S_ISFIFO(st.st_mode)) (void)::fcntl(fd, F_SETPIPE_SZ, 1 << 20);  // advisory: capped by pipe-max-size
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) size_ = std::uint64_t(st.st_size);
+  fsio::widen_pipe(fd);
 }
 
 fsio::Result<std::size_t> FdSource::read(std::span<std::byte> buf) {
-  for (;;) {
-    if (cancelled_) return std::size_t(0);
-    pollfd p{fd_, POLLIN, 0};
-    const int ready = ::poll(&p, 1, 200);
-    if (ready == 0) continue;
-    if (ready < 0 && errno != EINTR) return fsio::errno_error("poll " + name_);
-    const ssize_t n = ::read(fd_, buf.data(), buf.size());
-    if (n >= 0) return std::size_t(n);
-    if (errno != EINTR && errno != EAGAIN) return fsio::errno_error("read " + name_);
-  }
+  if (cancelled_) return std::size_t(0);
+  auto n = fsio::read_some(fd_, kind_, buf, name_, offset_, [this] { return cancelled_.load(); });
+  if (!n && cancelled_) return std::size_t(0);  // the writer gave up first; its error is the one said
+  if (n) offset_ += *n;
+  return n;
 }
 
 fsio::Result<Timestamp> current_time() {

@@ -14,12 +14,13 @@
 
 #include "ext/commit.hpp"
 #include "ext/writeback.hpp"
+#include "libfsio/pipe.hpp"
 
 namespace ext {
 
-// A file descriptor (a file or a pipe). A pipe is widened to 1 MiB
-// (F_SETPIPE_SZ) so the writer and we wake each other less often; reads
-// are retried on EINTR and wait with poll() so cancel() is noticed.
+// A file descriptor (a file, a pipe or a socket). A pipe is widened to
+// 1 MiB so the writer and we wake each other less often; a read that waits
+// on a pipe or socket notices cancel() within 100 ms (libfsio/pipe.hpp).
 class FdSource : public Source {
  public:
   FdSource(int fd, std::string name);
@@ -29,8 +30,10 @@ class FdSource : public Source {
 
  private:
   int fd_;
+  fsio::FdKind kind_;
   std::string name_;
   std::uint64_t size_ = 0;
+  std::uint64_t offset_ = 0;  // bytes read so far, for messages
   std::atomic<bool> cancelled_{false};
 };
 

@@ -1,86 +1,21 @@
 #include "cmd/img/stream.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <climits>
 #include <cstring>
 
-#include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
 
 namespace img {
-namespace {
 
 using fsio::Errc;
 using fsio::make_error;
 
-enum class FdKind { other, pipe, socket };
-
-FdKind fd_kind(int fd) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) return FdKind::other;
-  if (S_ISFIFO(st.st_mode)) return FdKind::pipe;
-  if (S_ISSOCK(st.st_mode)) return FdKind::socket;
-  return FdKind::other;
-}
-
-constexpr int kPollMs = 100;  // how long a wait goes without looking for Ctrl-C
-
-// Waits until fd is ready for `events`, or has hung up or failed (the read
-// or write that follows then says so), looking for Ctrl-C every kPollMs.
-fsio::Status wait_ready(int fd, short events, const std::string& name, const char* what) {
-  for (;;) {
-    if (fsio::InterruptGuard::requested())
-      return make_error(Errc::interrupted, name + ": interrupted while waiting to " + what);
-    pollfd p{fd, events, 0};
-    const int n = ::poll(&p, 1, kPollMs);
-    if (n > 0) return {};
-    if (n < 0 && errno != EINTR) return fsio::errno_error(name + ": poll");
-  }
-}
-
-// Bytes that a write to a pipe that poll() calls writable takes without
-// blocking. The pipe holds F_GETPIPE_SZ / page of page-sized slots, and
-// FIONREAD bytes sit in them; the first and last of those slots may be
-// partly used, so two slots more than the bytes fill are counted as taken.
-// Writable means one slot is free, and PIPE_BUF bytes always fit in it.
-std::size_t pipe_room(int fd) {
-  const long page = ::sysconf(_SC_PAGESIZE);
-  const int capacity = ::fcntl(fd, F_GETPIPE_SZ);
-  int queued = 0;
-  if (page <= 0 || capacity <= 0 || ::ioctl(fd, FIONREAD, &queued) != 0 || queued < 0) return PIPE_BUF;
-  const long free_slots = capacity / page - queued / page - 2;
-  return free_slots > 0 ? std::size_t(free_slots * page) : PIPE_BUF;
-}
-
-}  // namespace
-
-void widen_pipe(int fd) {
-  if (fd_kind(fd) == FdKind::pipe) (void)::fcntl(fd, F_SETPIPE_SZ, kWidePipe);
-}
-
 StreamReader::StreamReader(int fd, std::string name)
-    : fd_(fd), stream_(fd_kind(fd) != FdKind::other), name_(std::move(name)), buf_(1u << 20) {
-  widen_pipe(fd);
-}
-
-fsio::Result<std::size_t> StreamReader::read_some(std::byte* out, std::size_t n) {
-  for (;;) {
-    if (stream_) FSIO_TRY(wait_ready(fd_, POLLIN, name_, "read"));
-    const ssize_t got = ::read(fd_, out, n);
-    if (got >= 0) return std::size_t(got);
-    if (errno != EINTR && errno != EAGAIN) return fsio::errno_error(name_ + ": read at byte " + std::to_string(offset_));
-  }
+    : fd_(fd), kind_(fsio::fd_kind(fd)), name_(std::move(name)), buf_(1u << 20) {
+  fsio::widen_pipe(fd);
 }
 
 fsio::Result<std::size_t> StreamReader::fill() {
-  len_ = FSIO_TRY(read_some(buf_.data(), buf_.size()));
+  len_ = FSIO_TRY(fsio::read_some(fd_, kind_, buf_, name_, offset_));
   pos_ = 0;
   return len_;
 }
@@ -91,7 +26,7 @@ fsio::Status StreamReader::read_exact(std::span<std::byte> out, const std::strin
     if (pos_ == len_) {
       // A large read goes straight to the caller's memory.
       if (out.size() - done >= buf_.size()) {
-        const std::size_t n = FSIO_TRY(read_some(out.data() + done, out.size() - done));
+        const std::size_t n = FSIO_TRY(fsio::read_some(fd_, kind_, out.subspan(done), name_, offset_));
         if (n == 0) break;
         done += n;
         offset_ += n;
@@ -219,22 +154,6 @@ fsio::Result<End> ImageReader::finish_end(std::vector<std::byte> rec, std::uint6
     return at(in_->offset(), make_error(Errc::corrupt, "data after the end record (two images concatenated?)"));
   ended_ = true;
   return *end;
-}
-
-fsio::Status write_all(int fd, std::span<const std::byte> data, const std::string& name, std::uint64_t offset) {
-  const FdKind kind = fd_kind(fd);
-  std::size_t done = 0;
-  while (done < data.size()) {
-    std::size_t n = data.size() - done;
-    if (kind != FdKind::other) FSIO_TRY(wait_ready(fd, POLLOUT, name, "write"));
-    if (kind == FdKind::pipe) n = std::min(n, pipe_room(fd));
-    const ssize_t w = kind == FdKind::socket ? ::send(fd, data.data() + done, n, MSG_DONTWAIT | MSG_NOSIGNAL)
-                                             : ::write(fd, data.data() + done, n);
-    if (w < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (w < 0) return fsio::errno_error(name + ": write at byte " + std::to_string(offset + done));
-    done += std::size_t(w);
-  }
-  return {};
 }
 
 }  // namespace img

@@ -1,13 +1,8 @@
 // Reading and writing the fsimg stream through a plain file descriptor: a
 // file, a pipe, a socket. Nothing seeks: a stream is read once, front to
 // back, and every error names the byte offset where it was met.
-//
-// On a pipe or a socket nothing blocks for longer than 100 ms without
-// looking for Ctrl-C (fsio::InterruptGuard): the other end of
-// `fsimg save - | ssh host fsimg restore -` can stall for good, and an
-// interrupted run must still end (Errc::interrupted). Reads wait in poll()
-// and then take what is there; writes to a pipe go in pieces that fit its
-// free room, to a socket with MSG_DONTWAIT.
+// On a pipe or a socket, Ctrl-C ends a wait for the other end however long
+// it stalls (libfsio/pipe.hpp); the stream is written with fsio::write_all.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +12,7 @@
 #include <vector>
 
 #include "cmd/img/format.hpp"
+#include "libfsio/pipe.hpp"
 #include "libfsio/result.hpp"
 
 namespace img {
@@ -39,9 +35,8 @@ class StreamReader {
 
  private:
   fsio::Result<std::size_t> fill();
-  fsio::Result<std::size_t> read_some(std::byte* out, std::size_t n);
   int fd_;
-  bool stream_;  // a pipe or a socket: wait in poll(), watching for Ctrl-C
+  fsio::FdKind kind_;
   std::string name_;
   std::vector<std::byte> buf_;
   std::size_t pos_ = 0, len_ = 0;
@@ -90,18 +85,5 @@ class ImageReader {
   std::uint64_t stored_ = 0, compressed_ = 0;
   bool ended_ = false;
 };
-
-// Asks for a pipe of kWidePipe bytes when fd is a pipe (Linux's default
-// is 64 KiB): sixteen times fewer wake-ups and writes for a stream of
-// hundreds of megabytes. A refusal (over /proc/sys/fs/pipe-max-size, or
-// the user's pipe quota) leaves the pipe as it was; nothing depends on it.
-inline constexpr int kWidePipe = 1 << 20;
-void widen_pipe(int fd);
-
-// write(2) until all is written, retrying EINTR and short writes; a
-// failure is Errc::io naming `name`, the byte offset and errno (EPIPE:
-// the reader went away; ENOSPC: the disk is full); Ctrl-C while a pipe or
-// socket is full is Errc::interrupted.
-fsio::Status write_all(int fd, std::span<const std::byte> data, const std::string& name, std::uint64_t offset);
 
 }  // namespace img
