@@ -16,7 +16,11 @@
 # first repetition (their advantage).
 # Restore rows: fsimg restore onto a fresh file of SIZE; zstd -dc |
 # partclone -r onto the same; and the file's sequential write limit as
-# ddbench measures it (1 MiB writes, iodepth 32, O_DIRECT, end_fsync).
+# ddbench measures it (1 MiB writes, iodepth 32, O_DIRECT, end_fsync);
+# and fsimg restore --dry-run, which decompresses and checks every frame
+# and writes nothing: on a machine where that is slower than the disk, it
+# is the bound on any restore, not the disk. Each row also gives the CPU
+# time the whole machine left idle while it ran (/proc/stat).
 # Every row ends with the data on disk (fsimg flushes; partclone is followed
 # by sync; ddbench flushes at the end): on a virtual disk whose host caches
 # writes, ddbench without that flush wrote 2 GiB at 5.8 GB/s, into the
@@ -72,15 +76,22 @@ truncate -s "$SIZE" "$dir/fat.img"; mkfs.fat -F 32 -s 8 "$dir/fat.img" >/dev/nul
 mcopy -s -i "$dir/fat.img" "$dir/tree/usr" ::/
 echo "sources: ext4 $(du -sh --apparent-size "$dir/tree" | cut -f1) of files from /usr in a $SIZE image; the same in a $SIZE FAT32 (4 KiB clusters)" >&2
 
-# run NAME CMD: time one pipeline (bash -c), its output's size and peak RSS
-declare -A secs size rss
+# idle_ticks: the machine's idle and iowait time so far, in clock ticks
+idle_ticks() { awk '/^cpu /{print $5 + $6}' /proc/stat; }
+tick=$(getconf CLK_TCK)
+
+# run NAME CMD: time one pipeline (bash -c), its output's size, peak RSS,
+# and the CPU time the whole machine left idle meanwhile (all CPUs: near
+# zero means the row was bound by CPU, not by the disk)
+declare -A secs size rss idle
 run() {
-  local name=$1 cmd=$2 t0 t1
+  local name=$1 cmd=$2 t0 t1 i0 i1
   rm -f "$dir/out"
-  t0=$(date +%s.%N)
+  i0=$(idle_ticks); t0=$(date +%s.%N)
   /usr/bin/time -f %M -o "$dir/rss" bash -c "$cmd" >/dev/null 2>"$dir/err" || { cat "$dir/err" >&2; echo "$name failed" >&2; exit 1; }
-  t1=$(date +%s.%N)
+  t1=$(date +%s.%N); i1=$(idle_ticks)
   secs[$name]+="$(python3 -c "print($t1 - $t0)") "
+  idle[$name]+="$(python3 -c "print(($i1 - $i0) / $tick)") "
   size[$name]=$( [ -e "$dir/out" ] && stat -c %s "$dir/out" || echo 0)
   rss[$name]=$(cat "$dir/rss")
 }
@@ -110,6 +121,9 @@ for r in $(seq 1 "$REPS"); do
     sync
     rm -f "$dir/tgt"; truncate -s "$SIZE" "$dir/tgt"
     run "$fs: fsimg restore" "'$FSIMG' restore -q --force '$dir/$fs.fsimg' '$dir/tgt'"
+    # The same restore without a single write: decompression and checks
+    # only. No restore can be faster than this on the machine.
+    run "$fs: fsimg restore --dry-run" "'$FSIMG' restore -q --force --dry-run '$dir/$fs.fsimg' '$dir/tgt'"
     if [ -e "$dir/$fs.pc.zst" ]; then
       rm -f "$dir/tgt"; truncate -s "$SIZE" "$dir/tgt"; sync
       run "$fs: zstd -d | $pc -r" "zstd -q -dc '$dir/$fs.pc.zst' | $pc -q -r -s - -o '$dir/tgt' 2>/dev/null; sync '$dir/tgt'"
@@ -122,12 +136,13 @@ done
 
 limit=$(median ${secs["ddbench sequential write limit"]})
 printf '\n%s images, zstd level %s, %s CPUs; medians of %s runs\n\n' "$SIZE" "$LEVEL" "$(nproc)" "$REPS"
-printf '| %-36s | %8s | %14s | %9s |\n' row seconds "output bytes" "peak RSS"
-printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..38})" ---------- ---------------- -----------
+printf '| %-36s | %8s | %14s | %9s | %10s |\n' row seconds "output bytes" "peak RSS" "idle CPU s"
+printf '|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..38})" ---------- ---------------- ----------- ------------
 for k in $(printf '%s\n' "${rows[@]}" | sort | tr ' ' '\a'); do
   k=${k//$'\a'/ }
   out=${size[$k]}; [ "$out" != 0 ] || out=-
-  printf '| %-36s | %8.2f | %14s | %6s MB |\n' "${k//|/\\|}" "$(median ${secs[$k]})" "$out" "$(( ${rss[$k]} / 1024 ))"
+  printf '| %-36s | %8.2f | %14s | %6s MB | %10.2f |\n' "${k//|/\\|}" "$(median ${secs[$k]})" "$out" "$(( ${rss[$k]} / 1024 ))" \
+    "$(median ${idle[$k]})"
 done
 echo
 wlimit=$(python3 -c "print($(bytes "$SIZE") / $limit / 1e6)")
@@ -138,4 +153,7 @@ for fs in ext fat; do
   rate=$(python3 -c "print($used / $m / 1e6)")
   printf '%s: fsimg restore writes the %s used bytes at %.0f MB/s = %.0f%% of the limit (the rest: holes punched)\n' \
     "$fs" "$used" "$rate" "$(python3 -c "print(100 * $rate / $wlimit)")"
+  d=$(median ${secs["$fs: fsimg restore --dry-run"]})
+  printf '%s: decompressing and checking alone (--dry-run) runs at %.0f MB/s = %.0f%% of the limit: the most a restore can reach here\n' \
+    "$fs" "$(python3 -c "print($used / $d / 1e6)")" "$(python3 -c "print(100 * $used / $d / 1e6 / $wlimit)")"
 done
