@@ -3,7 +3,8 @@
 # than the filesystem, a target holding a filesystem (without --force), a
 # mounted target (even with --force), a source mounted read-write (a
 # read-only mount is fine), an existing OUT; --dry-run writes nothing;
-# --json is one document; --offset on both ends.
+# --json is one document; --offset on both ends; a restore stopped by a
+# cut stream, a full disk or Ctrl-C on a slow device leaves no signature.
 . "$(dirname "$0")/lib.sh"
 need mke2fs e2fsck mkfs.fat python3
 FSIMG=$BUILD/cmd/fsimg
@@ -38,6 +39,18 @@ expect_rc 0 "$FSIMG" restore --force --json "$T/a.fsimg" "$T/fat.img"
 cmp "$T/src.img" "$T/fat.img" || fail "--force restore: not the source's bytes"
 blkid -p -o value -s TYPE "$T/fat.img" | grep -qx ext4 || fail "blkid does not see ext4 after --force"
 pass "restore: smaller target, existing filesystem, --dry-run, --force"
+
+# A restore --force over a FAT volume that stops early (here: the stream
+# ends halfway) leaves no filesystem at all, so the rerun needs no --force.
+# libblkid still calls a FAT boot sector vfat after its "FAT16" string is
+# zeroed (by the jump at byte 0 and 0x55AA at 510): all three must go.
+truncate -s 16M "$T/fat2.img"; mkfs.fat -F 16 "$T/fat2.img" > /dev/null
+head -c $(( $(stat -c %s "$T/a.fsimg") / 2 )) "$T/a.fsimg" > "$T/half.fsimg"
+expect_rc 1 "$FSIMG" restore --force "$T/half.fsimg" "$T/fat2.img"
+blkid -p "$T/fat2.img" >/dev/null 2>&1 && fail "a stopped restore over FAT left a signature: $(blkid -p "$T/fat2.img")"
+expect_rc 0 "$FSIMG" restore "$T/a.fsimg" "$T/fat2.img"
+cmp "$T/src.img" "$T/fat2.img" || fail "rerun over the wiped FAT: not the source's bytes"
+pass "a stopped restore over FAT leaves no signature; the rerun needs no --force"
 
 # --offset both ways: a filesystem 1 MiB into a file.
 truncate -s 20M "$T/big.img"
@@ -97,3 +110,47 @@ expect_rc 1 "$FSIMG" restore --force "$T/slow.fsimg" "$T/small/tgt"
 grep -q "nothing was written past byte [0-9]* of 33554432.*run fsimg restore again$" "$T/err" || { cat "$T/err"; fail "full disk: where it stopped not said"; }
 blkid -p "$T/small/tgt" >/dev/null 2>&1 && fail "a full-disk restore left a filesystem signature: $(blkid -p "$T/small/tgt")"
 pass "full disk: exit 1, ENOSPC said once, no filesystem left"
+
+# Ctrl-C while a restore is busy writing to a slow device: a loop device
+# whose writes a cgroup of this test's throttles to 4 MB/s (an SD card's
+# speed), so a restore of 12 MiB of data takes seconds. Exit 130, said, no
+# filesystem signature left (the old one was wiped by --force, the new
+# head is written last), and a rerun without --force restores it whole.
+# slow_cgroup MAJ:MIN BYTES_PER_S: prints a cgroup directory whose tasks
+# write to that device at most that fast (cgroup v1 blkio or v2 io)
+slow_cgroup() {
+  local dir
+  if [ -f /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ]; then
+    dir=/sys/fs/cgroup/blkio/fsio-test-$$
+    mkdir "$dir" && echo "$1 $2" > "$dir/blkio.throttle.write_bps_device" || return 1
+  elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+    grep -qw io /sys/fs/cgroup/cgroup.subtree_control || echo +io > /sys/fs/cgroup/cgroup.subtree_control || return 1
+    dir=/sys/fs/cgroup/fsio-test-$$
+    mkdir "$dir" && echo "$1 wbps=$2" > "$dir/io.max" || return 1
+  else
+    return 1
+  fi
+  echo "$dir"
+}
+expect_rc 0 "$FSIMG" save -q -f -l 1 --frame-size 1M "$T/slow.img" "$T/slow1.fsimg"
+truncate -s 32M "$T/sd.img"; mkfs.fat -F 16 "$T/sd.img" > /dev/null
+sd=$(new_loop "$T/sd.img")
+if cg=$(slow_cgroup "$(lsblk -dno MAJ:MIN "$sd" | tr -d ' ')" 4194304); then
+  RMDIRS+=("$cg")
+  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+    "$FSIMG" restore -q --force "$T/slow1.fsimg" "$sd" 2>"$T/err" & pid=$!
+  sleep 1.5
+  kill -INT "$pid" || fail "the throttled restore ended before Ctrl-C (4 MB/s was not slow here)"
+  rc=0; ends_within "$pid" 20 || rc=$?
+  [ "$rc" -ne 99 ] || fail "a restore busy writing did not end on Ctrl-C"
+  [ "$rc" -eq 130 ] || { cat "$T/err"; fail "restore interrupted while writing: exit $rc, expected 130"; }
+  grep -q "interrupted; nothing was written past byte [0-9]* of 33554432.*run fsimg restore again$" "$T/err" ||
+    { cat "$T/err"; fail "interrupted restore: where it stopped not said"; }
+  blkid -p "$sd" >/dev/null 2>&1 && fail "an interrupted restore left a filesystem signature: $(blkid -p "$sd")"
+  expect_rc 0 "$FSIMG" restore -q "$T/slow1.fsimg" "$sd"
+  expect_rc 0 "$FSIMG" verify -q --unused "$T/slow1.fsimg" "$sd"
+  e2fsck -fn "$sd" > "$T/fsck" 2>&1 || { cat "$T/fsck"; fail "e2fsck after the rerun"; }
+  pass "Ctrl-C during a restore writing to a slow device: exit 130, no signature, a rerun restores"
+else
+  skip_part "no cgroup write throttle (blkio or io) to make a slow device"
+fi

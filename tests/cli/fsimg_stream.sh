@@ -106,14 +106,6 @@ pass "newer version, trailing bytes, not an image, empty input"
 # waiting for input and save waiting for its reader must both end, exit
 # 130, say so, and leave a target that a rerun restores. The bound below
 # is for a hang, not for speed: the waits look for Ctrl-C every 100 ms.
-# ends_within PID SECONDS: the exit code, or fail if it is still running.
-ends_within() {
-  local pid=$1 i rc=0
-  for i in $(seq 1 $(($2 * 20))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-  if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; wait "$pid" 2>/dev/null; return 99; fi
-  wait "$pid" || rc=$?
-  return $rc
-}
 mkfifo "$T/fifo"
 off=$(( $(stat -c %s "$T/good.fsimg") * 6 / 10 ))
 cp "$T/old.img" "$T/tgt.img"

@@ -18,6 +18,7 @@ fi
 
 T=$(mktemp -d /var/tmp/fsio-test.XXXXXX)
 MOUNTS=()
+RMDIRS=()  # directories outside $T to remove at the end (a cgroup of a test's)
 SKIPPED_PARTS=()
 cleanup() {
   local rc=$?
@@ -29,6 +30,7 @@ cleanup() {
   losetup -l -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$T/" 'index($2, t) == 1 {print $1}' |
     while read -r l; do losetup -d "$l" 2>/dev/null || true; done
   rm -rf "$T"
+  for d in "${RMDIRS[@]:+${RMDIRS[@]}}"; do rmdir "$d" 2>/dev/null || true; done
   # A test that passed with parts left out did not pass: meson shows it as
   # skipped (77), with the parts named.
   if [ "$rc" -eq 0 ] && [ ${#SKIPPED_PARTS[@]} -gt 0 ]; then
@@ -64,6 +66,16 @@ loop_detach() {
     grep -vxF "$l" "$T/.loops" > "$T/.loops.new" || true
     mv "$T/.loops.new" "$T/.loops"
   done
+}
+
+# ends_within PID SECONDS: returns the exit code of background job PID, or
+# 99 (after killing it) if it is still running after SECONDS: a hang.
+ends_within() {
+  local pid=$1 i rc=0
+  for i in $(seq 1 $(($2 * 20))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid"; wait "$pid" 2>/dev/null; return 99; fi
+  wait "$pid" || rc=$?
+  return $rc
 }
 
 # expect_rc WANT CMD... : run CMD, fail unless its exit code is WANT; output kept in $T/out, $T/err
