@@ -2,13 +2,13 @@
 // large batched writes. Options are mkfs.fat's (mkfat_args.hpp); the work is
 // fat::compute_geometry, fat::scan_bad_blocks and fat::format_volume, and
 // every refusal is named before anything is written.
+#include <fcntl.h>
 #include <langinfo.h>
+#include <unistd.h>
 
 #include <clocale>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "cmd/common.hpp"
 #include "cmd/mkfat_args.hpp"
@@ -16,6 +16,8 @@
 #include "fat/badblocks.hpp"
 #include "fat/device_facts.hpp"
 #include "libfsio/engine.hpp"
+#include "libfsio/pipe.hpp"
+#include "libfsio/size.hpp"
 
 namespace {
 
@@ -34,14 +36,38 @@ void say(const MkfatArgs& a, const char* kind, const std::string& what) {
   if (!a.quiet && !a.json) std::fprintf(stderr, "%s: %s: %s\n", a.inv.tool.c_str(), kind, what.c_str());
 }
 
-Result<std::string> read_file(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (path == "-") text << std::cin.rdbuf();
-  else if (in) text << in.rdbuf();
-  if ((path != "-" && !in) || text.bad())
-    return fsio::make_error(Errc::not_found, std::string(what) + " " + path + ": cannot be read");
-  return text.str();
+constexpr std::size_t kMessageRead = 64 << 10;       // far more than a boot sector's message holds
+constexpr std::size_t kBadBlockListMax = 64u << 20;  // millions of block numbers
+
+// The text of a -m or -l file ("-": standard input), at most `limit` bytes:
+// reading /dev/zero or /dev/urandom must not fill memory. The boot message
+// keeps what fits (mkfs.fat reads no more than that either); a longer
+// bad-block list is refused. A stalled pipe still lets Ctrl-C through.
+Result<std::string> read_file(const std::string& path, const char* what, std::size_t limit, bool cut) {
+  const std::string name = std::string(what) + " " + path;
+  const int fd = path == "-" ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fsio::errno_error(name);
+  const fsio::FdKind kind = fsio::fd_kind(fd);
+  std::string text;
+  std::byte buf[65536];
+  fsio::Status st;
+  for (;;) {
+    auto n = fsio::read_some(fd, kind, buf, name, text.size());
+    if (!n) {
+      st = std::move(n).error();
+      break;
+    }
+    if (*n == 0) break;
+    text.append(reinterpret_cast<const char*>(buf), *n);
+    if (text.size() > limit) {
+      if (cut) text.resize(limit);
+      else st = fsio::make_error(Errc::invalid_argument, name + ": longer than " + fsio::format_size(limit) + "; not a list of bad blocks");
+      break;
+    }
+  }
+  if (fd != STDIN_FILENO) ::close(fd);
+  if (!st) return std::move(st).error();
+  return text;
 }
 
 struct Plan {
@@ -90,7 +116,7 @@ Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev) {
   FSIO_TRY(judge(a, facts.has_children, p.sigs));
   for (const auto& s : p.sigs) p.extras.wipe.push_back({p.g.offset_bytes + s.offset, s.length});
   if (a.message_file) {
-    p.extras.boot.message = fat::boot_message_from_text(FSIO_TRY(read_file(*a.message_file, "-m")));
+    p.extras.boot.message = fat::boot_message_from_text(FSIO_TRY(read_file(*a.message_file, "-m", kMessageRead, true)));
     if (p.extras.boot.message->size() > fat::boot_message_capacity(p.g)) p.g.warnings.push_back("message too long; truncated");
   }
   const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
@@ -102,7 +128,7 @@ Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev) {
 fsio::Status find_bad(const MkfatArgs& a, fsio::IoQueue& queue, Plan& p) {
   std::vector<std::uint64_t> blocks;
   if (a.bad_block_file) {
-    blocks = FSIO_TRY(fat::parse_bad_block_list(FSIO_TRY(read_file(*a.bad_block_file, "-l"))));
+    blocks = FSIO_TRY(fat::parse_bad_block_list(FSIO_TRY(read_file(*a.bad_block_file, "-l", kBadBlockListMax, false))));
   } else if (a.check) {
     if (a.verbose && !a.json) std::printf("Searching for bad blocks \n");
     fsio::Progress progress(a.inv.tool + " -c", p.g.filesystem_bytes(), !a.quiet && !a.json && fsio::stderr_is_terminal());

@@ -86,3 +86,27 @@ expect_rc 0 "$MKFAT" --dry-run --offset 1M "$T/t.img" 64512        # all that fo
 expect_rc 0 "$MKFAT" --dry-run "$T/t.img" 65536
 untouched "the accepted limits"
 pass "values at the limits are accepted"
+
+# -m and -l read no more than they can use: reading /dev/zero must not fill
+# memory (mkfs.fat -m /dev/zero reads until it is killed). The message keeps
+# what fits; a bad-block list over 64 MiB is refused, and the file -C made
+# is removed. Ctrl-C while -m - waits on a stalled pipe: exit 130, removed.
+"$MKFAT" -C "$T/zmsg.img" 8192 -m /dev/zero > /dev/null 2>"$T/err" & pid=$!
+rc=0; ends_within "$pid" 60 || rc=$?
+[ "$rc" -ne 99 ] || fail "-m /dev/zero did not end"
+[ "$rc" -eq 0 ] || { cat "$T/err"; fail "-m /dev/zero: exit $rc"; }
+fsck.fat -n "$T/zmsg.img" > "$T/fsck" 2>&1 || { cat "$T/fsck"; fail "fsck.fat after -m /dev/zero"; }
+expect_rc 2 "$MKFAT" -C "$T/zlist.img" 8192 -l /dev/zero
+grep -q -- "-l /dev/zero: longer than 64 MiB" "$T/err" || fail "-l /dev/zero: $(cat "$T/err")"
+[ ! -e "$T/zlist.img" ] || fail "-l /dev/zero left the file -C made"
+mkfifo "$T/mfifo"
+{ printf 'hello'; exec sleep 60; } > "$T/mfifo" & feeder=$!
+"$MKFAT" -C "$T/pmsg.img" 8192 -m - < "$T/mfifo" > /dev/null 2>"$T/err" & pid=$!
+sleep 0.5
+kill -INT "$pid" || fail "mkfat -m - ended before its input did"
+rc=0; ends_within "$pid" 10 || rc=$?
+kill "$feeder"; wait "$feeder" 2>/dev/null || true
+[ "$rc" -ne 99 ] || fail "mkfat -m - on a stalled pipe did not end on Ctrl-C"
+[ "$rc" -eq 130 ] || { cat "$T/err"; fail "mkfat -m - interrupted: exit $rc, expected 130"; }
+[ ! -e "$T/pmsg.img" ] || fail "interrupted mkfat left the file -C made"
+pass "-m and -l: /dev/zero read boundedly, Ctrl-C on a stalled pipe"
