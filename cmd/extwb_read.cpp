@@ -95,9 +95,10 @@ int cmd_get(const Common& c, const std::string& path) {
   if (!inode) return fsio::cli::report(kTool, inode.error());
   if (!inode->is_reg())
     return fsio::cli::report(kTool, fsio::make_error(fsio::Errc::invalid_argument, path + ": not a regular file"));
+  const fsio::FdKind out_kind = fsio::fd_kind(STDOUT_FILENO);
   std::uint64_t written = 0;
   auto st = (*fs)->read_file(*inode, [&](std::span<const std::byte> d) {
-    auto w = fsio::write_all(STDOUT_FILENO, d, "standard output", written);
+    auto w = fsio::write_all(STDOUT_FILENO, out_kind, d, "standard output", written);
     written += d.size();
     return w;
   });

@@ -71,9 +71,8 @@ Result<std::size_t> read_some(int fd, FdKind kind, std::span<std::byte> out, con
   }
 }
 
-Status write_all(int fd, std::span<const std::byte> data, const std::string& name, std::uint64_t offset,
+Status write_all(int fd, FdKind kind, std::span<const std::byte> data, const std::string& name, std::uint64_t offset,
                  const StopFn& stop) {
-  const FdKind kind = fd_kind(fd);
   std::size_t done = 0;
   while (done < data.size()) {
     std::size_t n = data.size() - done;

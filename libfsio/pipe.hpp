@@ -33,15 +33,17 @@ void widen_pipe(int fd);
 using StopFn = std::function<bool()>;
 bool interrupt_requested();  // the default: InterruptGuard::requested()
 
-// One read(2) of at most out.size() bytes; 0 at the end of the stream.
+// One read(2) of at most out.size() bytes; 0 at the end of the stream;
+// `kind` from fd_kind(fd).
 // A failure is errno_error("NAME: read at byte OFFSET").
 Result<std::size_t> read_some(int fd, FdKind kind, std::span<std::byte> out, const std::string& name,
                               std::uint64_t offset, const StopFn& stop = interrupt_requested);
 
-// Writes all of data (at stream byte `offset`, for messages): a failure is
-// errno_error("NAME: write at byte N"); EPIPE when the reader went away
-// (with SIGPIPE ignored), ENOSPC on a full disk.
-Status write_all(int fd, std::span<const std::byte> data, const std::string& name, std::uint64_t offset,
+// Writes all of data (at stream byte `offset`, for messages); `kind` from
+// fd_kind(fd), asked once per descriptor. A failure is errno_error("NAME:
+// write at byte N"); EPIPE when the reader went away (with SIGPIPE
+// ignored), ENOSPC on a full disk.
+Status write_all(int fd, FdKind kind, std::span<const std::byte> data, const std::string& name, std::uint64_t offset,
                  const StopFn& stop = interrupt_requested);
 
 }  // namespace fsio

@@ -70,12 +70,12 @@ fsio::Result<Target> open_target(const std::string& path, const Header& h, const
   return t;
 }
 
-// Zeroes the magic bytes of the signatures given (window offsets), by
-// reading the sectors that hold them and writing them back.
+// Zeroes the magic bytes of the signatures given (window offsets; each has
+// a magic, which wipe() checks), by reading the sectors that hold them and
+// writing them back.
 fsio::Status zero_magics(fsio::IoQueue& q, const std::vector<fsio::Signature>& sigs) {
   const std::uint64_t unit = std::max<std::uint64_t>(4096, q.device().topology().dio_offset_align);
   for (const auto& s : sigs) {
-    if (s.length == 0) continue;
     const std::uint64_t begin = s.offset / unit * unit;
     const std::uint64_t end = std::min((s.offset + s.length + unit - 1) / unit * unit, q.device().size());
     fsio::AlignedBuffer buf(end - begin);

@@ -187,7 +187,8 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   rep.mapped_bytes = h.mapped_blocks * h.block_size;
   const auto header = encode_header(h);
   fsio::widen_pipe(out_fd);
-  FSIO_TRY(fsio::write_all(out_fd, header, out_name, 0));
+  const fsio::FdKind out_kind = fsio::fd_kind(out_fd);
+  FSIO_TRY(fsio::write_all(out_fd, out_kind, header, out_name, 0));
   rep.stream_bytes = header.size();
 
   std::vector<Compressor> ctx(rep.threads);
@@ -219,9 +220,9 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
     }
     Packed& p = **packed;
     auto index = encode_frame_index(p.index);
-    write_status = fsio::write_all(out_fd, index, out_name, rep.stream_bytes);
+    write_status = fsio::write_all(out_fd, out_kind, index, out_name, rep.stream_bytes);
     const std::span<const std::byte> data(p.out.data.get(), p.index.compressed_bytes);
-    if (write_status) write_status = fsio::write_all(out_fd, data, out_name, rep.stream_bytes + index.size());
+    if (write_status) write_status = fsio::write_all(out_fd, out_kind, data, out_name, rep.stream_bytes + index.size());
     if (!write_status) break;
     rep.stream_bytes += index.size() + data.size();
     rep.frames += 1;
@@ -239,7 +240,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   if (!write_status) return write_status.error();
 
   End end{rep.frames, h.mapped_blocks, rep.stored_bytes, rep.compressed_bytes, rep.stream_bytes};
-  FSIO_TRY(fsio::write_all(out_fd, encode_end(end), out_name, rep.stream_bytes));
+  FSIO_TRY(fsio::write_all(out_fd, out_kind, encode_end(end), out_name, rep.stream_bytes));
   rep.stream_bytes += sizeof(RecordHead) + sizeof(EndFixed);
   rep.read_stats = queue.stats();
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

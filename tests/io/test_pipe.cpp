@@ -82,7 +82,7 @@ TEST(Pipe, WriteAllThroughAPipeArrivesWhole) {
   const auto data = pipe_test_bytes(5 << 20);  // five times the widest pipe
   std::vector<std::byte> got;
   std::thread reader([&] { got = drain_fd(p.r); });
-  EXPECT_TRUE(fsio::write_all(p.w, data, "pipe", 0));
+  EXPECT_TRUE(fsio::write_all(p.w, FdKind::pipe, data, "pipe", 0));
   ::close(p.w);
   p.w = -1;
   reader.join();
@@ -95,7 +95,7 @@ TEST(Pipe, WriteAllThroughASocketArrivesWhole) {
   const auto data = pipe_test_bytes(3 << 20);
   std::vector<std::byte> got;
   std::thread reader([&] { got = drain_fd(sv[1]); });
-  EXPECT_TRUE(fsio::write_all(sv[0], data, "socket", 0));
+  EXPECT_TRUE(fsio::write_all(sv[0], FdKind::socket, data, "socket", 0));
   ::shutdown(sv[0], SHUT_WR);
   reader.join();
   ::close(sv[0]);
@@ -120,7 +120,7 @@ TEST(Pipe, WriteToAStalledPipeStopsWhenAsked) {
         ::close(p.r);  // the blocked write(2) ends with EPIPE
       }
     });
-    auto st = fsio::write_all(p.w, data, "out", 100, [&] { return ++asked > 5; });
+    auto st = fsio::write_all(p.w, FdKind::pipe, data, "out", 100, [&] { return ++asked > 5; });
     done = true;
     watchdog.join();
     ASSERT_FALSE(fired) << "write_all blocked in write(2) on a full pipe (wide " << wide << ")";
@@ -142,7 +142,7 @@ TEST(Pipe, WriteToAStalledSocketStopsWhenAsked) {
   int sv[2];
   ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
   const auto data = pipe_test_bytes(32 << 20);  // more than any socket buffer
-  auto st = fsio::write_all(sv[0], data, "sock", 0, [n = 0]() mutable { return ++n > 3; });
+  auto st = fsio::write_all(sv[0], FdKind::socket, data, "sock", 0, [n = 0]() mutable { return ++n > 3; });
   ::close(sv[0]);
   ::close(sv[1]);
   ASSERT_FALSE(st);
@@ -180,7 +180,7 @@ TEST(Pipe, WriteToAPipeWithNoReaderIsEpipe) {
   p.r = -1;
   ::signal(SIGPIPE, SIG_IGN);
   const auto data = pipe_test_bytes(1000);
-  auto st = fsio::write_all(p.w, data, "out", 7);
+  auto st = fsio::write_all(p.w, FdKind::pipe, data, "out", 7);
   ASSERT_FALSE(st);
   EXPECT_EQ(st.error().sys_errno, EPIPE);
   EXPECT_NE(st.error().message().find("out: write at byte 7"), std::string::npos) << st.error().message();
