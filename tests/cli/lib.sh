@@ -78,6 +78,16 @@ ends_within() {
   return $rc
 }
 
+# interrupt PID DELAY LIMIT WHAT: Ctrl-C to background job PID after DELAY
+# seconds. Fails if WHAT had already ended (it was not slow enough to test)
+# or is still running LIMIT seconds later (a hang); sets RC to its exit code.
+interrupt() {
+  sleep "$2"
+  kill -INT "$1" || fail "$4 ended before Ctrl-C could reach it"
+  RC=0; ends_within "$1" "$3" || RC=$?
+  [ "$RC" -ne 99 ] || fail "$4 did not end on Ctrl-C within $3 s"
+}
+
 # expect_rc WANT CMD... : run CMD, fail unless its exit code is WANT; output kept in $T/out, $T/err
 expect_rc() {
   local want=$1; shift
