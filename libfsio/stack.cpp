@@ -86,7 +86,7 @@ struct Walker {
       out.push_back({false, dev, 0, begin, end, block_device_name(dev), std::move(links)});
       return;
     }
-    links.push_back({dev, false});
+    links.push_back({dev, false, LinkKind::partition});
     if (shift(start * 512, size * 512, begin, end)) block(disk, begin, end, std::move(links), depth + 1);
   }
 
@@ -99,7 +99,7 @@ struct Walker {
     if (backing.empty() || ::stat(backing.c_str(), &st) != 0 || !read_u64(dir + "/loop/offset", offset))
       return false;
     if (!read_u64(dir + "/loop/sizelimit", sizelimit)) sizelimit = 0;
-    links.push_back({dev, false});
+    links.push_back({dev, false, LinkKind::loop});
     if (!shift(offset, sizelimit ? sizelimit : kToEnd, begin, end)) return true;
     if (S_ISBLK(st.st_mode)) {
       block(st.st_rdev, begin, end, std::move(links), depth + 1);
@@ -122,7 +122,7 @@ struct Walker {
     const bool dm = fs::exists(dir + "/dm", ec);
     for (dev_t slave : slaves) {
       auto below = links;
-      below.push_back({dev, dm});
+      below.push_back({dev, dm, LinkKind::members});
       block(slave, 0, kToEnd, std::move(below), depth + 1);
     }
     return true;

@@ -21,10 +21,18 @@ namespace fsio {
 
 inline constexpr std::uint64_t kToEnd = UINT64_MAX;  // a range that runs to the end
 
+// How a block device on the way down reaches what lies below it.
+enum class LinkKind : unsigned char {
+  partition,  // a window of its disk
+  loop,       // a loop device over a file or block device
+  members,    // a dm or md device over its members (slaves/)
+};
+
 // A block device passed through on the way down.
 struct StackLink {
   dev_t dev = 0;
   bool device_mapper = false;  // a dm device (sysfs has a dm/ directory)
+  LinkKind kind = LinkKind::loop;
 };
 
 // A byte range of something at the bottom of a stack: a regular file,
