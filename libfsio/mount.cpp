@@ -1,6 +1,7 @@
 // In-use detection (see mount.hpp): every mounted filesystem and every swap
 // area is resolved down its stack, and the target's extents are compared
-// with theirs.
+// with theirs; then every other block device that shares storage with the
+// target is asked whether someone holds it exclusively.
 //
 // A mount is found by its device number in /proc/self/mountinfo (field 3,
 // "major:minor"). Filesystems that span devices (btrfs) show an anonymous
@@ -8,9 +9,13 @@
 // when it names a block device or, for file-backed mounts, a regular file.
 #include "libfsio/mount.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,9 +50,13 @@ std::string unescape(const std::string& s) {
   return out;
 }
 
+namespace fs = std::filesystem;
+
+std::string sysfs_of(dev_t dev) { return "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev)); }
+
 bool is_block_dev(dev_t dev) {
   std::error_code ec;
-  return std::filesystem::exists("/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev)), ec);
+  return fs::exists(sysfs_of(dev), ec);
 }
 
 // A user of `name` (a mount source or swap name) that is not known by a
@@ -106,6 +115,113 @@ void add_swaps(std::vector<User>& users) {
   }
 }
 
+
+// ---- devices held open exclusively ----------------------------------------
+//
+// A program that opened a block device with O_EXCL (another fsio tool, a
+// partitioner, a mount in a namespace we cannot see) appears nowhere in
+// /proc; the kernel's claim is the only trace. Asking for the same claim
+// read-only, and letting go of it at once, tells whether it is held
+// (EBUSY). The claims the kernel makes on its own would make such a
+// question say "held" where nobody else is, so they are known and left out:
+//   - a device that dm or md (or bcache, ...) built on is claimed by them
+//     and lists them in holders/; they are asked in its place, since they
+//     share its storage too;
+//   - a disk is marked claimed while any of its partitions is claimed, so
+//     a busy disk is held itself only when none of its partitions can be
+//     claimed (a disk held itself lets none of them be claimed);
+//   - under the target's own partition or dm/md link lies what that link
+//     claims (or, for a partition, what the target's own O_EXCL open
+//     already asks about).
+bool dir_empty(const fs::path& dir) {
+  std::error_code ec;
+  return fs::directory_iterator(dir, ec) == fs::directory_iterator();
+}
+
+// What O_EXCL says about dev: 1 held, 0 free, -1 unknown (no node under
+// /dev with that number, or another error).
+int held_state(dev_t dev) {
+  const std::string node = block_device_name(dev);
+  struct stat st {};
+  if (node.rfind("/dev/", 0) != 0 || ::stat(node.c_str(), &st) != 0 || !S_ISBLK(st.st_mode) || st.st_rdev != dev)
+    return -1;
+  const int fd = ::open(node.c_str(), O_RDONLY | O_EXCL | O_NONBLOCK | O_CLOEXEC);
+  if (fd >= 0) {
+    ::close(fd);
+    return 0;
+  }
+  return errno == EBUSY ? 1 : -1;
+}
+
+bool read_devno(const fs::path& file, dev_t& out) {
+  std::ifstream in(file);
+  unsigned maj = 0, min = 0;
+  char colon = 0;
+  if (!(in >> maj >> colon >> min) || colon != ':') return false;
+  out = makedev(maj, min);
+  return true;
+}
+
+// Held by someone other than the kernel's own claims (see above). A busy
+// disk is not held itself when one of its partitions is claimed by what we
+// know of (`users`: mounted or swap; or with holders/), or can be claimed
+// (a disk held itself lets no partition be claimed); when every partition
+// is busy for reasons unknown, it counts as held.
+bool held_by_another(dev_t dev, const std::set<dev_t>& users) {
+  const fs::path dir = sysfs_of(dev);
+  if (!dir_empty(dir / "holders")) return false;
+  if (held_state(dev) != 1) return false;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    dev_t part = 0;
+    if (!fs::exists(entry.path() / "partition", ec) || !read_devno(entry.path() / "dev", part)) continue;
+    if (users.count(part) || !dir_empty(entry.path() / "holders") || held_state(part) == 0) return false;
+  }
+  return true;
+}
+
+// The devices the target's own stack claims (or asks about) below itself.
+std::set<dev_t> under_own_links(const std::vector<StorageExtent>& target) {
+  std::set<dev_t> out;
+  for (const StorageExtent& e : target)
+    for (std::size_t i = 0; i < e.links.size(); ++i) {
+      if (e.links[i].kind == LinkKind::loop) continue;
+      if (i + 1 < e.links.size()) out.insert(e.links[i + 1].dev);
+      else if (!e.is_file) out.insert(e.dev);
+    }
+  return out;
+}
+
+std::vector<dev_t> block_devices() {
+  std::vector<dev_t> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/sys/class/block", ec)) {
+    dev_t dev = 0;
+    if (read_devno(entry.path() / "dev", dev)) out.push_back(dev);
+  }
+  return out;
+}
+
+// Every block device that shares storage with the target and is held by
+// another opener, as users found in kHeld. `known`: the devices already
+// found mounted or swapped on (not asked again). The target itself is not
+// asked either: its own O_EXCL open does that.
+void add_held(const std::vector<StorageExtent>& target, const struct stat& st, const std::set<dev_t>& known,
+              std::vector<User>& users) {
+  std::set<dev_t> skip = under_own_links(target);
+  skip.insert(known.begin(), known.end());
+  if (S_ISBLK(st.st_mode)) skip.insert(st.st_rdev);
+  for (dev_t dev : block_devices()) {
+    if (skip.count(dev)) continue;
+    auto extents = resolve_block_storage(dev);
+    const bool shares = std::any_of(extents.begin(), extents.end(), [&](const StorageExtent& theirs) {
+      return std::any_of(target.begin(), target.end(), [&](const StorageExtent& mine) { return shares_storage(mine, theirs); });
+    });
+    if (shares && held_by_another(dev, known))
+      users.push_back({std::string(kHeld), block_device_name(dev), dev, std::move(extents)});
+  }
+}
+
 }  // namespace
 
 Result<std::vector<InUse>> find_uses(const std::string& path, std::uint64_t begin, std::uint64_t end) {
@@ -117,6 +233,10 @@ Result<std::vector<InUse>> find_uses(const std::string& path, std::uint64_t begi
   std::vector<User> users;
   add_swaps(users);
   FSIO_TRY(add_mounts(users));
+  std::set<dev_t> known;
+  for (const User& u : users)
+    if (u.rdev) known.insert(u.rdev);
+  add_held(target, st, known, users);
   for (const User& u : users) {
     auto use = [&]() -> std::optional<InUse> {
       for (const StorageExtent& mine : target) {
@@ -149,6 +269,12 @@ Result<std::optional<std::string>> find_mount(const std::string& path) {
 }
 
 std::string describe_use(const InUse& use) {
+  if (use.where == kHeld) {
+    std::string text = describe_use(use.where) + ": " + use.device + " is held open exclusively";
+    if (use.shared.empty()) return text + " and is stacked on it";
+    if (use.shared != use.device) text += " (both use " + use.shared + ")";
+    return text;
+  }
   std::string text = describe_use(use.where);
   if (use.direct) return text;
   text += " through " + use.device;

@@ -16,7 +16,12 @@
 //     several deep, a `losetup -o` window that overlaps a mounted window of
 //     the same file (windows that do not overlap do not conflict);
 //   - a loop device over a partition of a mounted disk, and the reverse;
-//   - active swap (a swap file, or a swap device reached any of these ways).
+//   - active swap (a swap file, or a swap device reached any of these ways);
+//   - any other block device sharing storage with it that someone holds
+//     open exclusively (O_EXCL: another fsio tool, a partitioner, md/dm
+//     built on it, a mount in another namespace): the image file behind a
+//     held loop device, a second loop device beside it. An attached loop
+//     device that nobody holds does not make its file in use.
 // Only `begin..end` of the target is compared, so a window of an image can
 // be written while a disjoint window of it is mounted.
 #pragma once
@@ -32,10 +37,11 @@
 namespace fsio {
 
 inline constexpr std::string_view kSwap = "[SWAP]";  // what lsblk shows as the mount point
+inline constexpr std::string_view kHeld = "[HELD]";  // held open exclusively (O_EXCL), not mounted
 
 struct InUse {
-  std::string where;   // the mount point, or kSwap
-  std::string device;  // what is mounted or swapped on: "/dev/loop0", or the swap file
+  std::string where;   // the mount point, kSwap or kHeld
+  std::string device;  // what is mounted, swapped on or held: "/dev/loop0", or the swap file
   std::string shared;  // the storage both use: "/var/tmp/ext.img", "/dev/vda"; "" when
                        // that is the target itself (a file under a mounted loop device)
   bool direct = false;  // the target itself is what is mounted or swapped on
@@ -44,9 +50,14 @@ struct InUse {
 };
 
 // The first use found of bytes [begin, end) of path (a block device or a
-// regular file), or nullopt when nothing sharing them is mounted or swap.
-// Errors when path cannot be stat'ed or /proc/self/mountinfo cannot be read
-// (not knowing is not "not mounted"). Reads /proc and sysfs; opens nothing.
+// regular file), or nullopt when nothing sharing them is mounted, swap or
+// held. Mounts and swap come first. Errors when path cannot be stat'ed or
+// /proc/self/mountinfo cannot be read (not knowing is not "not mounted").
+// Reads /proc and sysfs, and opens read-only with O_EXCL, for a moment,
+// each other block device that shares storage with the target (never the
+// target itself: the caller's own O_EXCL open asks about that, and a
+// descriptor this process holds on another device counts as held). A
+// device without a node under /dev cannot be asked and is not.
 Result<std::optional<InUse>> find_use(const std::string& path, std::uint64_t begin = 0,
                                       std::uint64_t end = kToEnd);
 
@@ -56,18 +67,23 @@ Result<std::optional<InUse>> find_use(const std::string& path, std::uint64_t beg
 Result<std::vector<InUse>> find_uses(const std::string& path, std::uint64_t begin = 0,
                                      std::uint64_t end = kToEnd);
 
-// The mount point (or kSwap) of the first use of the whole of path, as
+// The mount point (or kSwap, kHeld) of the first use of the whole of path, as
 // find_use finds it; nullopt when it is in no use.
 Result<std::optional<std::string>> find_mount(const std::string& path);
 
-// "mounted on /mnt" or "in use as swap", for messages.
+// "mounted on /mnt", "in use as swap" or (kHeld) "in use by a mount, md/dm
+// or another program" (Device::open's words for EBUSY), for messages.
 inline std::string describe_use(const std::string& where) {
-  return where == kSwap ? std::string("in use as swap") : "mounted on " + where;
+  if (where == kSwap) return "in use as swap";
+  if (where == kHeld) return "in use by a mount, md/dm or another program";
+  return "mounted on " + where;
 }
 
 // The same with the way it is reached: "mounted on /mnt through /dev/loop0
 // (both use /var/tmp/ext.img)", "mounted on /mnt through /dev/loop0, which
-// is stacked on it", or just "mounted on /mnt" when direct.
+// is stacked on it", or just "mounted on /mnt" when direct; for kHeld "in
+// use by a mount, md/dm or another program: /dev/loop0 is held open
+// exclusively and is stacked on it" (or "... (both use e.img)").
 std::string describe_use(const InUse& use);
 
 }  // namespace fsio

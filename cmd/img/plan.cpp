@@ -13,11 +13,16 @@ namespace {
 using fsio::Errc;
 using fsio::make_error;
 
-// Refuses a source whose storage is mounted read-write or used as swap;
+// Refuses a source whose storage is mounted read-write, used as swap or
+// held open exclusively by another program (which may be writing it);
 // notes a read-only mount.
 fsio::Status check_not_written(const std::string& path, const fsio::Device& dev, std::vector<std::string>& notes) {
   const auto uses = FSIO_TRY(fsio::find_uses(path, dev.offset(), dev.offset() + dev.size()));
   for (const auto& use : uses) {
+    if (use.where == fsio::kHeld)
+      return make_error(Errc::busy, path + ": " + fsio::describe_use(use) +
+                                        "; its blocks may change while they are saved (save it when that program "
+                                        "has let go of it)");
     if (use.where == fsio::kSwap || !use.read_only)
       return make_error(Errc::busy, path + ": " + fsio::describe_use(use) +
                                         (use.where == fsio::kSwap ? "" : " read-write") +

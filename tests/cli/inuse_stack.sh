@@ -5,9 +5,11 @@
 # window, a loop device over a partition of a mounted disk, the image through
 # a bind mount. --force never overrides this, and --dry-run reports the same
 # refusal with the same exit code. Judged independently: after unmounting,
-# e2fsck -fn accepts the image and no sector carries ddbench's stamp.
+# e2fsck -fn accepts the image and no sector carries ddbench's stamp. A
+# loop device held open exclusively by another program counts as in use.
 . "$(dirname "$0")/lib.sh"
-need_root; need mkfs.ext4 e2fsck python3
+need_root; need mkfs.ext4 e2fsck mkfs.fat fsck.fat python3
+FATFILL=$BUILD/cmd/fatfill; FATCK=$BUILD/cmd/fatck; FSIMG=$BUILD/cmd/fsimg
 
 # refused TARGET: mkfat (with and without --dry-run) and ddbench must refuse
 # to write TARGET, each saying it is mounted.
@@ -73,6 +75,41 @@ loop_detach "$lo" "$l3" "$l2" "$l1" "$l0"
 expect_rc 0 e2fsck -fn "$T/ext.img"
 no_stamps "$T/ext.img"
 pass "after unmounting, e2fsck -fn accepts the image and no sector holds a ddbench stamp"
+
+# A loop device held open exclusively by another program (O_EXCL, as a
+# partitioner or another fsio tool holds it) makes its backing file, and a
+# second loop device beside it, in use for every tool that writes; one that
+# is attached but not held does not. Judged by the image: byte for byte as
+# it was, fsck.fat -n clean; and fatfill works once the holder has gone.
+truncate -s 32M "$T/fat.img"; mkfs.fat -F 16 "$T/fat.img" > /dev/null
+"$FSIMG" save -q "$T/fat.img" "$T/fat.fsimg"
+held=$(new_loop "$T/fat.img"); beside=$(new_loop "$T/fat.img")
+expect_rc 0 "$FATFILL" --dry-run --size 1M "$T/fat.img"
+# The interpreter itself, not lib.sh's python3 function: $! must be its pid.
+pybin=/usr/bin/python3; [ -x "$pybin" ] || pybin=$(type -P python3)
+"$pybin" -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL); print("held", flush=True); time.sleep(60)' "$held" > "$T/holder" &
+holder=$!
+for i in $(seq 50); do [ -s "$T/holder" ] && break; sleep 0.1; done
+[ -s "$T/holder" ] || fail "the holder could not open $held with O_EXCL"
+before=$(sha "$T/fat.img")
+for t in "$T/fat.img" "$beside"; do
+  for cmd in "$FATFILL --size 1M" "$FATFILL --dry-run --size 1M" "$MKFAT --force" "$FATCK -a" \
+             "$DDBENCH --rw write --force --size 1M" "$FSIMG restore --force $T/fat.fsimg"; do
+    rc=0; $cmd "$t" >"$T/out" 2>"$T/err" || rc=$?
+    [ "$rc" -ne 0 ] || fail "$cmd $t: ran while $held is held"
+    grep -q "in use by a mount, md/dm or another program: $held is held open exclusively" "$T/err" ||
+      fail "$cmd $t: $(cat "$T/err")"
+  done
+done
+[ "$(sha "$T/fat.img")" = "$before" ] || fail "the image behind the held loop device was written"
+pass "a held loop device: its image and a loop device beside it refused by fatfill, mkfat, fatck -a, ddbench, fsimg: $(cat "$T/err")"
+kill "$holder"; wait "$holder" 2>/dev/null || true
+fsck.fat -n "$T/fat.img" > "$T/fsck" 2>&1 || { cat "$T/fsck"; fail "fsck.fat after the refusals"; }
+expect_rc 0 "$FATFILL" --size 1M "$T/fat.img"
+fsck.fat -n "$T/fat.img" > "$T/fsck" 2>&1 || { cat "$T/fsck"; fail "fsck.fat after fatfill"; }
+loop_detach "$beside" "$held"
+pass "once let go: fatfill writes the image (attached loop devices nobody holds do not block it), fsck.fat clean"
 
 # A disk image with a partition at 1 MiB, mounted through a partition-scanned loop.
 need sfdisk

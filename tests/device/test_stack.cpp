@@ -1,7 +1,9 @@
 // In-use detection through whole storage stacks (find_use, stack.hpp):
 // a second loop device over a mounted image, loop devices stacked several
 // deep, `losetup -o` windows, a loop device over a partition of a mounted
-// disk, bind mounts; and the dm-sibling rule on hand-made stacks.
+// disk, bind mounts, devices held open exclusively by another opener; and
+// the dm-sibling rule on hand-made stacks.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -240,6 +242,99 @@ TEST_F(PartitionedDisk, LoopWindowOfTheDiskIsInUseOnlyWhereItOverlapsTheMountedP
   // A second loop over the same image with the partitions' layout: its p1 is p1.
   LoopDevice& again = bind(image, {.offset = p1_start * 512, .sizelimit = part_sectors * 512});
   expect_write_refused(again.path(), dir / "p1mnt");
+}
+
+// A block device held open exclusively (O_EXCL), as another program holds
+// it: opened here, by this test, the way such a program would.
+class Held {
+ public:
+  explicit Held(const std::string& dev) : fd_(::open(dev.c_str(), O_RDONLY | O_EXCL | O_CLOEXEC)) {}
+  ~Held() { release(); }
+  Held(const Held&) = delete;
+  Held& operator=(const Held&) = delete;
+  bool ok() const { return fd_ >= 0; }
+  void release() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_;
+};
+
+// A write open of path is refused as in use, naming `held`; so is the dry run.
+void expect_held_refusal(const std::string& path, const std::string& held) {
+  OpenOptions o;
+  o.write = true;
+  o.direct = false;
+  auto r = Device::open(path, o);
+  ASSERT_FALSE(r.has_value()) << path << " was opened for writing while " << held << " is held";
+  EXPECT_EQ(r.error().code, Errc::busy) << r.error().message();
+  EXPECT_NE(r.error().message().find(held + " is held open exclusively"), std::string::npos) << r.error().message();
+  o.write = false;
+  o.check_write = true;
+  auto dry = Device::open(path, o);
+  ASSERT_FALSE(dry.has_value());
+  EXPECT_EQ(dry.error().message(), r.error().message());
+}
+
+TEST(HeldDevice, TheImageBehindAHeldLoopDeviceIsInUseAndFreeOnceLetGo) {
+  if (!test::is_root()) GTEST_SKIP() << "loop devices need root";
+  TempDir dir;
+  const std::string image = dir / "held.img";
+  test::make_file(image, 8 << 20);
+  LoopDevice loop(image);
+  if (!loop.ok()) GTEST_SKIP() << loop.why();
+  LoopDevice beside(image);
+  if (!beside.ok()) GTEST_SKIP() << beside.why();
+  EXPECT_EQ(use_of(image), std::nullopt) << "an attached loop device nobody holds leaves its file free";
+  Held hold(loop.path());
+  ASSERT_TRUE(hold.ok());
+  const auto use = use_of(image);
+  ASSERT_TRUE(use.has_value()) << image << " is not in use while " << loop.path() << " is held";
+  EXPECT_EQ(use->where, kHeld);
+  EXPECT_EQ(use->device, loop.path());
+  EXPECT_EQ(describe_use(*use), "in use by a mount, md/dm or another program: " + loop.path() +
+                                    " is held open exclusively and is stacked on it");
+  expect_held_refusal(image, loop.path());
+  // A second loop device over the same file: the held one shares its storage.
+  const auto other = use_of(beside.path());
+  ASSERT_TRUE(other.has_value());
+  EXPECT_EQ(describe_use(*other), "in use by a mount, md/dm or another program: " + loop.path() +
+                                      " is held open exclusively (both use " + image + ")");
+  // The held device itself is left to the caller's own O_EXCL open.
+  EXPECT_EQ(use_of(loop.path()), std::nullopt);
+  hold.release();
+  EXPECT_EQ(use_of(image), std::nullopt);
+  OpenOptions o;
+  o.write = true;
+  o.direct = false;
+  EXPECT_TRUE(Device::open(image, o).has_value());
+}
+
+TEST(HeldDevice, AWindowOfAHeldLoopDeviceConflictsOnlyWhereItOverlaps) {
+  if (!test::is_root()) GTEST_SKIP() << "loop devices need root";
+  TempDir dir;
+  const std::string image = dir / "win.img";
+  test::make_file(image, 8 << 20);
+  LoopDevice loop(image, {.offset = 4 << 20});
+  if (!loop.ok()) GTEST_SKIP() << loop.why();
+  Held hold(loop.path());
+  ASSERT_TRUE(hold.ok());
+  EXPECT_EQ(use_of(image, 0, 4 << 20), std::nullopt);
+  EXPECT_TRUE(use_of(image, (4 << 20) - 512, (4 << 20) + 512).has_value());
+}
+
+TEST_F(PartitionedDisk, AHeldPartitionIsInUseWhereItLiesAndTheOtherIsFree) {
+  if (IsSkipped()) return;
+  if (p2.rfind("/dev/", 0) != 0) GTEST_SKIP() << "no /dev node for the partition (no udev): find_use cannot ask it";
+  Held hold(p2);
+  ASSERT_TRUE(hold.ok());
+  // The disk is busy now for both partitions' sake; neither makes it held itself.
+  LoopDevice& inside_p2 = bind(disk->path(), {.offset = (p2_start + 8) * 512, .sizelimit = 1 << 20});
+  expect_held_refusal(inside_p2.path(), p2);
+  LoopDevice& gap = bind(disk->path(), {.sizelimit = p1_start * 512});
+  EXPECT_EQ(use_of(gap.path()), std::nullopt) << "before the partitions: neither is there";
 }
 
 // The dm-sibling rule, on stacks made by hand (no device-mapper is needed).
