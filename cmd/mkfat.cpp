@@ -186,6 +186,13 @@ int run(MkfatArgs& a) {
   }
   for (const auto& s : p->sigs) say(a, "note", "overwriting " + fsio::describe(s) + " on " + a.target);
 
+  // FAT sectors smaller than the direct-I/O unit (-S 512 for an image on a
+  // 4 KiB-sector disk) can only be written through the page cache.
+  if (dev->direct() && dev->topology().dio_offset_align > p->g.sector_size)
+    if (auto st = dev->use_buffered("the " + std::to_string(p->g.sector_size) +
+                                    "-byte sector is smaller than the device's direct-I/O unit");
+        !st)
+      return failed(st.error());
   auto queue = fsio::IoQueue::create(*dev);
   if (!queue) return failed(std::move(queue).error().wrap(a.target));
   if (auto st = find_bad(a, *queue, *p); !st) return failed(st.error());

@@ -142,7 +142,7 @@ fsio::Status check_fits(const fsio::IoQueue& queue, const Geometry& g) {
     return make_error(Errc::unsupported,
                       "direct I/O needs " + std::to_string(dev.topology().dio_offset_align) +
                           "-byte alignment but the FAT sector is " + std::to_string(g.sector_size) +
-                          " bytes; open the device buffered or use a larger sector size");
+                          " bytes; the device must be buffered for it (Device::use_buffered, as mkfat does)");
   return {};
 }
 

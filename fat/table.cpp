@@ -40,7 +40,7 @@ fsio::Result<FatTable> FatTable::open(fsio::IoQueue& queue, const Layout& l, con
   if (dev.direct() && dev.topology().dio_offset_align > ss)
     return make_error(Errc::unsupported, "FAT: direct I/O needs " + std::to_string(dev.topology().dio_offset_align) +
                                              "-byte alignment but the FAT sector is " + std::to_string(ss) +
-                                             " bytes; open the device buffered");
+                                             " bytes; the device must be buffered for it (Device::use_buffered, as Volume::open does)");
   // A FAT12 table (<= 4086 entries, 6129 bytes) is one block, so no entry
   // straddles two blocks; FAT16/32 entries never straddle a sector.
   std::size_t block = std::max<std::size_t>(round_up(std::max<std::size_t>(o.block_bytes, 1), ss), ss);

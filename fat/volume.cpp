@@ -44,6 +44,11 @@ fsio::Result<Volume> Volume::open(fsio::IoQueue& queue, const VolumeOptions& o) 
   FSIO_TRY_CTX(queue.read(o.offset_bytes, first.span()), path + ": read boot sector");
   auto info = parse_boot_sector(first.span(), available, o.offset_bytes);
   if (!info) return std::move(info).error().wrap(path);
+  // FAT sectors smaller than the device's direct-I/O unit (2048-byte
+  // sectors on a 4 KiB-sector disk) go through the page cache.
+  if (dev.direct() && dev.topology().dio_offset_align > info->layout.sector_size)
+    FSIO_TRY(queue.device().use_buffered("the " + std::to_string(info->layout.sector_size) +
+                                         "-byte FAT sector is smaller than the device's direct-I/O unit"));
   auto fat = FatTable::open(queue, info->layout, o.fat_cache);
   if (!fat) return std::move(fat).error().wrap(path);
   fsio::AlignedBuffer boot(info->layout.sector_size);

@@ -109,7 +109,8 @@ class Volume {
  public:
   // Reads and checks the boot sector, FSInfo, the backup boot sector and
   // FAT[0..1]. Errors are wrapped with the device path. The queue must
-  // outlive the Volume and must not move.
+  // outlive the Volume and must not move. A FAT sector smaller than the
+  // device's direct-I/O unit turns the device buffered (use_buffered).
   static fsio::Result<Volume> open(fsio::IoQueue& queue, const VolumeOptions& options = {});
 
   const Layout& layout() const { return layout_; }

@@ -261,6 +261,16 @@ Result<std::uint64_t> Device::clamp(std::uint64_t offset, std::uint64_t length) 
   return whole;
 }
 
+Status Device::use_buffered(const std::string& why) {
+  if (!direct_) return {};
+  const int flags = ::fcntl(fd_, F_GETFL);
+  if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0)
+    return errno_error(path_ + ": turn O_DIRECT off (fcntl F_SETFL)");
+  direct_ = false;
+  direct_fallback_ = why + "; using buffered I/O";
+  return {};
+}
+
 Status Device::flush() const {
   if (sync_ == SyncMode::sync) {
     if (::fsync(fd_) != 0) return errno_error(path_ + ": fsync");

@@ -100,7 +100,8 @@ class Device {
   Status remove_created();
   bool direct() const { return direct_; }  // O_DIRECT actually in effect
   SyncMode sync_mode() const { return sync_; }
-  // Non-empty when O_DIRECT was asked for but refused: "tmpfs refuses O_DIRECT; using buffered I/O".
+  // Non-empty when O_DIRECT was asked for but is not in effect: "tmpfs
+  // refuses O_DIRECT; using buffered I/O", or use_buffered()'s reason.
   const std::string& direct_fallback() const { return direct_fallback_; }
 
   // End-of-device guard for a request of `length` bytes at window offset
@@ -117,6 +118,16 @@ class Device {
   // Errc::invalid_argument naming the offset in hex. A zero-length request
   // returns 0.
   Result<std::uint64_t> clamp(std::uint64_t offset, std::uint64_t length) const;
+
+  // Turns O_DIRECT off on the open descriptor (fcntl F_SETFL) for requests
+  // the device's direct-I/O unit does not divide (a FAT of 2048-byte
+  // sectors on a 4 KiB-sector disk); `why` becomes direct_fallback()'s
+  // reason. It keeps the descriptor and with it the O_EXCL claim: a second,
+  // buffered open while this one is open would be refused by our own claim
+  // (EBUSY), and closing first would let another program in between. An
+  // IoQueue on the device sees the change from its next batch on. Does
+  // nothing when already buffered.
+  Status use_buffered(const std::string& why);
 
   // fdatasync (fsync for SyncMode::sync). One flush, not one per block.
   Status flush() const;

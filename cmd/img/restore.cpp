@@ -59,14 +59,10 @@ fsio::Result<Target> open_target(const std::string& path, const Header& h, const
                                                        (o.offset ? " from --offset on" : "") +
                                                        " is smaller than the image's filesystem, " +
                                                        size_text(h.image_bytes)));
-  if (t.dev.direct() && !direct_fits(t.dev, h)) {
-    oo.direct = false;
-    oo.create_size.reset();
-    oo.create_new = false;
-    auto again = fsio::Device::open(path, oo);
-    if (!again) return fail(std::move(again).error());
-    t.dev = std::move(*again);
-  }
+  // The same descriptor, buffered: a second open would meet our own O_EXCL claim.
+  if (t.dev.direct() && !direct_fits(t.dev, h))
+    if (auto st = t.dev.use_buffered("the image's blocks do not fit the device's direct-I/O unit"); !st)
+      return fail(std::move(st).error());
   return t;
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 #include "libfsio/device.hpp"
 #include "tests/device/helpers.hpp"
 
@@ -138,6 +140,30 @@ TEST_F(LoopDeviceTest, QueryTopologyOfARegularFileUsesTheOverride) {
   ASSERT_TRUE(t0.has_value());
   EXPECT_EQ(t->logical_sector, 4096u);
   EXPECT_EQ(t0->logical_sector, 512u);
+}
+
+// A buffered reopen would meet the first descriptor's claim; use_buffered
+// keeps that descriptor, so the claim and the device stay ours.
+TEST(UseBuffered, TurnsODirectOffAndKeepsTheExclusiveClaim) {
+  if (!test::is_root()) GTEST_SKIP() << "loop devices need root";
+  TempDir dir;
+  test::make_file(dir / "b.img", 4 << 20);
+  LoopDevice loop(dir / "b.img", 4096);
+  if (!loop.ok()) GTEST_SKIP() << loop.why();
+  OpenOptions o;
+  o.write = true;
+  auto dev = test::open_ok(loop.path(), o);
+  ASSERT_TRUE(dev.direct());
+  auto again = Device::open(loop.path(), o);
+  ASSERT_FALSE(again.has_value()) << "a second exclusive open must meet the first one's claim";
+  ASSERT_TRUE(dev.use_buffered("test").has_value());
+  EXPECT_FALSE(dev.direct());
+  EXPECT_EQ(::fcntl(dev.fd(), F_GETFL) & O_DIRECT, 0);
+  EXPECT_EQ(dev.direct_fallback(), "test; using buffered I/O");
+  const int other = ::open(loop.path().c_str(), O_RDONLY | O_EXCL | O_CLOEXEC);
+  EXPECT_LT(other, 0) << "the claim was let go";
+  EXPECT_EQ(errno, EBUSY);
+  if (other >= 0) ::close(other);
 }
 
 }  // namespace
