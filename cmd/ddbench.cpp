@@ -16,6 +16,7 @@
 
 #include "cmd/common.hpp"
 #include "cmd/ddbench_report.hpp"
+#include "libfsio/apart.hpp"
 #include "libfsio/bench_log.hpp"
 #include "libfsio/bench_plot.hpp"
 #include "libfsio/progress.hpp"
@@ -100,6 +101,17 @@ std::string header(const std::vector<BenchJob>& jobs) {
          (jobs.size() == 1 ? " thread\n\n" : " threads\n\n");
 }
 
+// --output and --plot are written over whatever their paths name: never
+// over a job file or the storage of a target (they would be truncated).
+Status check_outputs_apart(const DdbenchCommand& cmd, const std::vector<BenchJob>& jobs) {
+  std::vector<StorageRef> reads;
+  for (const auto& f : cmd.job_files) reads.push_back({"the job file", f});
+  for (const auto& j : jobs) reads.push_back({"the target of job " + j.name + ",", j.target});
+  for (const auto* out : {&cmd.output, &cmd.plot})
+    if (!out->empty()) FSIO_TRY(check_apart({"", *out}, reads));
+  return {};
+}
+
 int finish(const Report& rep) {
   // A mismatch is a failure even when the run was cut short; otherwise an
   // interrupted run exits 130, as if SIGINT had ended it.
@@ -141,6 +153,7 @@ int main(int argc, char** argv) {
 
   auto jobs = expand_fio_jobs(cmd.jobs);
   ask_for_samples(cmd, jobs);
+  if (auto st = check_outputs_apart(cmd, jobs); !st) return report("ddbench", st.error());
   FILE* out = cmd.output.empty() ? stdout : std::fopen(cmd.output.c_str(), "w");
   if (!out) return report("ddbench", errno_error(errno, cmd.output + ": cannot write the report"));
   const bool normal = std::find(cmd.formats.begin(), cmd.formats.end(), "normal") != cmd.formats.end();
@@ -151,7 +164,7 @@ int main(int argc, char** argv) {
   clock_gettime(CLOCK_REALTIME, &now);
   // A time-based or several-job run has no byte total: the bar shows bytes and rate.
   Progress progress("ddbench", 0, !cmd.quiet && cmd.progress && (normal || out != stdout) && stderr_is_terminal());
-  auto run = run_bench_jobs(jobs, &progress);
+  auto run = run_bench_jobs(jobs, &progress, cmd.job_files);
   if (!run) return report("ddbench", run.error());
   if (!cmd.quiet) {
     for (const auto& n : run->notes) std::fprintf(stderr, "ddbench: %s\n", n.c_str());

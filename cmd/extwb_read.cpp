@@ -8,6 +8,7 @@
 
 #include "cmd/extwb.hpp"
 #include "ext/inspect.hpp"
+#include "libfsio/apart.hpp"
 #include "libfsio/pipe.hpp"
 #include "libfsio/size.hpp"
 
@@ -87,6 +88,9 @@ int cmd_ls(const Common& c, const std::string& path, bool long_format) {
 }
 
 int cmd_get(const Common& c, const std::string& path) {
+  // Standard output, when it is a file or a device, must not share the image's storage.
+  if (auto apart = fsio::check_apart({"", "standard output", STDOUT_FILENO}, {{"the image", c.target, -1, c.offset}}); !apart)
+    return fsio::cli::report(kTool, apart.error());
   auto fs = open_fs(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   auto ino = (*fs)->lookup(path);

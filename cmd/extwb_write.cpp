@@ -12,6 +12,7 @@
 
 #include "cmd/extwb.hpp"
 #include "ext/ops.hpp"
+#include "libfsio/apart.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
 
@@ -128,6 +129,12 @@ int cmd_put(const Common& c, const WriteArgs& a) {
 
   struct stat st {};
   const bool tree = a.source != "-" && ::stat(a.source.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  // What put reads (the file, standard input, every file of the tree) must not share the image's storage.
+  const bool in_stdin = a.source == "-";
+  const fsio::StorageRef src_ref{tree ? "the source tree" : "the source", in_stdin ? "standard input" : a.source,
+                                 in_stdin ? STDIN_FILENO : -1, 0, fsio::kToEnd, tree};
+  if (auto apart = fsio::check_apart({"", c.target, -1, c.offset}, {src_ref}); !apart)
+    return fsio::cli::report(kTool, apart.error());
   if (tree) return put_tree(c, a, o);
   int fd = STDIN_FILENO;
   if (a.source != "-") {

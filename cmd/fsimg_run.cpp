@@ -11,6 +11,7 @@
 
 #include "cmd/common.hpp"
 #include "cmd/fsimg.hpp"
+#include "libfsio/apart.hpp"
 #include "libfsio/size.hpp"
 
 #ifndef FSIO_VERSION
@@ -37,22 +38,21 @@ json header_json(const img::Header& h) {
 }
 
 // OUT for save: stdout, a new file, or (with --force) a file replaced; never
-// a block device or the source itself. *created: remove it on failure.
+// a block device, nor anything sharing storage with the source (checked
+// before, by check_out_apart). *created: remove it on failure.
 fsio::Result<int> open_out(const Args& a, bool* created) {
   if (a.out == "-") {
     if (::isatty(STDOUT_FILENO))
       return make_error(Errc::invalid_argument, "stdout is a terminal; send the image to a file or a pipe");
     return STDOUT_FILENO;
   }
-  struct stat st {}, src {};
+  struct stat st {};
   int flags = O_WRONLY | O_CLOEXEC;
   if (::stat(a.out.c_str(), &st) == 0) {
     if (S_ISBLK(st.st_mode))
       return make_error(Errc::invalid_argument, a.out + ": a block device; save writes an image file (fsimg restore "
                                                         "puts an image onto a device)");
     if (S_ISDIR(st.st_mode)) return make_error(Errc::invalid_argument, a.out + ": a directory");
-    if (::stat(a.source.c_str(), &src) == 0 && src.st_dev == st.st_dev && src.st_ino == st.st_ino)
-      return make_error(Errc::invalid_argument, a.out + ": the source itself");
     if (S_ISREG(st.st_mode) && !a.force)
       return make_error(Errc::busy, a.out + ": exists (use --force to replace it)");
     if (S_ISREG(st.st_mode)) flags |= O_TRUNC;
@@ -66,6 +66,24 @@ fsio::Result<int> open_out(const Args& a, bool* created) {
     return fsio::errno_error(a.out + ": open for writing");
   }
   return fd;
+}
+
+// What save reads and what it writes must not share storage: OUT (or
+// standard output, when it is a file or a device) replaced while a loop
+// device over it is the source would destroy the source as it is read.
+fsio::Status check_out_apart(const Args& a) {
+  const bool out_stdout = a.out == "-";
+  const fsio::StorageRef out{"", out_stdout ? "standard output" : a.out, out_stdout ? STDOUT_FILENO : -1};
+  return fsio::check_apart(out, {{"the source", a.source, -1, a.offset}});
+}
+
+// Restore writes [offset, offset + the image) of the target; the stream it
+// reads (a file, or standard input) must lie elsewhere.
+fsio::Status check_input_apart(const Args& a, const img::Header& h) {
+  const std::uint64_t end = a.offset > fsio::kToEnd - h.image_bytes ? fsio::kToEnd : a.offset + h.image_bytes;
+  const bool in_stdin = a.in == "-";
+  return fsio::check_apart({"", a.target, -1, a.offset, end},
+                           {{"the input", in_stdin ? "standard input" : a.in, in_stdin ? STDIN_FILENO : -1}});
 }
 
 // Opens IN (a file, or "-" for a pipe) and its header, then runs `body` on
@@ -104,6 +122,7 @@ int run_save(const Args& a) {
   if (!choice) return fail(choice.error());
   if (a.out == "-" && a.json) return fail(make_error(Errc::invalid_argument, "--json with OUT -: stdout carries the image"));
   fsio::InterruptGuard interrupt;
+  if (auto st = check_out_apart(a); !st) return fail(st.error());
   auto plan = img::plan_source(a.source, {*choice, a.offset, fsio::EngineKind::automatic});
   if (!plan) return fail(plan.error());
   std::FILE* text = a.out == "-" ? stderr : stdout;
@@ -156,6 +175,7 @@ int run_restore(const Args& a) {
   fsio::InterruptGuard interrupt;
   return with_stream(a.in, [&](img::ImageReader& reader) -> int {
     const img::Header& h = reader.header();
+    if (auto st = check_input_apart(a, h); !st) return fail(st.error());
     fsio::Progress progress("fsimg restore", h.image_bytes, progress_on(a) && !a.dry_run);
     img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads,
                            fsio::EngineKind::automatic, &progress};

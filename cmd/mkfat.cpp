@@ -15,6 +15,7 @@
 #include "cmd/mkfat_report.hpp"
 #include "fat/badblocks.hpp"
 #include "fat/device_facts.hpp"
+#include "libfsio/apart.hpp"
 #include "libfsio/engine.hpp"
 #include "libfsio/pipe.hpp"
 #include "libfsio/size.hpp"
@@ -68,6 +69,18 @@ Result<std::string> read_file(const std::string& path, const char* what, std::si
   if (fd != STDIN_FILENO) ::close(fd);
   if (!st) return std::move(st).error();
   return text;
+}
+
+// -m and -l are read while the target is written (-l after it is open):
+// neither may share its storage, through a loop device or otherwise.
+fsio::Status check_reads_apart(const MkfatArgs& a) {
+  std::vector<fsio::StorageRef> reads;
+  auto add = [&](const std::optional<std::string>& path, const char* what) {
+    if (path) reads.push_back({what, *path == "-" ? "standard input" : *path, *path == "-" ? STDIN_FILENO : -1});
+  };
+  add(a.message_file, "the -m file");
+  add(a.bad_block_file, "the -l file");
+  return fsio::check_apart({"", a.target}, reads);
 }
 
 struct Plan {
@@ -153,6 +166,7 @@ int run(MkfatArgs& a) {
     oo.create_size = *size;
     oo.create_new = true;  // O_EXCL, as mkfs.fat -C: never follows a symlink
   }
+  if (auto st = check_reads_apart(a); !st) return fail(a, st.error());
   auto dev = fsio::Device::open(a.target, oo);
   if (!dev) return fail(a, dev.error());
   // From here on a failure removes the image -C created: a half-made image

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include "libfsio/buffer.hpp"
 #include "libfsio/pattern.hpp"
@@ -121,6 +122,28 @@ std::vector<DiskUtil> disk_delta(const std::vector<std::string>& names, const st
   return out;
 }
 
+std::string job_label(const BenchJob& job) { return "job " + job.name + " (" + std::to_string(job.clone) + ")"; }
+
+// See run_bench_jobs: what a writing job's target may not share. Each other
+// target is asked about once, however many jobs name it.
+Status check_jobs_apart(const std::vector<BenchJob>& jobs, const std::vector<std::string>& job_files,
+                        std::size_t& failed) {
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    if (!bench_writes(jobs[k].options.rw)) continue;
+    std::vector<StorageRef> reads;
+    for (const auto& f : job_files) reads.push_back({"the job file", f});
+    std::set<std::tuple<std::string, std::uint64_t, std::uint64_t>> seen;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (i == k) continue;
+      StorageRef r = job_storage(jobs[i], "the target of " + job_label(jobs[i]) + ",");
+      if (seen.insert({r.name, r.begin, r.end}).second) reads.push_back(std::move(r));
+    }
+    failed = k;
+    FSIO_TRY(check_apart(job_storage(jobs[k], ""), reads));
+  }
+  return {};
+}
+
 Error in_job(const BenchJob& job, bool several, Error e) {
   if (several) e.context = "job " + job.name + " (" + std::to_string(job.clone) + "): " + e.context;
   return e;
@@ -154,9 +177,24 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
   return out;
 }
 
-Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, Progress* progress) {
+StorageRef job_storage(const BenchJob& job, std::string role) {
+  StorageRef r{std::move(role), job.target};
+  r.same_is_fine = true;
+  const FioJob& s = *job.spec;
+  if (s.offset.is_percent()) return r;
+  const std::uint64_t step = s.offset_increment, n = job.clone;
+  const bool wraps = n && step > (kToEnd - s.offset.bytes) / n;
+  r.begin = wraps ? kToEnd : s.offset.bytes + step * n;
+  if (!s.size.is_percent() && s.size.bytes && !wraps) r.end = s.size.bytes > kToEnd - r.begin ? kToEnd : r.begin + s.size.bytes;
+  return r;
+}
+
+Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, Progress* progress,
+                                const std::vector<std::string>& job_files) {
   BenchRun run;
   const bool several = jobs.size() > 1;
+  std::size_t refused = 0;
+  if (auto st = check_jobs_apart(jobs, job_files, refused); !st) return in_job(jobs[refused], several, std::move(st).error());
   std::vector<Device> devs;
   devs.reserve(jobs.size());
   // Files this run made go again when it fails.

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "libfsio/apart.hpp"
 #include "libfsio/bench.hpp"
 #include "libfsio/fio_options.hpp"
 
@@ -50,7 +51,23 @@ struct BenchRun {
 // jobs wave by wave (a stonewall starts a wave). An error in any job stops
 // the run after the jobs in flight: the first error, naming its job, and
 // files this run created are removed again.
-Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, Progress* progress);
+//
+// Before anything is opened, a job that writes is refused (Errc::busy,
+// apart.hpp) when its target shares storage with one of `job_files` (the
+// job files and their includes), or with another job's target reached by
+// another name. Jobs may share a target, as in fio (numjobs on one device,
+// a reader beside a writer); /dev/loop0 and the image behind it are not one
+// target but two page caches and two O_EXCL claims over the same bytes, and
+// the in-use check would take our own claim on the one for another
+// program's. Windows count where the job file gives them in bytes
+// (offset=, size=); a percentage is taken as the whole target.
+Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, Progress* progress,
+                                const std::vector<std::string>& job_files = {});
+
+// The storage a job touches: its target, and the window offset= and size=
+// give it when they are bytes (a percentage: the whole target). For
+// apart.hpp's checks; role names it in messages.
+StorageRef job_storage(const BenchJob& job, std::string role);
 
 // A group's jobs as one (fio's group_reporting): bytes, requests and
 // latencies summed, elapsed the longest, windows added up by time.

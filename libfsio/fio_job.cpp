@@ -63,7 +63,7 @@ std::string include_path(const std::string& name, const std::string& from) {
 
 class Parser {
  public:
-  explicit Parser(const FioEnv& env) : env_(env) {}
+  Parser(const FioEnv& env, std::vector<std::string>* read) : env_(env), read_(read) {}
 
   Status parse(std::string_view text, const std::string& path, int depth) {
     if (depth > max_include_depth) return syntax(path, "includes nested more than 16 deep (a loop?)");
@@ -100,6 +100,7 @@ class Parser {
       const std::string file = include_path(name, path);
       auto text = read_small_file(file);
       if (!text) return syntax(where, "include " + name + ": " + text.error().message());
+      if (read_) read_->push_back(file);
       return parse(*text, file, depth + 1);
     }
     if (sections_.empty()) return syntax(where, "option '" + std::string(l) + "' outside of a [section]");
@@ -110,6 +111,7 @@ class Parser {
   }
 
   const FioEnv& env_;
+  std::vector<std::string>* read_;
   std::vector<FioSection> sections_;
 };
 
@@ -155,17 +157,19 @@ std::string expand_fio_env(std::string_view value, const FioEnv& env) {
 }
 
 Result<std::vector<FioSection>> parse_fio_job_text(std::string_view text, const std::string& path,
-                                                   const FioEnv& env) {
-  Parser p(env);
+                                                   const FioEnv& env, std::vector<std::string>* read) {
+  Parser p(env, read);
   FSIO_TRY(p.parse(text, path, 0));
   auto sections = p.take();
   if (sections.empty()) return syntax(path, "no [section] in the job file");
   return sections;
 }
 
-Result<std::vector<FioSection>> parse_fio_job_file(const std::string& path, const FioEnv& env) {
+Result<std::vector<FioSection>> parse_fio_job_file(const std::string& path, const FioEnv& env,
+                                                   std::vector<std::string>* read) {
   auto text = FSIO_TRY(read_small_file(path));
-  return parse_fio_job_text(text, path, env);
+  if (read) read->push_back(path);
+  return parse_fio_job_text(text, path, env, read);
 }
 
 namespace {

@@ -38,11 +38,16 @@ FioEnv process_env();
 // Parses job-file text. `path` names the file in errors and anchors relative
 // include paths (fio resolves them against the including file's directory).
 // Errors are Errc::invalid_argument naming file and line ("job.fio:7:
-// expected [section], key=value or include FILE").
+// expected [section], key=value or include FILE"). `read`, when given, gets
+// the path of every file included.
 Result<std::vector<FioSection>> parse_fio_job_text(std::string_view text, const std::string& path,
-                                                   const FioEnv& env = process_env());
+                                                   const FioEnv& env = process_env(),
+                                                   std::vector<std::string>* read = nullptr);
 // Reads and parses a file (at most 1 MiB: a job file, not a disk image).
-Result<std::vector<FioSection>> parse_fio_job_file(const std::string& path, const FioEnv& env = process_env());
+// `read`, when given, gets the path of every file read: this one and each
+// it includes (a benchmark must not write over any of them, apart.hpp).
+Result<std::vector<FioSection>> parse_fio_job_file(const std::string& path, const FioEnv& env = process_env(),
+                                                   std::vector<std::string>* read = nullptr);
 
 // Splits a command-line or job-file option "key=value" / "key".
 FioLine split_fio_option(std::string_view text, const std::string& where);

@@ -178,7 +178,7 @@ Status fio_jobs(DdbenchCommand& c, const Args& a, const std::vector<std::string>
     c.jobs.push_back(FSIO_TRY(make_job(fio_defaults(), s.name, globals, s.lines)));
   }
   for (std::size_t f = 0; f < files.size(); ++f) {
-    auto sections = FSIO_TRY(parse_fio_job_file(files[f], env));
+    auto sections = FSIO_TRY(parse_fio_job_file(files[f], env, &c.job_files));
     std::vector<FioLine> file_globals = globals;
     bool first = true;
     for (const auto& s : sections) {

@@ -28,6 +28,7 @@ struct DdbenchCommand {
   // first --name, [global] sections), as written.
   std::vector<std::pair<std::string, std::string>> global_options;
   std::vector<std::string> formats = {"normal"};  // normal, json, json+, terse
+  std::vector<std::string> job_files;  // every job file read, and every file they include
   std::string output;      // --output FILE; empty: standard output
   std::string plot;        // --plot FILE.svg
   bool quiet = false;

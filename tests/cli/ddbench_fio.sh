@@ -183,7 +183,7 @@ grep -q "rw=write" "$T/out" || fail "the job did not write: $(head -2 "$T/out")"
 printf '[self]\nfilename=%s\nrw=write\n' "$T/self.fio" >"$T/self.fio"
 sbefore=$(sha "$T/self.fio")
 expect_rc 1 "$DDBENCH" --force "$T/self.fio"
-grep -q "looks like a fio job file" "$T/err" || fail "$(cat "$T/err")"
+grep -q "self.fio: shares storage with the job file .*self.fio (the same file)" "$T/err" || fail "$(cat "$T/err")"
 [ "$(sha "$T/self.fio")" = "$sbefore" ] || fail "a job file that names itself was written"
 pass "job files are never written: $(cat "$T/err")"
 
