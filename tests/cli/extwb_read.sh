@@ -24,7 +24,7 @@ truncate -s 30M "$T/mnt/sparse.bin"
 printf 'tail without newline' > "$T/mnt/a/odd"
 cp "$T/mnt/sparse.bin" "$T/sparse.src"
 umount "$T/mnt"; MOUNTS=()
-losetup -d "$loop"
+loop_detach "$loop"
 
 debugfs -R "stat /many" "$img" 2>/dev/null | grep -q "Flags: 0x81000" || debugfs -R "stat /many" "$img" 2>/dev/null | grep -q "Index" \
   || fail "the kernel did not index /many (no htree to read)"

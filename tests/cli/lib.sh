@@ -26,7 +26,11 @@ cleanup() {
   # new_loop runs in $(...), a subshell, so it records its loops in a file;
   # the last bound (the top of a stack) goes first. Then any loop still
   # backed by a file of ours.
-  [ -f "$T/.loops" ] && tac "$T/.loops" | while read -r l; do losetup -d "$l" 2>/dev/null || true; done
+  # Each line is "DEVICE BACKING": a number another test has bound since
+  # (after a detach of ours) backs something else, and is left alone.
+  [ -f "$T/.loops" ] && tac "$T/.loops" | while read -r l b; do
+    [ "$(losetup -n -O BACK-FILE "$l" 2>/dev/null)" = "$b" ] && losetup -d "$l" 2>/dev/null || true
+  done
   losetup -l -n -O NAME,BACK-FILE 2>/dev/null | awk -v t="$T/" 'index($2, t) == 1 {print $1}' |
     while read -r l; do losetup -d "$l" 2>/dev/null || true; done
   rm -rf "$T"
@@ -52,7 +56,7 @@ loop_setup() {
   local dev
   need_root
   dev=$(losetup -f --show "$@") || skip "losetup $* failed"
-  echo "$dev" >> "$T/.loops"
+  echo "$dev $(losetup -n -O BACK-FILE "$dev")" >> "$T/.loops"
   echo "$dev"
 }
 # new_loop FILE [SECTOR_SIZE]
@@ -63,7 +67,7 @@ loop_detach() {
   local l
   for l in "$@"; do
     losetup -d "$l"
-    grep -vxF "$l" "$T/.loops" > "$T/.loops.new" || true
+    awk -v l="$l" '$1 != l' "$T/.loops" > "$T/.loops.new"
     mv "$T/.loops.new" "$T/.loops"
   done
 }
