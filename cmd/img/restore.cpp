@@ -35,16 +35,30 @@ struct Target {
   bool created = false;  // this run made the file (--create): removed again on failure
 };
 
-fsio::Result<Target> open_target(const std::string& path, const Header& h, const RestoreOptions& o) {
+// The size --create gives the file: offset + image_bytes, which must fit
+// off_t (what ftruncate takes: at most 2^63 - 1 bytes).
+fsio::Result<std::uint64_t> create_size(const std::string& image, const Header& h, std::uint64_t offset) {
+  constexpr std::uint64_t kMaxFile = UINT64_MAX / 2;
+  if (h.image_bytes > kMaxFile)
+    return make_error(Errc::corrupt, image + ": the header says image_bytes " + std::to_string(h.image_bytes) +
+                                         ": no file can be that large (at most 2^63 - 1 bytes), so no filesystem "
+                                         "of that size was saved; the header is damaged or forged");
+  if (offset > kMaxFile - h.image_bytes)
+    return make_error(Errc::invalid_argument, "--offset " + std::to_string(offset) + " + the image's " +
+                                                  std::to_string(h.image_bytes) + " bytes (image_bytes) is past "
+                                                  "the largest file size (2^63 - 1 bytes)");
+  return offset + h.image_bytes;
+}
+
+fsio::Result<Target> open_target(const std::string& image, const std::string& path, const Header& h,
+                                 const RestoreOptions& o) {
   fsio::OpenOptions oo;
   oo.write = !o.dry_run;
   oo.check_write = o.dry_run;
   oo.offset = o.offset;
   if (o.create) {
     if (o.dry_run) return make_error(Errc::invalid_argument, "--create and --dry-run: nothing to check; omit --create");
-    if (o.offset > UINT64_MAX / 2 || h.image_bytes > UINT64_MAX / 2 - o.offset)
-      return make_error(Errc::invalid_argument, "--offset " + std::to_string(o.offset) + ": too large");
-    oo.create_size = o.offset + h.image_bytes;
+    oo.create_size = FSIO_TRY(create_size(image, h, o.offset));
     oo.create_new = true;
   }
   auto dev = FSIO_TRY(fsio::Device::open(path, oo));
@@ -118,7 +132,7 @@ std::string stopped_note(const TargetWriter& w, const Header& h) {
 fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& target, const RestoreOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const Header& h = reader.header();
-  auto t = FSIO_TRY(open_target(target, h, o));
+  auto t = FSIO_TRY(open_target(reader.name(), target, h, o));
   fsio::Device& dev = t.dev;
   const bool created = t.created;
   auto run = [&]() -> fsio::Result<RestoreReport> {

@@ -109,6 +109,20 @@ grep -q "nothing was written past byte [0-9]* of 33554432.*run fsimg restore aga
 blkid -p "$T/small/tgt" >/dev/null 2>&1 && fail "a full-disk restore left a filesystem signature: $(blkid -p "$T/small/tgt")"
 pass "full disk: exit 1, ENOSPC said once, no filesystem left"
 
+# A forged header whose image_bytes (2^63) no file can hold: restore -C
+# names the field, not an --offset that was never given.
+python3 "$SRC/tests/cli/fsimg_damage.py" forge "$T/huge.fsimg" image_bytes=9223372036854775808 end
+expect_rc 1 "$FSIMG" restore -C "$T/huge.fsimg" "$T/huge.img"
+grep -q "huge.fsimg: the header says image_bytes 9223372036854775808: no file can be that large" "$T/err" ||
+  { cat "$T/err"; fail "image_bytes 2^63: the field and why not named"; }
+! grep -q -- "--offset" "$T/err" || { cat "$T/err"; fail "image_bytes 2^63: blamed on --offset"; }
+[ ! -e "$T/huge.img" ] || fail "image_bytes 2^63: a file was created"
+python3 "$SRC/tests/cli/fsimg_damage.py" forge "$T/big.fsimg" image_bytes=4611686018427387904 end
+expect_rc 2 "$FSIMG" restore -C --offset 4611686018427387904 "$T/big.fsimg" "$T/big.img"
+grep -q -- "--offset 4611686018427387904 + the image's 4611686018427387904 bytes (image_bytes) is past" "$T/err" ||
+  { cat "$T/err"; fail "--offset + image_bytes past 2^63 - 1: not said"; }
+pass "restore -C: image_bytes 2^63 named as the header's, --offset blamed only when given"
+
 # Ctrl-C while a restore is busy writing to a slow device: a loop device
 # whose writes a cgroup of this test's throttles to 4 MB/s (an SD card's
 # speed), so a restore of 12 MiB of data takes seconds. Exit 130, said, no
