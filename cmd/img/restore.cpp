@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 
@@ -120,9 +121,20 @@ fsio::Status wipe(fsio::IoQueue& q, std::vector<fsio::Signature> sigs, std::uint
   return {};
 }
 
-std::string stopped_note(const TargetWriter& w, const Header& h) {
-  return "; nothing was written past byte " + std::to_string(w.position()) + " of " + std::to_string(h.image_bytes) +
-         ", and the first " + fsio::format_size(std::min(kHeadBytes, h.image_bytes)) +
+// What the target holds after a failed restore, to follow the error (which
+// names the failed write's offset and errno). A file --create made is
+// removed afterwards, so it gets no advice about running again.
+std::string stopped_note(const TargetWriter& w, const Header& h, const fsio::Error& e, bool created) {
+  std::string note;
+  if (e.sys_errno == ENOSPC) note = "; ENOSPC: the filesystem or device holding the target is full";
+  const std::string head = fsio::format_size(std::min(kHeadBytes, h.image_bytes));
+  if (w.writing_head())
+    return note + "; everything after the first " + head + " was written, and this write was in the first " + head +
+           ", which is written last" +
+           (created ? std::string() : ": the target may hold part of a filesystem; run fsimg restore --force again");
+  note += "; nothing was written past byte " + std::to_string(w.position()) + " of " + std::to_string(h.image_bytes);
+  if (created) return note;
+  return note + ", and the first " + head +
          " (where the filesystem's signature lives) is written last, so the target holds no filesystem: run "
          "fsimg restore again";
 }
@@ -151,7 +163,8 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
     }
     // message() already ends in strerror: the note follows it, and errno
     // is not kept, or strerror would be said a second time after the note.
-    if (!end && !o.dry_run) return fsio::Error{end.error().code, 0, end.error().message() + stopped_note(w, h)};
+    if (!end && !o.dry_run)
+      return fsio::Error{end.error().code, 0, end.error().message() + stopped_note(w, h, end.error(), created)};
     if (!end) return std::move(end).error();
     RestoreReport rep = w.report();
     rep.wiped_signatures = sigs.size();
