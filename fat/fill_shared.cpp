@@ -8,7 +8,7 @@
 //
 // Cost: every directory is read and every chain walked once, so the check
 // runs only when a run replaces files (--force).
-#include <algorithm>
+#include <unordered_set>
 
 #include "fat/bitmap.hpp"
 #include "fat/fill_plan.hpp"
@@ -42,8 +42,10 @@ fsio::Error shared(const std::string& replaced, const std::string& other, std::u
 
 class SharedCheck {
  public:
-  SharedCheck(Volume& v, std::vector<Replaced> r) : vol_(v), replaced_(std::move(r)), freed_(v.layout().entry_count()),
-                                                    dirs_seen_(v.layout().entry_count()) {}
+  SharedCheck(Volume& v, std::vector<Replaced> r)
+      : vol_(v), replaced_(std::move(r)), freed_(v.layout().entry_count()), dirs_seen_(v.layout().entry_count()) {
+    for (const Replaced& x : replaced_) entries_.insert(key(x.dir_cluster, x.slot));
+  }
 
   fsio::Status run();
 
@@ -52,6 +54,9 @@ class SharedCheck {
   fsio::Status check_chain(std::uint32_t first, const std::string& path);
   fsio::Status check_dir(Directory dir, const std::string& path,
                          std::vector<std::pair<std::uint32_t, std::string>>& subdirs);
+  static std::uint64_t key(std::uint32_t dir_cluster, std::uint32_t slot) {
+    return std::uint64_t(dir_cluster) << 32 | slot;
+  }
   const Replaced* owner(std::uint32_t cluster) const {
     for (const Replaced& r : replaced_)
       if (holds(r, cluster)) return &r;
@@ -60,6 +65,7 @@ class SharedCheck {
 
   Volume& vol_;
   std::vector<Replaced> replaced_;
+  std::unordered_set<std::uint64_t> entries_;  // the replaced files' entries (key()), skipped by the walk
   ClusterBitmap freed_;      // clusters the run will free
   ClusterBitmap dirs_seen_;  // directories opened, by first cluster: a damaged tree may loop
 };
@@ -93,12 +99,10 @@ fsio::Status SharedCheck::check_chain(std::uint32_t first, const std::string& pa
 
 fsio::Status SharedCheck::check_dir(Directory dir, const std::string& path,
                                     std::vector<std::pair<std::uint32_t, std::string>>& subdirs) {
+  dir.read_past_end();  // entries after a 0x00 slot are files to Linux and fsck.fat: theirs count too
   for (const Entry& e : dir.entries()) {
     if (e.is_dot() || e.is_label() || e.first_cluster == 0) continue;
-    const bool self = std::any_of(replaced_.begin(), replaced_.end(), [&](const Replaced& r) {
-      return r.dir_cluster == dir.first_cluster() && r.slot == e.slot;
-    });
-    if (self) continue;
+    if (entries_.count(key(dir.first_cluster(), e.slot))) continue;  // a replaced file's own entry
     const std::string full = join(path, e.name);
     FSIO_TRY(check_chain(e.first_cluster, full));
     if (e.is_directory() && vol_.layout().is_cluster(e.first_cluster) && !dirs_seen_.test_and_set(e.first_cluster))
