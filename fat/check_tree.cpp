@@ -88,6 +88,7 @@ fsio::Status Checker::check_directory(const DirVisit& visit, std::vector<DirVisi
     return {};
   }
   Directory& dir = *opened;
+  dir.read_past_end();  // every slot, as fsck.fat reads it
   if (dir.truncated()) {
     add(CheckKind::dir_unreadable, Severity::error, where,
         "The directory's chain is longer than 2 MiB (65536 entries, the most FAT allows): only the first 2 MiB "
@@ -246,29 +247,22 @@ void Checker::check_names(Directory& dir, const DirVisit& visit, std::uint32_t l
   }
 }
 
-// Slots after the first 0x00 slot that are not free: Linux and fsck.fat
-// read them (they skip a 0x00 slot like a deleted one), Windows and mtools
-// stop there. Their chains are owned so nothing of theirs is freed.
+// Live entries after the first 0x00 slot. fsck.fat 4.2 reads every slot
+// (scan_dir adds each one; add_file skips a 0x00 slot as free, IS_FREE, and
+// goes on), and so does Linux, so they were checked above as entries: bad
+// names renamed, chains owned, subdirectories walked. Windows and mtools
+// stop at the 0x00 slot and do not see them: a warning, left as it is.
 fsio::Status Checker::check_after_end(Directory& dir, const DirVisit& visit, std::uint32_t limit) {
   const auto end = dir.end_slot();
   if (!end) return {};
   std::uint64_t live = 0;
-  for (std::uint32_t i = *end + 1; i < limit; ++i) {
-    const auto s = dir.slot(i);
-    const auto b0 = std::to_integer<std::uint8_t>(s[0]);
-    if (b0 == kDirEntryEnd || b0 == kDirEntryFree || is_lfn_slot(s)) continue;
-    ++live;
-    const auto d = fsio::load<DirEntry>(s);
-    const std::uint32_t first = std::uint32_t(d.first_cluster_lo) |
-                                (l_.type == FatType::fat32 ? std::uint32_t(d.first_cluster_hi) << 16 : 0);
-    if (d.attributes & attr::directory) tree_whole_ = false;
-    if (l_.is_cluster(first)) FSIO_TRY(own_chain(first, UINT64_MAX));
-  }
+  for (const Entry& e : dir.entries())
+    if (e.slot > *end && e.slot < limit) ++live;
   if (live)
     add(CheckKind::after_end, Severity::warning, visit.path.empty() ? "/" : visit.path,
         plural(live, "entry", "entries") + " after the end-of-directory slot " + std::to_string(*end) +
-            ": Linux and fsck.fat read them, Windows and mtools do not.",
-        "Not changing them; their clusters are kept.");
+            ": Linux and fsck.fat read and check them, Windows and mtools do not see them.",
+        "Not moving them.");
   return {};
 }
 
@@ -297,6 +291,7 @@ fsio::Status Checker::name_first_owners() {
     todo.pop_back();
     auto dir = path.empty() ? Directory::open_root(vol_) : Directory::open(vol_, cluster);
     if (!dir) continue;
+    dir->read_past_end();
     std::vector<std::pair<std::string, std::uint32_t>> subs;
     for (const Entry& e : dir->entries()) {
       if (e.is_dot() || !l_.is_cluster(e.first_cluster)) continue;

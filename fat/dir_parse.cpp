@@ -148,19 +148,22 @@ void Directory::index_entry(const Entry& e) {
 }
 
 // Parses slots [from, to). The whole directory stops at the first 0x00
-// slot; a run add() wrote is parsed on its own and merged in.
+// slot (past it with past_end_, where a 0x00 slot is free like 0xE5: lfn.c
+// ends any long-name run there, lfn_check_orphaned); a run add() wrote is
+// parsed on its own and merged in.
 void Directory::parse(std::uint32_t from, std::uint32_t to, bool whole) {
   std::vector<Entry> found;
   SlotParser parser(problems_);
   for (std::uint32_t i = from; i < to; ++i) {
     const auto raw = slot(i);
     const auto b0 = std::to_integer<std::uint8_t>(raw[0]);
-    if (whole && b0 == kDirEntryEnd) {
+    if (whole && b0 == kDirEntryEnd && !past_end_) {
       end_ = i;
       to = i;
       break;
     }
-    if (b0 == kDirEntryFree) {
+    if (whole && b0 == kDirEntryEnd && !end_) end_ = i;
+    if (b0 == kDirEntryFree || (past_end_ && b0 == kDirEntryEnd)) {
       parser.close(i);
     } else if ((std::to_integer<std::uint8_t>(raw[11]) & attr::long_name_mask) == attr::long_name) {
       parser.lfn_slot(i, raw);

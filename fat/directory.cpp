@@ -119,7 +119,9 @@ fsio::Status Directory::check_range(std::uint32_t index, std::size_t bytes) cons
 }
 
 bool Directory::is_free(std::uint32_t index) const {
-  return (end_ && index >= *end_) || std::to_integer<std::uint8_t>(slot(index)[0]) == kDirEntryFree;
+  const auto b0 = std::to_integer<std::uint8_t>(slot(index)[0]);
+  if (past_end_) return b0 == kDirEntryFree || b0 == kDirEntryEnd;
+  return (end_ && index >= *end_) || b0 == kDirEntryFree;
 }
 
 // A run never starts right after a live LFN slot: an 8.3 entry there could

@@ -13,7 +13,9 @@
 // that does not match, a start cluster in an LFN slot) and the entry keeps
 // its short name.
 // Deleted slots (0xE5) are skipped; the first slot starting with 0x00 ends
-// the directory.
+// the directory (fatgen103 p.24, as Windows and mtools read it). A checker
+// can ask for fsck.fat's and Linux's reading instead (read_past_end): a
+// 0x00 slot is skipped like a deleted one and the slots after it are parsed.
 //
 // Every slot has a position (cluster, sector, byte) so a writer can reuse
 // free slots and a checker can name what it finds. Not thread-safe; holds no
@@ -113,8 +115,15 @@ class Directory {
   std::uint32_t slot_count() const { return std::uint32_t(bytes_ / 32); }
   SlotPosition position(std::uint32_t index) const;
   std::span<const std::byte> slot(std::uint32_t index) const { return data_.span().subspan(index * 32ull, 32); }
-  // The first slot beginning with 0x00, if any: it and every later slot are free.
+  // The first slot beginning with 0x00, if any: it and every later slot are
+  // free (unless read_past_end).
   std::optional<std::uint32_t> end_slot() { refresh(); return end_; }
+  // fsck.fat 4.2 (check.c scan_dir, add_file: IS_FREE) and Linux read every
+  // slot of a directory: a 0x00 slot is free like a deleted one, and live
+  // entries after it are entries. From now on entries() and problems() hold
+  // them too, and a slot after the end is free only if it is 0x00 or 0xE5.
+  // For checkers; writers keep the default, which never looks past the end.
+  void read_past_end() { past_end_ = true; stale_ = true; }
 
   const std::vector<Entry>& entries() { refresh(); return entries_; }
   const std::vector<LfnProblem>& problems() { refresh(); return problems_; }
@@ -171,6 +180,7 @@ class Directory {
   std::uint64_t bytes_ = 0;
   std::vector<bool> dirty_;  // per sector of data_
   bool stale_ = true;
+  bool past_end_ = false;  // read_past_end()
   std::vector<Entry> entries_;
   std::vector<LfnProblem> problems_;
   std::optional<std::uint32_t> end_;

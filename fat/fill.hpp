@@ -8,7 +8,9 @@
 // Everything that can refuse is decided before the first write (plan()):
 // a dirty volume, FAT copies that differ, a name that exists (unless
 // force), a directory path through a file, a root directory that is full,
-// too little free space, no free run long enough under `contiguous`. The
+// too little free space, no free run long enough under `contiguous`, a
+// file to replace whose chain another entry's chain reaches (a cross-link:
+// freeing it would give away clusters the other file uses). The
 // plan allocates every cluster in memory (alloc.hpp); --dry-run stops there.
 //
 // Write order, for each file (with sync) or each batch of files:

@@ -17,8 +17,6 @@ using fsio::make_error;
 // name split across two units could be left with its first part only.
 constexpr std::uint32_t kSlotsPerUnit = 512 / 32;
 
-std::string join(const std::string& dir, const std::string& name) { return (dir == "/" ? "" : dir) + "/" + name; }
-
 // What fill refuses to write on, and what it goes on with, saying so.
 fsio::Status check_volume(Volume& v, FillReport& report) {
   const DirtyState& d = v.dirty();
@@ -231,7 +229,9 @@ fsio::Result<Plan> make_plan(Volume& v, const FillOptions& o, FillReport& report
   FSIO_TRY(planner.resolve_dir());
   for (const std::string& name : o.names) FSIO_TRY(planner.plan_file(name));
   report.free_after = std::uint32_t(report.free_before - report.clusters_allocated + report.clusters_freed);
-  return planner.take();
+  Plan plan = planner.take();
+  FSIO_TRY(check_unshared(v, plan));
+  return plan;
 }
 
 }  // namespace fat::fill_detail

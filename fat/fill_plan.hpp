@@ -54,6 +54,10 @@ struct Plan {
 // nothing.
 fsio::Result<Plan> make_plan(Volume& volume, const FillOptions& options, FillReport& report);
 
+// Refuses (Errc::corrupt, naming both files) when another entry's chain
+// reaches a cluster a replaced file's old chain would free (fill_shared.cpp).
+fsio::Status check_unshared(Volume& volume, const Plan& plan);
+
 // Carries the plan out in the order fill.hpp describes.
 fsio::Status write_plan(Volume& volume, const FillOptions& options, const Plan& plan, FillReport& report,
                         fsio::Progress* progress);
@@ -61,6 +65,10 @@ fsio::Status write_plan(Volume& volume, const FillOptions& options, const Plan& 
 // Shared by both: the slots `name` gets in `dir` as it stands (make_name
 // against the short names in use), and the clusters a file of `size` needs.
 fsio::Result<NameSlots> name_slots(Directory& dir, const std::string& name);
+// "/DIR" + "NAME" -> "/DIR/NAME"; "/" + "NAME" -> "/NAME".
+inline std::string join(const std::string& dir, const std::string& name) {
+  return (dir == "/" ? "" : dir) + "/" + name;
+}
 std::uint32_t clusters_for(const Layout& layout, std::uint64_t size);
 
 }  // namespace fat::fill_detail

@@ -60,6 +60,16 @@ void for_each_piece(std::uint64_t offset, std::size_t size, Fn fn) {
   }
 }
 
+// What the piece of a sector that starts at its first byte holds (the
+// piece is `n` >= 16 bytes of it): zeros, the pattern its header names, or
+// neither.
+SectorStamp classify(const std::byte* got, std::size_t n) {
+  if (std::all_of(got, got + n, [](std::byte b) { return b == std::byte{0}; })) return SectorStamp::zeros;
+  Sector s;
+  make_sector(load_word(got), load_word(got + 8), s.data());
+  return std::memcmp(s.data(), got, n) == 0 ? SectorStamp::valid : SectorStamp::none;
+}
+
 }  // namespace
 
 void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t seed) {
@@ -104,6 +114,7 @@ std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std
         m.header_read = true;
         m.stamped_offset = load_word(got);
         m.stamped_seed = load_word(got + 8);
+        m.stamp = classify(got, n);
       }
       found = m;
       return false;
@@ -120,14 +131,24 @@ std::string describe(const PatternMismatch& m, std::uint64_t seed) {
                 " (8-byte word at 0x%" PRIx64 ")",
                 m.offset, m.expected, m.actual, m.word_offset);
   std::string out = text;
-  if (m.header_read) {
-    const std::uint64_t sector = m.offset - m.offset % pattern_sector;
-    if (m.stamped_offset != sector || m.stamped_seed != seed) {
-      std::snprintf(text, sizeof text,
-                    "; the sector at 0x%" PRIx64 " holds the stamp of offset 0x%" PRIx64 ", seed %" PRIu64,
-                    sector, m.stamped_offset, m.stamped_seed);
-      out += text;
-    }
+  if (!m.header_read) return out;
+  const std::uint64_t sector = m.offset - m.offset % pattern_sector;
+  if (m.stamp == SectorStamp::zeros) {
+    std::snprintf(text, sizeof text, "; the sector at 0x%" PRIx64 " holds no stamp (all zeros)", sector);
+    out += text;
+  } else if (m.stamped_offset == sector && m.stamped_seed == seed) {
+    // Its own header: bits flipped in this sector, said by the offsets above.
+  } else if (m.stamp == SectorStamp::valid) {
+    std::snprintf(text, sizeof text,
+                  "; the sector at 0x%" PRIx64 " holds the stamp of offset 0x%" PRIx64 ", seed %" PRIu64, sector,
+                  m.stamped_offset, m.stamped_seed);
+    out += text;
+  } else {
+    std::snprintf(text, sizeof text,
+                  "; the sector at 0x%" PRIx64 " holds no valid stamp (its first 16 bytes read as offset 0x%" PRIx64
+                  ", seed %" PRIu64 ", and the rest is not that pattern)",
+                  sector, m.stamped_offset, m.stamped_seed);
+    out += text;
   }
   return out;
 }

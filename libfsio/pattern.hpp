@@ -25,6 +25,14 @@ inline constexpr std::uint32_t pattern_sector = 512;
 // Fill buf with the pattern of the bytes at absolute offsets [offset, offset + size).
 void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t seed);
 
+// What the mismatching sector holds, as far as the checked buffer shows it.
+enum class SectorStamp : std::uint8_t {
+  unknown,  // the buffer does not hold the sector's first 16 bytes
+  valid,    // a whole pattern: the one its header names (another place, another seed, or its own with bits flipped)
+  zeros,    // all zero bytes: no stamp at all (never written, trimmed, zeroed)
+  none,     // neither: its first 16 bytes name no pattern the rest follows
+};
+
 struct PatternMismatch {
   std::uint64_t offset = 0;          // absolute offset of the first byte that differs
   std::uint64_t word_offset = 0;     // the 8-byte-aligned word holding it
@@ -33,6 +41,7 @@ struct PatternMismatch {
   std::uint64_t stamped_offset = 0;  // what the sector's header claims (bytes 0..7)
   std::uint64_t stamped_seed = 0;    // bytes 8..15
   bool header_read = false;          // the header lies inside the checked buffer
+  SectorStamp stamp = SectorStamp::unknown;
 };
 
 // The first byte of buf (holding absolute offsets [offset, offset + size))
@@ -40,8 +49,10 @@ struct PatternMismatch {
 std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset,
                                              std::uint64_t seed);
 
-// "first mismatch at 0x1200: expected 0x... read 0x... (the sector holds the
-// stamp of offset 0x3000, seed 7)"
+// "first mismatch at 0x1200: expected 0x... read 0x...; the sector at 0x1200
+// holds the stamp of offset 0x3000, seed 7", or "... holds no stamp (all
+// zeros)", or "... holds no valid stamp (...)"; nothing is added for a
+// sector of its own offset and seed whose bits have flipped.
 std::string describe(const PatternMismatch& m, std::uint64_t seed);
 
 }  // namespace fsio

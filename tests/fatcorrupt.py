@@ -39,6 +39,11 @@ goes to every copy unless the damage is about the copies.
   bad-name PATH               a '?' put into the entry's 8.3 name (use a file
                               without a long name)
                               fsck.fat: "Bad short file name"
+  after-end PATH              the entry (no long name) moved to the slot after its
+                              directory's end marker (the first 0x00 slot), with a
+                              '?' in its 8.3 name; its old slot deleted
+                              fsck.fat: "Bad short file name" (it reads past the
+                              0x00 slot; Windows and mtools stop there)
   duplicate PATH1 PATH2       PATH2's 8.3 name made PATH1's (no long names)
                               fsck.fat: "Duplicate directory entry"
   dir-size PATH               a directory's size field set to one cluster
@@ -207,6 +212,23 @@ def bad_name(fat, rest):
     print('%s: 8.3 name byte 1 set to ?' % rest[0])
 
 
+def after_end(fat, rest):
+    (off, lfn_offs, e), _ = fat.lookup(rest[0])
+    if lfn_offs:
+        sys.exit('fatcorrupt: %s has a long name' % rest[0])
+    parent = rest[0].rsplit('/', 1)[0]
+    first = fat.lookup(parent)[1] if parent.strip('/') else 0
+    slots = [o for o, d in fat.dir_slots(first)]
+    end = next((i for i, o in enumerate(slots) if fat.read(o, 1)[0] == 0), None)
+    if end is None or end + 1 >= len(slots):
+        sys.exit('fatcorrupt: %s: no room after the end of its directory' % rest[0])
+    moved = bytearray(e)
+    moved[1] = ord('?')
+    fat.write(slots[end + 1], bytes(moved))
+    fat.write(off, bytes([0xE5]))
+    print('%s: moved to slot %d, after the end marker in slot %d, as %r' % (rest[0], end + 1, end, bytes(moved[0:11])))
+
+
 def duplicate(fat, rest):
     (_, _, e1), _ = fat.lookup(rest[0])
     (off2, _, _), _ = fat.lookup(rest[1])
@@ -278,7 +300,7 @@ def fat0(fat, rest):
     print('FAT[0] of copy 0 zeroed')
 
 
-EXTRA = {'bad-name': bad_name, 'duplicate': duplicate, 'dir-size': dir_size, 'dotdot': dotdot,
+EXTRA = {'bad-name': bad_name, 'after-end': after_end, 'duplicate': duplicate, 'dir-size': dir_size, 'dotdot': dotdot,
          'size-zero': size_zero, 'bad-start': bad_start, 'lfn-orphan': lfn_orphan,
          'label-differs': label_differs, 'fsinfo-signature': fsinfo_signature, 'next-free': next_free,
          'fat0': fat0}

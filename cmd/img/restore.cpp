@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 
@@ -35,16 +36,30 @@ struct Target {
   bool created = false;  // this run made the file (--create): removed again on failure
 };
 
-fsio::Result<Target> open_target(const std::string& path, const Header& h, const RestoreOptions& o) {
+// The size --create gives the file: offset + image_bytes, which must fit
+// off_t (what ftruncate takes: at most 2^63 - 1 bytes).
+fsio::Result<std::uint64_t> create_size(const std::string& image, const Header& h, std::uint64_t offset) {
+  constexpr std::uint64_t kMaxFile = UINT64_MAX / 2;
+  if (h.image_bytes > kMaxFile)
+    return make_error(Errc::corrupt, image + ": the header says image_bytes " + std::to_string(h.image_bytes) +
+                                         ": no file can be that large (at most 2^63 - 1 bytes), so no filesystem "
+                                         "of that size was saved; the header is damaged or forged");
+  if (offset > kMaxFile - h.image_bytes)
+    return make_error(Errc::invalid_argument, "--offset " + std::to_string(offset) + " + the image's " +
+                                                  std::to_string(h.image_bytes) + " bytes (image_bytes) is past "
+                                                  "the largest file size (2^63 - 1 bytes)");
+  return offset + h.image_bytes;
+}
+
+fsio::Result<Target> open_target(const std::string& image, const std::string& path, const Header& h,
+                                 const RestoreOptions& o) {
   fsio::OpenOptions oo;
   oo.write = !o.dry_run;
   oo.check_write = o.dry_run;
   oo.offset = o.offset;
   if (o.create) {
     if (o.dry_run) return make_error(Errc::invalid_argument, "--create and --dry-run: nothing to check; omit --create");
-    if (o.offset > UINT64_MAX / 2 || h.image_bytes > UINT64_MAX / 2 - o.offset)
-      return make_error(Errc::invalid_argument, "--offset " + std::to_string(o.offset) + ": too large");
-    oo.create_size = o.offset + h.image_bytes;
+    oo.create_size = FSIO_TRY(create_size(image, h, o.offset));
     oo.create_new = true;
   }
   auto dev = FSIO_TRY(fsio::Device::open(path, oo));
@@ -106,9 +121,20 @@ fsio::Status wipe(fsio::IoQueue& q, std::vector<fsio::Signature> sigs, std::uint
   return {};
 }
 
-std::string stopped_note(const TargetWriter& w, const Header& h) {
-  return "; nothing was written past byte " + std::to_string(w.position()) + " of " + std::to_string(h.image_bytes) +
-         ", and the first " + fsio::format_size(std::min(kHeadBytes, h.image_bytes)) +
+// What the target holds after a failed restore, to follow the error (which
+// names the failed write's offset and errno). A file --create made is
+// removed afterwards, so it gets no advice about running again.
+std::string stopped_note(const TargetWriter& w, const Header& h, const fsio::Error& e, bool created) {
+  std::string note;
+  if (e.sys_errno == ENOSPC) note = "; ENOSPC: the filesystem or device holding the target is full";
+  const std::string head = fsio::format_size(std::min(kHeadBytes, h.image_bytes));
+  if (w.writing_head())
+    return note + "; everything after the first " + head + " was written, and this write was in the first " + head +
+           ", which is written last" +
+           (created ? std::string() : ": the target may hold part of a filesystem; run fsimg restore --force again");
+  note += "; nothing was written past byte " + std::to_string(w.position()) + " of " + std::to_string(h.image_bytes);
+  if (created) return note;
+  return note + ", and the first " + head +
          " (where the filesystem's signature lives) is written last, so the target holds no filesystem: run "
          "fsimg restore again";
 }
@@ -118,7 +144,7 @@ std::string stopped_note(const TargetWriter& w, const Header& h) {
 fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& target, const RestoreOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   const Header& h = reader.header();
-  auto t = FSIO_TRY(open_target(target, h, o));
+  auto t = FSIO_TRY(open_target(reader.name(), target, h, o));
   fsio::Device& dev = t.dev;
   const bool created = t.created;
   auto run = [&]() -> fsio::Result<RestoreReport> {
@@ -137,7 +163,8 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
     }
     // message() already ends in strerror: the note follows it, and errno
     // is not kept, or strerror would be said a second time after the note.
-    if (!end && !o.dry_run) return fsio::Error{end.error().code, 0, end.error().message() + stopped_note(w, h)};
+    if (!end && !o.dry_run)
+      return fsio::Error{end.error().code, 0, end.error().message() + stopped_note(w, h, end.error(), created)};
     if (!end) return std::move(end).error();
     RestoreReport rep = w.report();
     rep.wiped_signatures = sigs.size();

@@ -1,5 +1,6 @@
 #include "cmd/img/stream.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "libfsio/size.hpp"
@@ -20,7 +21,7 @@ fsio::Result<std::size_t> StreamReader::fill() {
   return len_;
 }
 
-fsio::Status StreamReader::read_exact(std::span<std::byte> out, const std::string& what) {
+fsio::Result<std::size_t> StreamReader::read_upto(std::span<std::byte> out) {
   std::size_t done = 0;
   while (done < out.size()) {
     if (pos_ == len_) {
@@ -40,19 +41,44 @@ fsio::Status StreamReader::read_exact(std::span<std::byte> out, const std::strin
     done += n;
     offset_ += n;
   }
-  if (done < out.size())
-    return make_error(Errc::corrupt, name_ + ": truncated: the stream ends at byte " + std::to_string(offset_) + ", " +
-                                         std::to_string(done) + " bytes into " + what + " of " +
-                                         std::to_string(out.size()));
+  return done;
+}
+
+fsio::Error StreamReader::truncated(std::uint64_t done, std::uint64_t want, const std::string& what) const {
+  return make_error(Errc::corrupt, name_ + ": truncated: the stream ends at byte " + std::to_string(offset_) + ", " +
+                                       std::to_string(done) + " bytes into " + what + " of " + std::to_string(want));
+}
+
+fsio::Status StreamReader::read_exact(std::span<std::byte> out, const std::string& what) {
+  const std::size_t done = FSIO_TRY(read_upto(out));
+  if (done < out.size()) return truncated(done, out.size(), what);
+  return {};
+}
+
+fsio::Status StreamReader::read_append(std::vector<std::byte>& out, std::uint64_t n, const std::string& what) {
+  std::uint64_t done = 0;
+  while (done < n) {
+    const std::size_t at = out.size();
+    const std::uint64_t room = out.capacity() > at ? out.capacity() - at : std::max<std::size_t>(at, 1u << 20);
+    const auto step = std::size_t(std::min(n - done, room));
+    out.resize(at + step);
+    const std::size_t got = FSIO_TRY(read_upto(std::span(out).subspan(at)));
+    done += got;
+    if (got < step) {
+      out.resize(at + got);
+      return truncated(done, n, what);
+    }
+  }
   return {};
 }
 
 fsio::Status StreamReader::skip(std::uint64_t n, const std::string& what) {
   std::vector<std::byte> sink(std::min<std::uint64_t>(n, 1u << 20));
-  while (n > 0) {
-    const std::size_t step = std::size_t(std::min<std::uint64_t>(n, sink.size()));
-    FSIO_TRY(read_exact({sink.data(), step}, what));
-    n -= step;
+  for (std::uint64_t done = 0; done < n;) {
+    const std::size_t step = std::size_t(std::min<std::uint64_t>(n - done, sink.size()));
+    const std::size_t got = FSIO_TRY(read_upto({sink.data(), step}));
+    done += got;
+    if (got < step) return truncated(done, n, what);
   }
   return {};
 }
@@ -73,8 +99,8 @@ fsio::Result<std::vector<std::byte>> ImageReader::read_record(std::uint32_t min,
   FSIO_TRY(in_->read_exact(head, what + " record head"));
   auto size = check_record_head(head, min, max, what);
   if (!size) return at(start, std::move(size).error());
-  std::vector<std::byte> rec(*size);
-  FSIO_TRY(in_->read_exact(rec, what));
+  std::vector<std::byte> rec;
+  FSIO_TRY(in_->read_append(rec, *size, what));
   return rec;
 }
 
@@ -97,8 +123,7 @@ fsio::Result<ImageReader> ImageReader::open(StreamReader& in) {
   if (*need != size)
     return r.at(0, make_error(Errc::corrupt, "header: record of " + std::to_string(size) +
                                                  " bytes, its fields say " + std::to_string(*need)));
-  rec.resize(size);
-  FSIO_TRY(in.read_exact(std::span(rec).subspan(sizeof(HeaderFixed)), "the header's map"));
+  FSIO_TRY(in.read_append(rec, size - sizeof(HeaderFixed), "the header's map"));
   auto h = decode_header(rec);
   if (!h) return r.at(8, std::move(h).error());
   r.header_ = std::move(*h);
@@ -128,8 +153,8 @@ fsio::Result<std::variant<FrameRecord, End>> ImageReader::next(bool skip_data, s
     FSIO_TRY(in_->skip(f.index.compressed_bytes, data));
   } else {
     f.compressed = std::move(reuse);
-    f.compressed.resize(f.index.compressed_bytes);  // within its capacity: no allocation
-    FSIO_TRY(in_->read_exact(f.compressed, data));
+    f.compressed.clear();  // its capacity stays: no allocation for a frame no larger than the last
+    FSIO_TRY(in_->read_append(f.compressed, f.index.compressed_bytes, data));
   }
   ++sequence_;
   next_block_ += f.index.covered_blocks;

@@ -26,6 +26,12 @@ class StreamReader {
   // "IN: truncated: the stream ends at byte 1234, 10 bytes into frame 3 data
   // of 4096". A read error is Errc::io with errno. EINTR is retried.
   fsio::Status read_exact(std::span<std::byte> out, const std::string& what);
+  // Appends exactly n bytes to `out`, which grows only as they arrive (to
+  // twice what it holds, at least 1 MiB at a time; within its capacity it
+  // does not allocate): a size read from the stream never sizes memory
+  // before the stream shows it holds that many bytes. Errors as read_exact,
+  // counting from where the append began.
+  fsio::Status read_append(std::vector<std::byte>& out, std::uint64_t n, const std::string& what);
   // Discards n bytes (reads them: a pipe cannot seek).
   fsio::Status skip(std::uint64_t n, const std::string& what);
   // True when the stream has no byte left.
@@ -35,6 +41,9 @@ class StreamReader {
 
  private:
   fsio::Result<std::size_t> fill();
+  // Up to out.size() bytes; fewer only at the end of the stream.
+  fsio::Result<std::size_t> read_upto(std::span<std::byte> out);
+  fsio::Error truncated(std::uint64_t done, std::uint64_t want, const std::string& what) const;
   int fd_;
   fsio::FdKind kind_;
   std::string name_;

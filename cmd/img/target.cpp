@@ -135,6 +135,7 @@ fsio::Status TargetWriter::finish() {
   if (!q_) return {};
   FSIO_TRY(flusher_->stop());
   FSIO_TRY(q_->flush());
+  writing_head_ = true;
   // The head, in runs of what the image sets there.
   for (std::uint64_t u = 0; u < head_set_.size();) {
     if (!head_set_[u]) {

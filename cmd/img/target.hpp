@@ -32,6 +32,9 @@ class TargetWriter {
   fsio::Status finish();
 
   std::uint64_t position() const { return pos_; }  // image bytes handled
+  // finish() has begun writing the held-back head: everything after it was
+  // written and flushed, and a failure now is a write inside the head.
+  bool writing_head() const { return writing_head_; }
   RestoreReport& report() { return rep_; }
 
  private:
@@ -46,6 +49,7 @@ class TargetWriter {
   fsio::Progress* progress_;
   MapCursor cursor_;
   std::uint64_t pos_ = 0;
+  bool writing_head_ = false;
   std::uint64_t head_end_;
   fsio::AlignedBuffer head_;
   std::vector<bool> head_set_;  // per 512 bytes of the head: to be written

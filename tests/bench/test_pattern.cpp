@@ -175,5 +175,29 @@ TEST(Pattern, MismatchInAPartialBufferKeepsBytesOutsideAsExpected) {
   EXPECT_FALSE(m->header_read);
 }
 
+
+TEST(Pattern, AZeroedSectorHoldsNoStamp) {
+  // Bytes 0..7 of the sector at 0x1000 should read 0x1000: the first that
+  // differs is byte 0x1001 (0x1000's low byte is 0 too).
+  const std::vector<std::byte> zeros(512);
+  auto m = check_pattern(zeros, 0x1000, 4);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->offset, 0x1001u);
+  EXPECT_EQ(m->stamp, SectorStamp::zeros);
+  EXPECT_NE(describe(*m, 4).find("the sector at 0x1000 holds no stamp (all zeros)"), std::string::npos)
+      << describe(*m, 4);
+  EXPECT_EQ(describe(*m, 4).find("holds the stamp"), std::string::npos) << describe(*m, 4);
+}
+
+TEST(Pattern, AHeaderWithNoPatternAfterItIsNoValidStamp) {
+  std::vector<std::byte> buf(512, std::byte{0xA5});
+  const std::uint64_t hdr[2] = {0x3000, 4};  // little-endian on the machines we run on
+  std::memcpy(buf.data(), hdr, 16);
+  auto m = check_pattern(buf, 0x1000, 4);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->stamp, SectorStamp::none);
+  EXPECT_NE(describe(*m, 4).find("holds no valid stamp"), std::string::npos) << describe(*m, 4);
+}
+
 }  // namespace
 }  // namespace fsio

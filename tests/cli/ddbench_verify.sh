@@ -48,6 +48,27 @@ grep -q 'first mismatch at byte 0x1001' "$T/err" || fail "stderr: $(cat "$T/err"
 grep -q 'holds the stamp of offset 0x3000' "$T/err" || fail "stderr: $(cat "$T/err")"
 pass "a misplaced sector is named: $(cut -c1-150 "$T/err")"
 
+# A sector zeroed after the write (trimmed, never written): it holds no
+# stamp, which must not read as "the stamp of offset 0x0, seed 0". (Byte
+# 0x5000 is 0x5000's low byte, 0x00: the first to differ is 0x5001.) And one
+# whose header names a place but whose rest is noise holds no valid stamp.
+cp "$img" "$T/zero.img"
+dd if=/dev/zero of="$T/zero.img" bs=512 seek=$((0x5000 / 512)) count=1 conv=notrunc status=none
+expect_rc 1 "$DDBENCH" --rw read --bs 64K --verify --seed $seed "$T/zero.img"
+grep -q 'first mismatch at byte 0x5001' "$T/err" || fail "stderr: $(cat "$T/err")"
+grep -q 'the sector at 0x5000 holds no stamp (all zeros)' "$T/err" || fail "stderr: $(cat "$T/err")"
+! grep -q 'holds the stamp' "$T/err" || fail "an all-zero sector said to hold a stamp: $(cat "$T/err")"
+cp "$img" "$T/noise.img"
+python3 - "$T/noise.img" <<'PY'
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(0x7000)
+    f.write(struct.pack("<QQ", 0x9000, 99) + bytes([0xA5]) * 496)
+PY
+expect_rc 1 "$DDBENCH" --rw read --bs 64K --verify --seed $seed "$T/noise.img"
+grep -q 'the sector at 0x7000 holds no valid stamp' "$T/err" || fail "stderr: $(cat "$T/err")"
+pass "a zeroed sector holds no stamp, a noisy one no valid stamp: $(cut -c1-160 "$T/err")"
+
 # Another run's data (other seed) is not ours.
 expect_rc 1 "$DDBENCH" --rw read --verify --seed 7 "$img"
 grep -q "seed $seed" "$T/err" || fail "stderr: $(cat "$T/err")"

@@ -72,6 +72,22 @@ refused 1 "FAT copy 1 differs from copy 0.*fatck" "$T/differ.img" --size 1 "$T/d
 refused 1 "but only" "$img" --size 40M --count 2 "$img"
 pass "an existing name, a directory under --force, dirty, copies differ, too little space"
 
+# --force on a file cross-linked with another (fatcorrupt: /SUB/B.BIN's
+# chain runs into /A.BIN's last cluster): freeing either chain would give
+# away a cluster the other still uses. fsck.fat confirms the damage first.
+x=$T/xlink.img
+truncate -s 16M "$x"; mkfs.fat -F 16 -s 1 "$x" >/dev/null
+head -c 3000 /dev/urandom > "$T/a"; head -c 2500 /dev/urandom > "$T/b"
+mcopy -i "$x" "$T/a" ::A.BIN; mmd -i "$x" ::SUB; mcopy -i "$x" "$T/b" ::SUB/B.BIN
+python3 "$SRC/tests/fatcorrupt.py" "$x" cross-link /A.BIN /SUB/B.BIN >/dev/null
+rc=0; fsck.fat -n "$x" >"$T/fsck" 2>&1 || rc=$?
+[ "$rc" -ne 0 ] && grep -q "share clusters" "$T/fsck" || fail "fsck.fat -n does not see the cross-link: $(cat "$T/fsck")"
+refused 1 "'/A.BIN' is cross-linked with '/SUB/B.BIN' (both chains hold cluster [0-9]*).*nothing was written.*fatck" \
+  "$x" --force --size 1 --path /A.BIN "$x"
+refused 1 "'/SUB/B.BIN' is cross-linked with '/A.BIN'" "$x" --force --size 1 --path /SUB/B.BIN "$x"
+refused 1 "is cross-linked with" "$x" --force --size 100 --dir /SUB --name B.BIN "$x"
+pass "--force on a cross-linked file: refused, naming both, nothing written"
+
 # A full volume: one file takes every free cluster, then nothing more fits
 # (but a file of 0 bytes still does).
 cp "$img" "$T/full.img"

@@ -4,6 +4,14 @@
   fsimg_damage.py offsets LAYOUT_JSON            truncation and flip offsets, one "OFFSET WHERE" a line
   fsimg_damage.py flip IMAGE OFFSET OUT          OUT = IMAGE with the byte at OFFSET inverted
   fsimg_damage.py version IMAGE OUT              OUT = IMAGE with header version 2 and a valid CRC
+  fsimg_damage.py forge OUT [FIELD=VALUE...] [end]
+      OUT = a header record of a 4 KiB raw image with no mapped block, with
+      the header fields given (image_bytes=..., map_bytes=...; block_count
+      follows image_bytes unless given) and a valid CRC; with map_bytes the
+      record claims that many map bytes but none follow. "end" appends a
+      valid end record, which makes a whole stream when nothing is mapped.
+      frame_compressed=N maps one block and appends frame 0's index (valid
+      CRC) claiming N compressed bytes, none of which follow.
   fsimg_damage.py untouched LAYOUT_JSON OFFSET OLD TARGET
       after a failed restore of a stream damaged at OFFSET: the first 1 MiB
       (written last) and everything from the end of the last frame wholly
@@ -76,6 +84,47 @@ def untouched(layout, offset, old_path, tgt_path):
         sys.exit(f'damage at {offset}: byte {first} written, past the last whole frame (ends at {safe})')
 
 
+def forge(out, args):
+    f = {'version': 1, 'fixed_bytes': 128, 'fs_type': 0, 'block_size': 4096, 'image_bytes': 4096,
+         'mapped_blocks': 0, 'run_count': 0, 'map_bytes': 0, 'frame_bytes': 4096, 'level': 3,
+         'created': 0, 'flags': 0}
+    end = 'end' in args
+    for a in args:
+        if '=' in a:
+            k, v = a.split('=')
+            f[k] = int(v, 0)
+    frame = f.pop('frame_compressed', None)
+    themap = b''
+    if frame is not None:
+        f.update(mapped_blocks=1, run_count=1, map_bytes=2)
+        themap = bytes([0, 1])  # one run: gap 0, length 1
+    f.setdefault('source_bytes', f['image_bytes'])
+    f.setdefault('block_count', (f['image_bytes'] - 1) // f['block_size'] + 1)
+    fixed = bytearray(128)
+    fixed[0:4] = b'FSIH'
+    struct.pack_into('<HHII', fixed, 4, f['version'], f['fixed_bytes'], f['fs_type'], f['block_size'])
+    struct.pack_into('<QQQQQQ', fixed, 0x10, f['source_bytes'], f['image_bytes'], f['block_count'],
+                     f['mapped_blocks'], f['run_count'], f['map_bytes'])
+    struct.pack_into('<IIQ', fixed, 0x40, f['frame_bytes'], f['level'], f['created'])
+    fixed[0x50:0x50 + 6] = b'forged'
+    struct.pack_into('<I', fixed, 0x78, f['flags'])
+    struct.pack_into('<I', fixed, 0x7C, crc32c(themap, crc32c(bytes(fixed))))
+    data = struct.pack('<II', 0x184D2A5F, 128 + f['map_bytes']) + bytes(fixed) + themap
+    if frame is not None:
+        x = bytearray(64)
+        x[0:4] = b'FSIF'
+        struct.pack_into('<IQQQQQQ', x, 4, 0, 0, 1, f['block_size'], frame, 0, 0)
+        struct.pack_into('<I', x, 0x3C, crc32c(bytes(x)))
+        data += struct.pack('<II', 0x184D2A5F, 64) + bytes(x)
+    if end:
+        e = bytearray(48)
+        e[0:4] = b'FSIE'
+        struct.pack_into('<IQQQQ', e, 4, 0, 0, 0, 0, len(data))
+        struct.pack_into('<I', e, 0x2C, crc32c(bytes(e)))
+        data += struct.pack('<II', 0x184D2A5F, 48) + bytes(e)
+    open(out, 'wb').write(data)
+
+
 cmd = sys.argv[1]
 if cmd == 'offsets':
     offsets(sys.argv[2])
@@ -90,5 +139,7 @@ elif cmd == 'version':
     struct.pack_into('<I', d, 8 + 0x7C, 0)
     struct.pack_into('<I', d, 8 + 0x7C, crc32c(bytes(d[8:8 + size])))
     open(sys.argv[3], 'wb').write(d)
+elif cmd == 'forge':
+    forge(sys.argv[2], sys.argv[3:])
 elif cmd == 'untouched':
     untouched(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])

@@ -6,7 +6,7 @@
 # --json is one document; --offset on both ends; a restore stopped by a
 # cut stream, a full disk or Ctrl-C on a slow device leaves no signature.
 . "$(dirname "$0")/lib.sh"
-need mke2fs e2fsck mkfs.fat python3
+need mke2fs e2fsck mkfs.fat mcopy python3
 FSIMG=$BUILD/cmd/fsimg
 
 mkdir "$T/tree"; head -c 400000 /dev/urandom > "$T/tree/f.bin"
@@ -108,6 +108,43 @@ expect_rc 1 "$FSIMG" restore --force "$T/slow.fsimg" "$T/small/tgt"
 grep -q "nothing was written past byte [0-9]* of 33554432.*run fsimg restore again$" "$T/err" || { cat "$T/err"; fail "full disk: where it stopped not said"; }
 blkid -p "$T/small/tgt" >/dev/null 2>&1 && fail "a full-disk restore left a filesystem signature: $(blkid -p "$T/small/tgt")"
 pass "full disk: exit 1, ENOSPC said once, no filesystem left"
+
+# A full disk under restore --create: the 32 MiB FAT image's data past its
+# first MiB fills the 1 MiB tmpfs, so a write of the head (written last)
+# fails. The error names that write's offset and ENOSPC, says where it
+# failed without claiming the whole image was written, and the file
+# --create made is gone.
+mkfs.fat -C "$T/fat32m.img" 32768 >/dev/null
+head -c 1500000 /dev/urandom > "$T/f.bin"; mcopy -i "$T/fat32m.img" "$T/f.bin" ::F.BIN
+expect_rc 0 "$FSIMG" save -q "$T/fat32m.img" "$T/fat32m.fsimg"
+mkdir "$T/tiny"; mount -t tmpfs -o size=1M tmpfs "$T/tiny" || fail "cannot mount tmpfs"
+MOUNTS+=("$T/tiny")
+expect_rc 1 "$FSIMG" restore -C "$T/fat32m.fsimg" "$T/tiny/new.img"
+at=$(sed -n 's/.*write [0-9]* bytes at \(0x[0-9a-f]*\): No space left on device.*/\1/p' "$T/err")
+[ -n "$at" ] || { cat "$T/err"; fail "restore -C on a full tmpfs: the failed write's offset and ENOSPC not named"; }
+grep -q "ENOSPC" "$T/err" || { cat "$T/err"; fail "restore -C on a full tmpfs: ENOSPC not said"; }
+if [ $((at)) -lt $((1 << 20)) ]; then
+  grep -q "this write was in the first 1 MiB, which is written last" "$T/err" || { cat "$T/err"; fail "a failed head write not said"; }
+fi
+past=$(sed -n 's/.*nothing was written past byte \([0-9]*\) of.*/\1/p' "$T/err")
+[ -z "$past" ] || [ $((at)) -lt "$past" ] || { cat "$T/err"; fail "the write at $at failed, yet nothing past byte $past was written?"; }
+grep -q "removed $T/tiny/new.img, which --create had made" "$T/err" || { cat "$T/err"; fail "the created file's removal not said"; }
+[ ! -e "$T/tiny/new.img" ] || fail "restore -C left the file it created on a full tmpfs"
+pass "restore -C on a full tmpfs: $(cut -c1-200 "$T/err")"
+
+# A forged header whose image_bytes (2^63) no file can hold: restore -C
+# names the field, not an --offset that was never given.
+python3 "$SRC/tests/cli/fsimg_damage.py" forge "$T/huge.fsimg" image_bytes=9223372036854775808 end
+expect_rc 1 "$FSIMG" restore -C "$T/huge.fsimg" "$T/huge.img"
+grep -q "huge.fsimg: the header says image_bytes 9223372036854775808: no file can be that large" "$T/err" ||
+  { cat "$T/err"; fail "image_bytes 2^63: the field and why not named"; }
+! grep -q -- "--offset" "$T/err" || { cat "$T/err"; fail "image_bytes 2^63: blamed on --offset"; }
+[ ! -e "$T/huge.img" ] || fail "image_bytes 2^63: a file was created"
+python3 "$SRC/tests/cli/fsimg_damage.py" forge "$T/big.fsimg" image_bytes=4611686018427387904 end
+expect_rc 2 "$FSIMG" restore -C --offset 4611686018427387904 "$T/big.fsimg" "$T/big.img"
+grep -q -- "--offset 4611686018427387904 + the image's 4611686018427387904 bytes (image_bytes) is past" "$T/err" ||
+  { cat "$T/err"; fail "--offset + image_bytes past 2^63 - 1: not said"; }
+pass "restore -C: image_bytes 2^63 named as the header's, --offset blamed only when given"
 
 # Ctrl-C while a restore is busy writing to a slow device: a loop device
 # whose writes a cgroup of this test's throttles to 4 MB/s (an SD card's

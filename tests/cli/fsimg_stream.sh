@@ -102,6 +102,34 @@ expect_rc 1 "$FSIMG" info "$T/src.img"
 expect_rc 1 "$FSIMG" restore /dev/null "$T/tgt.img"
 pass "newer version, trailing bytes, not an image, empty input"
 
+# Forged sizes in a tiny stream: a header claiming a 1 GiB map (136 bytes
+# in all), a frame index claiming 67 MB of zstd data (none follows). Every
+# reader fails "truncated" having allocated only what the bytes that came
+# held: peak RSS far below the claims (before: 1 GB and 72 MB).
+need /usr/bin/time
+$DAMAGE forge "$T/map.fsimg" map_bytes=1073741824
+$DAMAGE forge "$T/frame.fsimg" frame_bytes=67108864 frame_compressed=67000000
+# small_peak RC GREP CMD...: exits RC, says GREP, peak RSS under 40 MB
+small_peak() {
+  local want=$1 says=$2; shift 2
+  expect_rc "$want" /usr/bin/time -f "peak %M KB" "$@"
+  grep -q -- "$says" "$T/err" || { cat "$T/err"; fail "$*: expected '$says'"; }
+  local kb; kb=$(sed -n 's/^peak \([0-9]*\) KB$/\1/p' "$T/err")
+  [ -n "$kb" ] && [ "$kb" -lt 40000 ] || { cat "$T/err"; fail "$*: peak RSS ${kb:-?} KB on a forged stream"; }
+  echo "  $kb KB: $(grep '^fsimg:' "$T/err")"
+}
+map_says="truncated: the stream ends at byte 136, 0 bytes into the header's map of 1073741824"
+frame_says="truncated: the stream ends at byte 210, 0 bytes into frame 0 data of 67000000"
+for f in map frame; do
+  says=${f}_says
+  small_peak 1 "${!says}" "$FSIMG" info "$T/$f.fsimg"
+  small_peak 1 "${!says}" "$FSIMG" verify "$T/$f.fsimg" "$T/src.img"
+  small_peak 1 "${!says}" "$FSIMG" restore --force "$T/$f.fsimg" "$T/tgt.img"
+done
+small_peak 1 "0 bytes into the header's map of 1073741824" sh -c '"$0" info - < "$1"' "$FSIMG" "$T/map.fsimg"
+small_peak 1 "0 bytes into frame 0 data of 67000000" sh -c 'cat "$1" | "$0" restore --force - "$2"' "$FSIMG" "$T/frame.fsimg" "$T/tgt.img"
+pass "forged map and frame sizes: truncated, with a small peak RSS, from files and pipes"
+
 # Ctrl-C while the other end of a pipe stalls (an ssh that hangs): restore
 # waiting for input and save waiting for its reader must both end, exit
 # 130, say so, and leave a target that a rerun restores. The bound below
