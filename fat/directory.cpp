@@ -162,15 +162,19 @@ fsio::Status Directory::add(std::uint32_t index, std::span<const std::byte> slot
       return make_error(Errc::invalid_argument, "slot " + std::to_string(i) + " of the new entry starts with 0x00 or 0xE5, "
                                                 "which readers take for free");
   }
-  if (end_ && index > *end_) {
-    for (std::uint32_t i = *end_; i < index; ++i) data_.data()[i * 32ull] = std::byte(kDirEntryFree);
-    mark(*end_, index - *end_);
+  if (end_ && index > *end_) {  // the 0x00 slots before the new entry become deleted ones
+    for (std::uint32_t i = *end_; i < index; ++i) {
+      // Read past the end, a slot there may be a live entry: only a 0x00 one changes.
+      if (past_end_ && std::to_integer<std::uint8_t>(slot(i)[0]) != kDirEntryEnd) continue;
+      data_.data()[i * 32ull] = std::byte(kDirEntryFree);
+      mark(i, 1);
+    }
   }
   std::memcpy(data_.data() + index * 32ull, slots.data(), slots.size());
   mark(index, n);
   if (end_ && index + n > *end_) {  // the end moves: make sure nothing stale shows after it
     end_ = index + n;
-    if (*end_ < slot_count()) {
+    if (*end_ < slot_count() && is_free(*end_)) {  // a live entry there (read past the end) stays
       std::memset(data_.data() + *end_ * 32ull, 0, 32);
       mark(*end_, 1);
     } else {

@@ -13,7 +13,7 @@
 // that does not match, a start cluster in an LFN slot) and the entry keeps
 // its short name.
 // Deleted slots (0xE5) are skipped; the first slot starting with 0x00 ends
-// the directory (fatgen103 p.24, as Windows and mtools read it). A checker
+// the directory (fatgen103 p.24, as Windows and mtools read it). A reader
 // can ask for fsck.fat's and Linux's reading instead (read_past_end): a
 // 0x00 slot is skipped like a deleted one and the slots after it are parsed.
 //
@@ -122,7 +122,8 @@ class Directory {
   // slot of a directory: a 0x00 slot is free like a deleted one, and live
   // entries after it are entries. From now on entries() and problems() hold
   // them too, and a slot after the end is free only if it is 0x00 or 0xE5.
-  // For checkers; writers keep the default, which never looks past the end.
+  // Checkers and fatfill's writer read so; add() then leaves a live entry
+  // after the end where it is.
   void read_past_end() { past_end_ = true; stale_ = true; }
 
   const std::vector<Entry>& entries() { refresh(); return entries_; }

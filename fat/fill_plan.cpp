@@ -118,6 +118,7 @@ fsio::Status Planner::add_entry(const Item& item, const NameSlots& slots, std::u
 fsio::Status Planner::open_child(const Entry& e, const std::string& path) {
   if (!e.is_directory()) return make_error(Errc::invalid_argument, "'" + path + "' is a file, not a directory");
   dirs_.push_back(FSIO_TRY_CTX(Directory::open(vol_, e), "directory '" + path + "'"));
+  dirs_.back().read_past_end();  // live entries after a 0x00 slot are files to Linux and fsck.fat
   plan_.dirs.push_back({path, dirs_.back().first_cluster(), dirs_.back().is_root(), false});
   cur_ = plan_.dirs.size() - 1;
   return {};
@@ -146,6 +147,7 @@ fsio::Status Planner::create_child(const std::string& name, const std::string& p
 // Walks opts.dir from the root, opening what exists and planning the rest.
 fsio::Status Planner::resolve_dir() {
   dirs_.push_back(FSIO_TRY_CTX(Directory::open_root(vol_), "root directory"));
+  dirs_.back().read_past_end();
   plan_.dirs.push_back({"/", dirs_.back().first_cluster(), true, false});
   std::string walked;
   const std::string_view p = opt_.dir;

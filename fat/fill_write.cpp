@@ -103,6 +103,7 @@ fsio::Result<Directory*> Writer::dir(std::size_t index) {
     const DirRef& d = plan_.dirs[index];
     FSIO_ASSERT(!d.created);  // created ones are made by their item's data step
     dirs_[index] = d.root ? FSIO_TRY(Directory::open_root(vol_)) : FSIO_TRY(Directory::open(vol_, d.cluster));
+    dirs_[index]->read_past_end();  // as the planner read it, so its slot numbers hold
   }
   return &*dirs_[index];
 }

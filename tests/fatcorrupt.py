@@ -44,6 +44,8 @@ goes to every copy unless the damage is about the copies.
                               '?' in its 8.3 name; its old slot deleted
                               fsck.fat: "Bad short file name" (it reads past the
                               0x00 slot; Windows and mtools stop there)
+  past-end PATH               as after-end, the name kept: a file Linux and fsck.fat
+                              see (fsck.fat -n: clean) and Windows and mtools do not
   duplicate PATH1 PATH2       PATH2's 8.3 name made PATH1's (no long names)
                               fsck.fat: "Duplicate directory entry"
   dir-size PATH               a directory's size field set to one cluster
@@ -212,7 +214,7 @@ def bad_name(fat, rest):
     print('%s: 8.3 name byte 1 set to ?' % rest[0])
 
 
-def after_end(fat, rest):
+def after_end(fat, rest, bad=True):
     (off, lfn_offs, e), _ = fat.lookup(rest[0])
     if lfn_offs:
         sys.exit('fatcorrupt: %s has a long name' % rest[0])
@@ -223,10 +225,15 @@ def after_end(fat, rest):
     if end is None or end + 1 >= len(slots):
         sys.exit('fatcorrupt: %s: no room after the end of its directory' % rest[0])
     moved = bytearray(e)
-    moved[1] = ord('?')
+    if bad:
+        moved[1] = ord('?')
     fat.write(slots[end + 1], bytes(moved))
     fat.write(off, bytes([0xE5]))
     print('%s: moved to slot %d, after the end marker in slot %d, as %r' % (rest[0], end + 1, end, bytes(moved[0:11])))
+
+
+def past_end(fat, rest):
+    after_end(fat, rest, bad=False)
 
 
 def duplicate(fat, rest):
@@ -300,7 +307,7 @@ def fat0(fat, rest):
     print('FAT[0] of copy 0 zeroed')
 
 
-EXTRA = {'bad-name': bad_name, 'after-end': after_end, 'duplicate': duplicate, 'dir-size': dir_size, 'dotdot': dotdot,
+EXTRA = {'bad-name': bad_name, 'after-end': after_end, 'past-end': past_end, 'duplicate': duplicate, 'dir-size': dir_size, 'dotdot': dotdot,
          'size-zero': size_zero, 'bad-start': bad_start, 'lfn-orphan': lfn_orphan,
          'label-differs': label_differs, 'fsinfo-signature': fsinfo_signature, 'next-free': next_free,
          'fat0': fat0}

@@ -9,7 +9,7 @@
 # progress bar on a terminal.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fatfill_lib.sh"
-need fsck.fat mkfs.fat mcopy mdir python3
+need fsck.fat mkfs.fat mcopy mdir mmd python3
 
 img=$T/v.img
 head -c $((48 << 20)) /dev/urandom > "$img"; mkfs.fat -F 16 -s 4 "$img" >/dev/null  # 2 KiB clusters
@@ -99,6 +99,25 @@ expect_rc 2 "$FATFILL" --offset 1000000 --size 1 "$T/disk.img"
 expect_rc 2 "$FATFILL" --offset 1001B --size 1 "$T/disk.img"
 grep -q "not a multiple of the 512-byte sector" "$T/err" || fail "--offset 1001B: $(cat "$T/err")"
 pass "--offset in sectors and in bytes: the files are in the partition, the table before it untouched"
+
+# A live entry after a directory's 0x00 slot is a file to Linux and
+# fsck.fat (Windows and mtools stop at the slot): new names go around it,
+# never over it. Before, the new entry took the slots after the marker and
+# fsck.fat reclaimed the hidden file's clusters.
+cp "$T/fresh.img" "$T/pe.img"
+head -c 30000 /dev/urandom > "$T/B.BIN"
+mmd -i "$T/pe.img" ::/D
+for d in / /D/; do
+  mcopy -i "$T/pe.img" "$T/B.BIN" "::${d}A.BIN"; mcopy -i "$T/pe.img" "$T/B.BIN" "::${d}B.BIN"
+  python3 "$SRC/tests/fatcorrupt.py" "$T/pe.img" past-end "${d}B.BIN" >/dev/null
+done
+fsck.fat -n "$T/pe.img" > "$T/fsck" 2>&1 || { cat "$T/fsck"; fail "fsck.fat -n rejects the entries after the end"; }
+grep -q " 5 files, " "$T/fsck" || fail "fsck.fat does not count the hidden files: $(cat "$T/fsck")"
+expect_rc 0 "$FATFILL" --count 3 --size 3000 --name "A rather long name %d.bin" "$T/pe.img"
+expect_rc 0 "$FATFILL" --count 3 --size 3000 --dir /D --name "Another long one %d.bin" "$T/pe.img"
+fsck.fat -n "$T/pe.img" > "$T/fsck" 2>&1 || { cat "$T/fsck"; fail "fsck.fat -n after fatfill beside entries after the end"; }
+grep -q " 11 files, " "$T/fsck" || fail "a file after the end was overwritten: $(cat "$T/fsck")"
+pass "a live entry after a 0x00 slot: fatfill's new names go around it, fsck.fat -n clean, 11 files"
 
 # --quiet, --stats, --help.
 cp "$T/fresh.img" "$T/q.img"
