@@ -1,29 +1,19 @@
-// Checksums of ext4 metadata: crc32c (Castagnoli) and crc16 (gdt_csum).
+// Checksums of ext4 metadata: crc32c (libfsio's, seeded as ext4 does) and
+// crc16 (gdt_csum).
 //
-// ext4 uses crc32c "raw": the register starts at the caller's seed and is
-// returned without the final inversion (e2fsprogs' ext2fs_crc32c_le, the
-// kernel's crc32c_le). The standard CRC-32C of RFC 3720 is
-// ~crc32c_raw(~0, data). The superblock seeds with ~0; every other object
-// starts from the filesystem seed (see Superblock::csum_seed).
+// The superblock seeds crc32c with ~0; every other object starts from the
+// filesystem seed (see Superblock::csum_seed).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <span>
 
+#include "libfsio/crc32c.hpp"
+
 namespace ext {
 
-// crc32c update without pre/post inversion; SSE4.2's crc32 instruction when
-// the CPU has it (checked once at run time), else a slicing-by-8 table.
-std::uint32_t crc32c_raw(std::uint32_t crc, std::span<const std::byte> data);
-std::uint32_t crc32c_raw(std::uint32_t crc, const void* data, std::size_t len);
-// The same over a little-endian 32-bit number (inode number, group, generation).
-std::uint32_t crc32c_raw_le32(std::uint32_t crc, std::uint32_t value);
-
-// The portable and the hardware path, for tests that compare them.
-std::uint32_t crc32c_raw_table(std::uint32_t crc, const void* data, std::size_t len);
-bool crc32c_hardware_available();
-std::uint32_t crc32c_raw_hw(std::uint32_t crc, const void* data, std::size_t len);  // only if available
+using fsio::crc32c_raw;
+using fsio::crc32c_raw_le32;
 
 // CRC-16 with the reflected polynomial 0x8005 (0xA001), no final xor:
 // e2fsprogs' ext2fs_crc16, used by gdt_csum (uninit_bg) descriptors.

@@ -7,7 +7,7 @@
 #include <bit>
 #include <cstring>
 
-#include "ext/crc.hpp"
+#include "libfsio/crc32c.hpp"
 
 namespace img {
 namespace {
@@ -70,7 +70,7 @@ const char* fs_type_name(FsType t) {
 }
 
 std::uint32_t crc32c(std::span<const std::byte> data, std::uint32_t crc) {
-  return ~ext::crc32c_raw(~crc, data);
+  return ~fsio::crc32c_raw(~crc, data);
 }
 
 std::string record_tag(std::span<const std::byte> rec) {
