@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>  // before endian.hpp, which uses std::abort
 
 #include "libfsio/endian.hpp"
 

@@ -7,7 +7,6 @@
 #include <ctime>
 #include <span>
 
-#include <cstdlib>  // before endian.hpp, which uses std::abort without including it
 
 #include "libfsio/endian.hpp"
 

@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <cstdlib>  // before endian.hpp, which uses std::abort without including it
 
 #include "libfsio/endian.hpp"
 
