@@ -404,12 +404,17 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
   auto [parent, name] = FSIO_TRY(resolve_parent(&tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
   const std::uint32_t existing = FSIO_TRY(fs.find_entry(parent, name));
   FSIO_TRY(check_put_target(fs, parent, name, existing, o.force));
+  if (existing != 0) {
+    // The old file's link dropped (in the cache) and its frees checked
+    // before any data is written: a refusal there leaves the device as it was.
+    Inode old = FSIO_TRY(fs.read_inode(existing));
+    FSIO_TRY(unlink_inode(tx, old));
+  }
+  FSIO_TRY(tx.prepare());
   const NewFile nf = FSIO_TRY(create_file(tx, parent, std::uint16_t(S_IFREG_ | (o.owner.mode & 07777)), src, o.owner,
                                           o.mtime ? &*o.mtime : nullptr, o));
   if (existing != 0) {
     FSIO_TRY(retarget_entry(fs, parent, name, nf.ino));
-    Inode old = FSIO_TRY(fs.read_inode(existing));
-    FSIO_TRY(unlink_inode(tx, old));
     rep.replaced = true;
   } else {
     FSIO_TRY(add_entry(fs, tx.alloc(), parent, name, nf.ino, file_type_for(S_IFREG_, l)));
@@ -448,6 +453,7 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
   DataBatch batch(fs.queue(), o.writeback.chunk);
   PutOptions batched = o;
   batched.writeback.batch = &batch;
+  FSIO_TRY(tx.prepare());  // before the first file's data
   FSIO_TRY(copy_tree(tx, top, src_dir, batched, rep));
   FSIO_TRY(batch.flush());  // the data before any metadata that points at it
   ++rep.dirs;

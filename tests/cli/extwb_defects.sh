@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# extwb's refusals, kinds, time limits, memory and per-file cost, each
+# judged by e2fsck -fn and debugfs (issue 21's defects 3, 4, 6, 8a, 9, 12d).
+. "$(dirname "$0")/lib.sh"
+need mke2fs debugfs e2fsck dumpe2fs
+
+fsck_clean() { e2fsck -fn "$1" > "$T/fsck" 2>&1 || { cat "$T/fsck"; fail "e2fsck -fn rejects $1${2:+ ($2)}"; }; }
+
+# 1. A refusal comes before the first write, for every writing command.
+# The base image holds what the commands work on; the corrupt copy has one
+# padding bit of the block bitmap cleared (past the group's last block, so
+# e2fsck -fn reports the padding and the stale checksum, no block's state).
+base=$T/base.img
+mke2fs -q -F -t ext4 -b 4096 -O metadata_csum "$base" 16M > /dev/null
+head -c 20000 /dev/urandom > "$T/a.bin"
+printf 'new data' > "$T/small"
+mkdir -p "$T/tree/sub"; printf x > "$T/tree/sub/f"
+"$EXTWB" put -q "$base" /a.bin "$T/a.bin"
+"$EXTWB" mkdir -q "$base" /d
+fsck_clean "$base"
+bitmap=$(dumpe2fs "$base" 2>/dev/null | sed -n 's/^ *Block bitmap at \([0-9]*\).*/\1/p' | head -1)
+[ -n "$bitmap" ] || fail "dumpe2fs shows no block bitmap"
+bad=$T/bad.img
+cp "$base" "$bad"
+# The last byte of the bitmap block: bits of blocks past the 4096 in the group.
+printf '\x7f' | dd of="$bad" bs=1 seek=$((bitmap * 4096 + 4095)) conv=notrunc status=none
+e2fsck -fn "$bad" > "$T/fsck" 2>&1 && fail "the corrupt copy should not be clean"
+grep -qi "padding at end of block bitmap" "$T/fsck" || { cat "$T/fsck"; fail "e2fsck should report the padding"; }
+! grep -qE "differences: +[-+(]" "$T/fsck" || { cat "$T/fsck"; fail "the corrupt copy should differ only in padding"; }
+refuses() {
+  local what=$1; shift
+  cp "$base" "$T/ok.img"
+  "$EXTWB" "$1" -q "$T/ok.img" "${@:2}" || fail "$what on the clean image should work"
+  fsck_clean "$T/ok.img" "$what"
+  local before; before=$(sha "$bad")
+  expect_rc 1 "$EXTWB" "$1" "$bad" "${@:2}"
+  grep -q "^extwb: .*block bitmap: checksum" "$T/err" || { cat "$T/err"; fail "$what: the refusal should name the bitmap checksum"; }
+  [ "$(sha "$bad")" = "$before" ] || fail "$what was refused but changed the image"
+}
+refuses "rm of a file" rm /a.bin
+refuses "rm of an empty directory" rm /d
+refuses "put of a new file" put /new "$T/small"
+refuses "put -f over a file" put -f /a.bin "$T/small"
+refuses "put of a tree" put /t "$T/tree"
+refuses "mkdir" mkdir /nd
+pass "a corrupt bitmap refuses rm, rmdir, put, put -f, put of a tree and mkdir with the image unchanged"
