@@ -14,6 +14,7 @@
 
 #include "ext/dir_write.hpp"
 #include "ext/extent_build.hpp"
+#include "libfsio/size.hpp"
 
 namespace ext {
 namespace {
@@ -189,6 +190,20 @@ fsio::Status retarget_entry(Filesystem& fs, const Inode& dir, const std::string&
   return make_error(Errc::not_found, "ext: entry '" + name + "' vanished");
 }
 
+// "a directory", "a symbolic link", ... for messages.
+std::string kind_of(const Inode& inode) {
+  switch (inode.mode() & S_IFMT_) {
+    case S_IFREG_: return "a regular file";
+    case S_IFDIR_: return "a directory";
+    case S_IFLNK_: return "a symbolic link";
+    case 0x2000: return "a character device";
+    case 0x6000: return "a block device";
+    case 0x1000: return "a fifo";
+    case 0xC000: return "a socket";
+    default: return "an inode of unknown type " + fsio::format_hex(inode.mode() & S_IFMT_, true);
+  }
+}
+
 // What put checks before reading any input.
 fsio::Status check_put_target(Filesystem& fs, const Inode& parent, const std::string& name, std::uint32_t existing,
                               bool force) {
@@ -196,8 +211,11 @@ fsio::Status check_put_target(Filesystem& fs, const Inode& parent, const std::st
   if (existing != 0) {
     const Inode old = FSIO_TRY(fs.read_inode(existing));
     if (!force) return make_error(Errc::busy, "ext: '" + name + "' exists; --force replaces it");
-    if (!old.is_reg() && !old.is_symlink())
-      return make_error(Errc::invalid_argument, "ext: '" + name + "' exists and is not a regular file");
+    // A regular file replaces a regular file only: the entry's file_type
+    // stays as it is, and taking a symlink or a directory away is what rm is for.
+    if (!old.is_reg())
+      return make_error(Errc::busy, "ext: '" + name + "' is " + kind_of(old) +
+                                        "; --force replaces a regular file with a regular file only (rm it first)");
     if (old.file_acl(fs.layout()) != 0)
       return make_error(Errc::unsupported, "ext: '" + name + "' has an extended attribute block; replacing it is not supported");
   } else if (parent.flags() & (EXT4_ENCRYPT_FL | EXT4_CASEFOLD_FL | EXT4_INLINE_DATA_FL)) {

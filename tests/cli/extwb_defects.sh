@@ -44,3 +44,25 @@ refuses "put -f over a file" put -f /a.bin "$T/small"
 refuses "put of a tree" put /t "$T/tree"
 refuses "mkdir" mkdir /nd
 pass "a corrupt bitmap refuses rm, rmdir, put, put -f, put of a tree and mkdir with the image unchanged"
+
+# 2. put -f replaces a regular file with a regular file, and nothing else:
+# over a symlink it left the entry's file_type a symlink's (e2fsck: incorrect filetype).
+img=$T/kinds.img
+mke2fs -q -F -t ext4 -b 4096 "$img" 16M > /dev/null
+debugfs -w -R "symlink /l /etc/passwd" "$img" > /dev/null 2>&1
+"$EXTWB" mkdir -q "$img" /dir
+"$EXTWB" put -q "$img" /f "$T/a.bin"
+fsck_clean "$img"
+before=$(sha "$img")
+expect_rc 1 "$EXTWB" put -f "$img" /l "$T/small"
+grep -q "^extwb: .*'l' is a symbolic link; --force replaces a regular file with a regular file only" "$T/err" ||
+  { cat "$T/err"; fail "put -f over a symlink should be refused naming both kinds"; }
+expect_rc 1 "$EXTWB" put -f "$img" /dir "$T/small"
+grep -q "^extwb: .*'dir' is a directory; --force replaces a regular file" "$T/err" ||
+  { cat "$T/err"; fail "put -f over a directory should be refused naming both kinds"; }
+[ "$(sha "$img")" = "$before" ] || fail "a refused put -f changed the image"
+"$EXTWB" put -q -f "$img" /f "$T/small"
+fsck_clean "$img" "after put -f over a regular file"
+debugfs -R "dump /f $T/peer" "$img" > /dev/null 2>&1; cmp -s "$T/peer" "$T/small" || fail "put -f: debugfs reads other bytes"
+debugfs -R "stat /l" "$img" 2>/dev/null | grep -q "Type: symlink" || fail "the symlink should be left alone"
+pass "put -f over a symlink or a directory is refused naming both kinds; over a regular file it works"
