@@ -44,6 +44,17 @@ fsio::Result<ext::Timestamp> parse_epoch(const std::string& text) {
   return ext::Timestamp{v, 0};
 }
 
+// Times the filesystem's inodes cannot hold are refused before anything is
+// written, naming where they came from (ext/inode.hpp time_limits).
+fsio::Status check_times(const ext::Filesystem& fs, const ext::Timestamp& now, const std::optional<ext::Timestamp>& mtime,
+                         const std::string& mtime_text) {
+  const char* sde = std::getenv("SOURCE_DATE_EPOCH");
+  FSIO_TRY(ext::check_time(fs.layout(), now.sec,
+                           sde ? "SOURCE_DATE_EPOCH " + std::string(sde) : "the clock's time " + std::to_string(now.sec)));
+  if (mtime) FSIO_TRY(ext::check_time(fs.layout(), mtime->sec, "--mtime " + mtime_text));
+  return {};
+}
+
 json stats_json(const fsio::IoStats& s) {
   json j = fsio::cli::to_json(s);
   j["average_request_bytes"] = s.requests_submitted ? (s.bytes_read + s.bytes_written) / s.requests_submitted : 0;
@@ -81,6 +92,7 @@ void print_put_json(const Common& c, const ext::PutReport& r, const ext::Filesys
 int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
+  if (auto t = check_times(**fs, o.now, o.mtime, a.mtime); !t) return fsio::cli::report(kTool, t.error());
   fsio::InterruptGuard interrupt;
   o.interrupted = [] { return fsio::InterruptGuard::requested(); };
   auto rep = ext::put_tree(**fs, a.dest, a.source, o);
@@ -144,6 +156,7 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   ext::FdSource src(fd, a.source == "-" ? "standard input" : a.source);
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
+  if (auto t = check_times(**fs, o.now, o.mtime, a.mtime); !t) return fsio::cli::report(kTool, t.error());
 
   fsio::InterruptGuard interrupt;
   fsio::Progress progress("extwb", src.size_hint(), !c.quiet && !c.json && fsio::stderr_is_terminal());
@@ -177,6 +190,7 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
   if (!own) return fsio::cli::report(kTool, own.error());
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
+  if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::make_dirs(**fs, a.dest, a.parents, *own, *now, c.dry_run);
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": mkdir " + a.dest));
   if (c.json) {
@@ -195,6 +209,7 @@ int cmd_rm(const Common& c, const WriteArgs& a) {
   if (!now) return fsio::cli::report(kTool, now.error());
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
+  if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::remove_path(**fs, a.dest, *now, c.dry_run);
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": rm " + a.dest));
   if (c.json) {

@@ -204,6 +204,15 @@ std::string kind_of(const Inode& inode) {
   }
 }
 
+// The times an operation stores, against what the inodes can hold (the
+// caller names their sources; this is the library's own guard).
+fsio::Status check_op_times(const Layout& l, const Timestamp& now, const std::optional<Timestamp>& mtime) {
+  FSIO_TRY(check_time(l, now.sec, "the time " + std::to_string(now.sec)));
+  if (mtime) FSIO_TRY(check_time(l, mtime->sec, "the modification time " + std::to_string(mtime->sec)));
+  return {};
+}
+fsio::Status check_op_times(const Layout& l, const PutOptions& o) { return check_op_times(l, o.now, o.mtime); }
+
 // What put checks before reading any input.
 fsio::Status check_put_target(Filesystem& fs, const Inode& parent, const std::string& name, std::uint32_t existing,
                               bool force) {
@@ -335,6 +344,39 @@ fsio::Result<std::uint32_t> create_symlink(Transaction& tx, const Inode& parent,
   return ino;
 }
 
+// Everything copy_tree would refuse, found before anything is written: a
+// name ext4 cannot hold, a device, fifo or socket, a symlink target that
+// does not fit a block, a modification time the inodes cannot store.
+fsio::Status scan_tree(const Layout& l, const std::string& src, const PutOptions& o) {
+  std::vector<std::string> names;
+  {
+    DIR* d = ::opendir(src.c_str());
+    if (!d) return fsio::errno_error("open directory " + src);
+    while (dirent* e = ::readdir(d))
+      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) names.emplace_back(e->d_name);
+    ::closedir(d);
+  }
+  for (const std::string& name : names) {
+    if (o.interrupted && o.interrupted())
+      return make_error(Errc::interrupted, "ext: interrupted; nothing was written, the filesystem is unchanged");
+    const std::string path = src + "/" + name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return fsio::errno_error("stat " + path);
+    FSIO_TRY_CTX(check_name(name), path);
+    if (!o.mtime) FSIO_TRY(check_time(l, st.st_mtim.tv_sec, path + ": modification time " + std::to_string(st.st_mtim.tv_sec)));
+    if (S_ISDIR(st.st_mode)) {
+      FSIO_TRY(scan_tree(l, path, o));
+    } else if (S_ISLNK(st.st_mode)) {
+      if (st.st_size <= 0 || std::uint64_t(st.st_size) >= l.block_size)
+        return make_error(Errc::unsupported, path + ": a symlink target of " + std::to_string(st.st_size) +
+                                                 " bytes (ext4 holds 1 to " + std::to_string(l.block_size - 1) + ")");
+    } else if (!S_ISREG(st.st_mode)) {
+      return make_error(Errc::unsupported, path + ": device, fifo or socket files are not copied");
+    }
+  }
+  return {};
+}
+
 // Copies the directory `src` (already made as `dir`) and everything below
 // it, in name order so that the same tree gives the same image.
 fsio::Status copy_tree(Transaction& tx, Inode& dir, const std::string& src, const PutOptions& o, PutReport& rep) {
@@ -409,6 +451,7 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
   PutReport rep;
   rep.path = dest;
   const Owner dir_owner{0755, o.owner.uid, o.owner.gid};
+  FSIO_TRY(check_op_times(l, o));
   if (o.dry_run) {
     FSIO_TRY(fs.write_gate());
     auto [parent, name] = FSIO_TRY(resolve_parent(nullptr, fs, dest, o.parents, dir_owner, rep.created_dirs));
@@ -464,6 +507,8 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
   const std::uint32_t existing = rep.created_dirs.empty() || !o.dry_run ? FSIO_TRY(fs.find_entry(parent, name)) : 0;
   if (existing != 0) return make_error(Errc::busy, "ext: " + dest + " exists; a tree is copied into a new directory");
   FSIO_TRY(check_name(name));
+  FSIO_TRY(check_op_times(fs.layout(), o));
+  FSIO_TRY(scan_tree(fs.layout(), src_dir, o));
   if (o.dry_run) return rep;
   const std::uint32_t ino =
       FSIO_TRY(create_dir(tx, parent, name, Owner{std::uint16_t(st.st_mode & 07777), o.owner.uid, o.owner.gid}));
@@ -483,6 +528,7 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
 fsio::Result<MkdirReport> make_dirs(Filesystem& fs, const std::string& path, bool parents, const Owner& owner,
                                     const Timestamp& now, bool dry_run) {
   MkdirReport rep;
+  FSIO_TRY(check_op_times(fs.layout(), now, std::nullopt));
   if (dry_run) FSIO_TRY(fs.write_gate());
   Transaction tx(fs, now);
   auto [parent, name] = FSIO_TRY(resolve_parent(dry_run ? nullptr : &tx, fs, path, parents, owner, rep.created));
@@ -507,6 +553,7 @@ fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, cons
   RmReport rep;
   const auto [parent_path, name] = split_parent(path);
   if (name.empty()) return make_error(Errc::invalid_argument, "ext: cannot remove the root directory");
+  FSIO_TRY(check_op_times(fs.layout(), now, std::nullopt));
   if (dry_run) FSIO_TRY(fs.write_gate());
   Inode parent = FSIO_TRY(read_dir(fs, FSIO_TRY(fs.lookup(parent_path)), parent_path));
   const std::uint32_t ino = FSIO_TRY(fs.find_entry(parent, name));

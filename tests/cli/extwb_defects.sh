@@ -66,3 +66,46 @@ fsck_clean "$img" "after put -f over a regular file"
 debugfs -R "dump /f $T/peer" "$img" > /dev/null 2>&1; cmp -s "$T/peer" "$T/small" || fail "put -f: debugfs reads other bytes"
 debugfs -R "stat /l" "$img" 2>/dev/null | grep -q "Type: symlink" || fail "the symlink should be left alone"
 pass "put -f over a symlink or a directory is refused naming both kinds; over a regular file it works"
+
+# 3. Times ext4 cannot store are refused before anything is written, naming
+# the limit: with the _extra words' epoch bits -2^31 .. 0x37FFFFFFF
+# (2446-05-10), in 128-byte inodes -2^31 .. 2^31-1. They used to wrap
+# (15032385536 read back as 1901, 17179869184 as 1970). What is stored is
+# read back by debugfs.
+big=$T/t256.img small=$T/t128.img
+mke2fs -q -F -t ext4 -b 4096 -I 256 "$big" 16M > /dev/null
+mke2fs -q -F -t ext4 -b 4096 -I 128 "$small" 16M > /dev/null
+"$EXTWB" put -q --mtime 15032385535 "$big" /last "$T/small"
+debugfs -R "stat /last" "$big" 2>/dev/null | grep -q "mtime: .* May 10 22:38:55 2446" || fail "2446-05-10 should read back"
+"$EXTWB" put -q --mtime 2147483647 "$small" /last "$T/small"
+"$EXTWB" put -q --mtime -2147483648 "$small" /first "$T/small"
+debugfs -R "stat /last" "$small" 2>/dev/null | grep -q "mtime: .* Jan 19 03:14:07 2038" || fail "2038-01-19 should read back"
+debugfs -R "stat /first" "$small" 2>/dev/null | grep -q "mtime: .* Dec 13 20:45:52 1901" || fail "1901-12-13 should read back"
+fsck_clean "$big"; fsck_clean "$small"
+mkdir -p "$T/late"; printf x > "$T/late/f"
+late_ok=1; touch -d @2147483648 "$T/late/f" 2>/dev/null || late_ok=0
+wraps() {  # IMG WANT_IN_MESSAGE CMD...
+  local img=$1 want=$2 before; shift 2
+  before=$(sha "$img")
+  expect_rc 2 "$@"
+  grep -q "^extwb: $want" "$T/err" && grep -q "inodes can store" "$T/err" || { cat "$T/err"; fail "'$*' should name the limit"; }
+  [ "$(sha "$img")" = "$before" ] || fail "'$*' was refused but changed the image"
+}
+wraps "$big" "--mtime 15032385536: .*can store, -2147483648 to 15032385535 (1901-12-13 to 2446-05-10 UTC)" "$EXTWB" put --mtime 15032385536 "$big" /w "$T/small"
+wraps "$big" "--mtime 17179869184:" "$EXTWB" put --mtime 17179869184 "$big" /w "$T/small"
+wraps "$big" "--mtime -2147483649:" "$EXTWB" put --mtime -2147483649 "$big" /w "$T/small"
+wraps "$small" "--mtime 2147483648: .*can store, -2147483648 to 2147483647 (1901-12-13 to 2038-01-19 UTC" "$EXTWB" put --mtime 2147483648 "$small" /w "$T/small"
+for cmd in "put /w $T/small" "put /wt $T/tree" "mkdir /wd" "rm /last"; do
+  # shellcheck disable=SC2086
+  SOURCE_DATE_EPOCH=15032385536 wraps "$big" "SOURCE_DATE_EPOCH 15032385536:" "$EXTWB" ${cmd%% *} "$big" ${cmd#* }
+done
+SOURCE_DATE_EPOCH=2147483648 wraps "$small" "SOURCE_DATE_EPOCH 2147483648:" "$EXTWB" mkdir "$small" /wd
+if [ "$late_ok" -eq 1 ]; then
+  wraps "$small" ".*: put /late: $T/late/f: modification time 2147483648:" "$EXTWB" put "$small" /late "$T/late"
+  "$EXTWB" put -q "$big" /late "$T/late"
+  debugfs -R "stat /late/f" "$big" 2>/dev/null | grep -q "mtime: .* 2038" || fail "a 2038 mtime should read back"
+else
+  skip_part "touch cannot set a 2038 mtime here"
+fi
+fsck_clean "$big"; fsck_clean "$small"
+pass "times past what the inodes hold are refused with the limit named, the image unchanged"
