@@ -159,7 +159,7 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   if (auto t = check_times(**fs, o.now, o.mtime, a.mtime); !t) return fsio::cli::report(kTool, t.error());
 
   fsio::InterruptGuard interrupt;
-  fsio::Progress progress("extwb", src.size_hint(), !c.quiet && !c.json && fsio::stderr_is_terminal());
+  fsio::Progress progress("extwb", src.size().value_or(0), !c.quiet && !c.json && fsio::stderr_is_terminal());
   o.interrupted = [] { return fsio::InterruptGuard::requested(); };
   o.progress = &progress;
   auto rep = ext::put_file(**fs, a.dest, src, o);

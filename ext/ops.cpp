@@ -281,7 +281,7 @@ fsio::Result<NewFile> create_file(Transaction& tx, const Inode& parent, std::uin
   const Layout& l = fs.layout();
   NewFile nf;
   nf.ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
-  FileWriter w(fs, tx.alloc(), l.group_first_block(l.group_of_inode(nf.ino)), o.writeback, src.size_hint());
+  FileWriter w(fs, tx.alloc(), l.group_first_block(l.group_of_inode(nf.ino)), o.writeback, src.size());
   w.interrupted = o.interrupted;
   w.progress = o.progress;
   FSIO_TRY(w.stream(src));
@@ -316,7 +316,7 @@ class MemorySource : public Source {
     data_.remove_prefix(n);
     return n;
   }
-  std::uint64_t size_hint() const override { return data_.size(); }
+  std::optional<std::uint64_t> size() const override { return data_.size(); }
 
  private:
   std::string_view data_;
@@ -458,7 +458,7 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
     const std::uint32_t existing = rep.created_dirs.empty() ? FSIO_TRY(fs.find_entry(parent, name)) : 0;
     FSIO_TRY(check_put_target(fs, parent, name, existing, o.force));
     rep.replaced = existing != 0;
-    rep.size = src.size_hint();
+    rep.size = src.size().value_or(0);
     return rep;
   }
   Transaction tx(fs, o.now);

@@ -25,10 +25,10 @@ bool all_zero(const std::byte* p, std::size_t n) {
 }  // namespace
 
 FileWriter::FileWriter(Filesystem& fs, Allocator& alloc, std::uint64_t goal, const WritebackOptions& o,
-                       std::uint64_t size_hint)
+                       std::optional<std::uint64_t> size)
     : fs_(fs), alloc_(alloc), goal_(goal), o_(o), bs_(fs.layout().block_size) {
   std::uint64_t cap = std::max<std::uint64_t>(o_.dirty_limit, bs_);
-  if (size_hint > 0) cap = std::min(cap, size_hint + bs_);
+  if (size) cap = std::min(cap, *size + bs_);
   cap = (cap + bs_ - 1) / bs_ * bs_;
   o_.chunk = std::max<std::uint64_t>(o_.chunk / bs_ * bs_, bs_);
   buf_ = fsio::AlignedBuffer(cap);
@@ -79,7 +79,8 @@ fsio::Status FileWriter::finish() {
   // A file that fits its buffer joins the batch instead of a plug of its own.
   batched_ = o_.batch != nullptr && base_ == 0;
   FSIO_TRY(drain(0, whole));
-  if (batched_) FSIO_TRY(o_.batch->adopt(std::move(buf_)));
+  // An empty file wrote nothing: its buffer has no request to outlive.
+  if (batched_ && whole > 0) FSIO_TRY(o_.batch->adopt(std::move(buf_)));
   return {};
 }
 
@@ -191,7 +192,7 @@ void read_halves(Source& src, std::byte* base, std::uint64_t half, Halves& h) {
 
 fsio::Status FileWriter::stream(Source& src) {
   const std::uint64_t half = buf_.size() / 2 / bs_ * bs_;
-  if (half == 0 || (src.size_hint() != 0 && src.size_hint() <= buf_.size())) {
+  if (half == 0 || (src.size() && *src.size() <= buf_.size())) {
     // Input that fits the buffer (a file of known size): one buffer, no second thread.
     for (;;) {
       auto room = FSIO_TRY(space());

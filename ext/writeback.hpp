@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -39,7 +40,9 @@ class Source {
   // Up to buf.size() bytes; 0 at the end. May be called from another thread
   // than the one that made the Source (FileWriter::stream reads on its own).
   virtual fsio::Result<std::size_t> read(std::span<std::byte> buf) = 0;
-  virtual std::uint64_t size_hint() const { return 0; }  // 0: unknown (a pipe)
+  // The exact size when known at the start (a regular file, even an empty
+  // one); nullopt for a pipe or a socket.
+  virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
   // Makes a read() that waits for input give up soon (returning 0).
   virtual void cancel() {}
 };
@@ -78,10 +81,11 @@ struct WritebackStats {
 
 class FileWriter {
  public:
-  // `goal`: the block to allocate near (the inode's group); `size_hint`
-  // bounds the buffer for small inputs (0 = unknown).
+  // `goal`: the block to allocate near (the inode's group); `size`, the
+  // input's size when known, bounds the buffer for small inputs (an empty
+  // file gets no more than a block).
   FileWriter(Filesystem& fs, Allocator& alloc, std::uint64_t goal, const WritebackOptions& options,
-             std::uint64_t size_hint);
+             std::optional<std::uint64_t> size);
 
   // Appends a segment (copied into the dirty buffer).
   fsio::Status write(std::span<const std::byte> data);
