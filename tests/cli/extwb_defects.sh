@@ -124,4 +124,9 @@ end=$(date +%s.%N)
 fsck_clean "$img" "after a tree of 5000 empty files"
 n=$(debugfs -R "ls -p /empty" "$img" 2>/dev/null | grep -c '^/[0-9]*/100644/0/0/e[0-9]*/0/$' || true)
 [ "$n" -eq 5000 ] || fail "debugfs lists $n empty files in /empty, not 5000"
+# The directory is new in this transaction: its blocks are changed in place
+# as leaves split, not copied at each split (which scattered them and made
+# each insert walk and rebuild an ever longer extent list: O(N^2)).
+debugfs -R "stat /empty" "$img" 2>/dev/null | sed -n '/^EXTENTS:/{n;p}' > "$T/ext"
+grep -qE '^\(0-[0-9]+\):[0-9]+-[0-9]+$' "$T/ext" || { cat "$T/ext"; fail "the new directory should be one extent"; }
 pass "5000 empty files in one put ($(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }') s), e2fsck clean, debugfs lists them"
