@@ -44,6 +44,12 @@ fsio::Result<ext::Timestamp> parse_epoch(const std::string& text) {
   return ext::Timestamp{v, 0};
 }
 
+// Physical memory in bytes (sysconf), 0 when unknown.
+std::uint64_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+}
+
 // Times the filesystem's inodes cannot hold are refused before anything is
 // written, naming where they came from (ext/inode.hpp time_limits).
 fsio::Status check_times(const ext::Filesystem& fs, const ext::Timestamp& now, const std::optional<ext::Timestamp>& mtime,
@@ -129,11 +135,17 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   o.writeback.dirty_limit = a.dirty_limit;
   o.writeback.chunk = a.writeback_chunk;
   o.writeback.sparse = a.sparse;
-  // The dirty buffer is allocated whole: keep it to what a machine can hold.
-  constexpr std::uint64_t kMinDirty = 1u << 20, kMaxDirty = std::uint64_t(16) << 30;
-  if (a.dirty_limit < kMinDirty || a.dirty_limit > kMaxDirty)
-    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + std::to_string(a.dirty_limit) +
-                                                                                 ": expected 1M to 16G"));
+  // The dirty buffer grows with the data up to the limit: a limit the
+  // machine's memory cannot hold would end in an allocation failure halfway.
+  constexpr std::uint64_t kMinDirty = 1u << 20;
+  const std::uint64_t ram = physical_memory();
+  if (a.dirty_limit < kMinDirty)
+    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
+                                                                                 ": expected at least 1M"));
+  if (ram != 0 && a.dirty_limit > ram)
+    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
+                                                                                 ": more than this machine's " +
+                                                                                 fsio::format_size(ram) + " of memory"));
   if (a.writeback_chunk == 0 || a.writeback_chunk > a.dirty_limit)
     return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--writeback-chunk " +
                                                                                  std::to_string(a.writeback_chunk) +

@@ -130,3 +130,39 @@ n=$(debugfs -R "ls -p /empty" "$img" 2>/dev/null | grep -c '^/[0-9]*/100644/0/0/
 debugfs -R "stat /empty" "$img" 2>/dev/null | sed -n '/^EXTENTS:/{n;p}' > "$T/ext"
 grep -qE '^\(0-[0-9]+\):[0-9]+-[0-9]+$' "$T/ext" || { cat "$T/ext"; fail "the new directory should be one extent"; }
 pass "5000 empty files in one put ($(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }') s), e2fsck clean, debugfs lists them"
+
+# 5. Memory follows the data, not --dirty-limit: a 3-byte file (from a file
+# and from a pipe) and 24 MiB from a pipe go in with a 16G limit under a
+# 2 GB address-space limit (each allocated the whole limit before), and a
+# limit above the machine's memory is refused.
+img=$T/mem.img
+mke2fs -q -F -t ext4 -b 4096 "$img" 64M > /dev/null
+ram_k=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+limit=16G
+[ "$ram_k" -gt $((17 << 20)) ] || limit=$((ram_k / 2 / 1024))M
+if [ "$ram_k" -lt $((8 << 20)) ]; then
+  skip_part "less than 8 GiB of memory: a dirty limit above the 2 GB address-space limit would be refused"
+else
+  printf abc > "$T/abc"
+  head -c 24M /dev/urandom > "$T/r24"
+  under_2g() { bash -c 'ulimit -v 2000000 && exec "$0" "$@"' "$@"; }
+  expect_rc 0 under_2g "$EXTWB" put -q --dirty-limit "$limit" "$img" /file "$T/abc"
+  expect_rc 0 bash -c 'printf abc | (ulimit -v 2000000 && exec "$0" "$@")' "$EXTWB" put -q --dirty-limit "$limit" "$img" /pipe
+  expect_rc 0 bash -c 'cat "'"$T/r24"'" | (ulimit -v 2000000 && exec "$0" "$@")' "$EXTWB" put -q --dirty-limit "$limit" "$img" /r24
+  if [ -x /usr/bin/time ]; then
+    printf abc | /usr/bin/time -f %M -o "$T/rss" "$EXTWB" put -q --dirty-limit "$limit" "$img" /rss
+    [ "$(cat "$T/rss")" -lt 65536 ] || fail "a 3-byte put with --dirty-limit $limit peaked at $(cat "$T/rss") KiB"
+  else
+    skip_part "no /usr/bin/time for the peak RSS of a 3-byte put"
+  fi
+  fsck_clean "$img" "after puts with --dirty-limit $limit"
+  for f in file pipe; do
+    debugfs -R "dump /$f $T/peer" "$img" > /dev/null 2>&1; cmp -s "$T/peer" "$T/abc" || fail "/$f reads back wrong"
+  done
+  debugfs -R "dump /r24 $T/peer" "$img" > /dev/null 2>&1; cmp -s "$T/peer" "$T/r24" || fail "/r24 reads back wrong"
+fi
+before=$(sha "$img")
+expect_rc 2 "$EXTWB" put --dirty-limit $((ram_k * 2 / 1024))M "$img" /huge "$T/small"
+grep -q "^extwb: --dirty-limit .*: more than this machine's .* of memory" "$T/err" || { cat "$T/err"; fail "a dirty limit above RAM should be refused"; }
+[ "$(sha "$img")" = "$before" ] || fail "a refused --dirty-limit changed the image"
+pass "--dirty-limit $limit: 3 bytes and 24 MiB under ulimit -v 2000000, RSS $(cat "$T/rss" 2>/dev/null) KiB; above RAM refused"
