@@ -166,3 +166,36 @@ expect_rc 2 "$EXTWB" put --dirty-limit $((ram_k * 2 / 1024))M "$img" /huge "$T/s
 grep -q "^extwb: --dirty-limit .*: more than this machine's .* of memory" "$T/err" || { cat "$T/err"; fail "a dirty limit above RAM should be refused"; }
 [ "$(sha "$img")" = "$before" ] || fail "a refused --dirty-limit changed the image"
 pass "--dirty-limit $limit: 3 bytes and 24 MiB under ulimit -v 2000000, RSS $(cat "$T/rss" 2>/dev/null) KiB; above RAM refused"
+
+# 6. Every usage error says whose it is ("extwb: ...") and names the field
+# and the cause; CLI11's own text came bare ("Could not convert: --uid = -1").
+img=$T/usage.img
+mke2fs -q -F -t ext4 -b 4096 "$img" 16M > /dev/null
+before=$(sha "$img")
+usage_error() {  # TOOL WANT ARGS...: a usage exit, every line of stderr "TOOL: ...", WANT in it
+  local tool=$1 want=$2 rc=2; shift 2
+  [ "$tool" != fatck ] || rc=16  # fsck's "usage or syntax error"
+  expect_rc "$rc" "$BUILD/cmd/$tool" "$@"
+  if grep -qv "^$tool: " "$T/err" || ! grep -qF -- "$want" "$T/err"; then
+    cat "$T/err"; fail "'$tool $*' should say '$tool: ...$want...' on every line"
+  fi
+}
+usage_error extwb "--uid: '-1': expected a whole number from 0 to 4294967295" put --uid -1 "$img" /x "$T/small"
+usage_error extwb "--gid: '4294967296': expected a whole number" mkdir --gid 4294967296 "$img" /x
+usage_error extwb "--uid: 'abc': expected a whole number" put --uid abc "$img" /x "$T/small"
+usage_error extwb "--dirty-limit: size '12Q'" put --dirty-limit 12Q "$img" /x "$T/small"
+usage_error extwb "--offset: size 'x'" ls --offset x "$img"
+usage_error extwb "--mode '9'" put --mode 9 "$img" /x "$T/small"
+usage_error extwb "--mtime 'soon'" put --mtime soon "$img" /x "$T/small"
+usage_error extwb "subcommand is required"
+usage_error extwb "TARGET is required" put
+usage_error extwb "--bogus" put --bogus "$img" /x "$T/small"
+# The other tools that parse through cmd/common.cpp.
+usage_error fatfill "--bogus" --bogus "$img"
+usage_error fatck "--bogus" --bogus "$img"
+usage_error fsimg "--bogus" info --bogus x
+[ "$(sha "$img")" = "$before" ] || fail "a usage error changed the image"
+"$EXTWB" put -q --uid 196613 --gid 70000 "$img" /top "$T/small"
+debugfs -R "stat /top" "$img" 2>/dev/null | grep -qE "User: +196613 +Group: +70000 " || fail "--uid/--gid above 65535 should be stored whole"
+fsck_clean "$img"
+pass "usage errors of extwb, fatfill, fatck and fsimg say 'TOOL: ...' and name the field"
