@@ -94,7 +94,7 @@ fsio::Result<std::uint32_t> create_dir(Transaction& tx, Inode& parent, const std
 
 // The parent directory of `path` and the last name, creating missing
 // directories when `parents` (their paths appended to `created`).
-fsio::Result<std::pair<Inode, std::string>> resolve_parent(Transaction* tx, Filesystem& fs, const std::string& path,
+fsio::Result<std::pair<Inode, std::string>> resolve_parent(Transaction& tx, Filesystem& fs, const std::string& path,
                                                            bool parents, const Owner& dir_owner,
                                                            std::vector<std::string>& created) {
   const auto parts = split_path(path);
@@ -111,8 +111,7 @@ fsio::Result<std::pair<Inode, std::string>> resolve_parent(Transaction* tx, File
     }
     if (!parents) return make_error(Errc::not_found, "ext: " + walked + ": no such directory (-p creates it)");
     created.push_back(walked);
-    if (!tx) continue;  // dry run: nothing further down exists either
-    const std::uint32_t ino = FSIO_TRY(create_dir(*tx, dir, name, dir_owner));
+    const std::uint32_t ino = FSIO_TRY(create_dir(tx, dir, name, dir_owner));
     dir = FSIO_TRY(fs.read_inode(ino));
   }
   return std::pair<Inode, std::string>(std::move(dir), std::string(parts.back()));
@@ -444,6 +443,21 @@ fsio::Status copy_tree(Transaction& tx, Inode& dir, const std::string& src, cons
   return fs.write_inode(dir, MetaKind::directory);
 }
 
+// A dry run's stand-in for create_file: the inode and the blocks of `size`
+// bytes allocated in memory only, so the bitmaps they come from are checked
+// and a lack of space is found.
+fsio::Status rehearse_file(Transaction& tx, const Inode& parent, std::uint64_t size) {
+  const Layout& l = tx.fs().layout();
+  const std::uint32_t ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
+  std::uint64_t goal = l.group_first_block(l.group_of_inode(ino));
+  for (std::uint64_t left = (size + l.block_size - 1) / l.block_size; left > 0;) {
+    const BlockRun run = FSIO_TRY(tx.alloc().alloc_blocks(goal, std::uint32_t(std::min<std::uint64_t>(left, 1u << 30))));
+    goal = run.start + run.len;
+    left -= run.len;
+  }
+  return {};
+}
+
 }  // namespace
 
 fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source& src, const PutOptions& o) {
@@ -452,17 +466,12 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
   rep.path = dest;
   const Owner dir_owner{0755, o.owner.uid, o.owner.gid};
   FSIO_TRY(check_op_times(l, o));
-  if (o.dry_run) {
-    FSIO_TRY(fs.write_gate());
-    auto [parent, name] = FSIO_TRY(resolve_parent(nullptr, fs, dest, o.parents, dir_owner, rep.created_dirs));
-    const std::uint32_t existing = rep.created_dirs.empty() ? FSIO_TRY(fs.find_entry(parent, name)) : 0;
-    FSIO_TRY(check_put_target(fs, parent, name, existing, o.force));
-    rep.replaced = existing != 0;
-    rep.size = src.size().value_or(0);
-    return rep;
-  }
+  if (o.dry_run) FSIO_TRY(fs.write_gate());
+  // A dry run goes through the same steps in the cache (the device is open
+  // read-only) and stops where the data would be written, so it meets the
+  // refusals the write would.
   Transaction tx(fs, o.now);
-  auto [parent, name] = FSIO_TRY(resolve_parent(&tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
+  auto [parent, name] = FSIO_TRY(resolve_parent(tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
   const std::uint32_t existing = FSIO_TRY(fs.find_entry(parent, name));
   FSIO_TRY(check_put_target(fs, parent, name, existing, o.force));
   if (existing != 0) {
@@ -472,6 +481,12 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
     FSIO_TRY(unlink_inode(tx, old));
   }
   FSIO_TRY(tx.prepare());
+  if (o.dry_run) {
+    FSIO_TRY(rehearse_file(tx, parent, src.size().value_or(0)));
+    rep.replaced = existing != 0;
+    rep.size = src.size().value_or(0);
+    return rep;
+  }
   const NewFile nf = FSIO_TRY(create_file(tx, parent, std::uint16_t(S_IFREG_ | (o.owner.mode & 07777)), src, o.owner,
                                           o.mtime ? &*o.mtime : nullptr, o));
   if (existing != 0) {
@@ -502,16 +517,20 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
   if (::stat(src_dir.c_str(), &st) != 0) return fsio::errno_error("stat " + src_dir);
   if (o.dry_run) FSIO_TRY(fs.write_gate());
   Transaction tx(fs, o.now);
-  auto [parent, name] =
-      FSIO_TRY(resolve_parent(o.dry_run ? nullptr : &tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
-  const std::uint32_t existing = rep.created_dirs.empty() || !o.dry_run ? FSIO_TRY(fs.find_entry(parent, name)) : 0;
+  // A dry run makes the directories in the cache only (the device is open
+  // read-only) and stops before the first file's data.
+  auto [parent, name] = FSIO_TRY(resolve_parent(tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
+  const std::uint32_t existing = FSIO_TRY(fs.find_entry(parent, name));
   if (existing != 0) return make_error(Errc::busy, "ext: " + dest + " exists; a tree is copied into a new directory");
   FSIO_TRY(check_name(name));
   FSIO_TRY(check_op_times(fs.layout(), o));
   FSIO_TRY(scan_tree(fs.layout(), src_dir, o));
-  if (o.dry_run) return rep;
   const std::uint32_t ino =
       FSIO_TRY(create_dir(tx, parent, name, Owner{std::uint16_t(st.st_mode & 07777), o.owner.uid, o.owner.gid}));
+  if (o.dry_run) {
+    FSIO_TRY(tx.prepare());
+    return rep;
+  }
   Inode top = FSIO_TRY(fs.read_inode(ino));
   DataBatch batch(fs.queue(), o.writeback.chunk);
   PutOptions batched = o;
@@ -531,21 +550,23 @@ fsio::Result<MkdirReport> make_dirs(Filesystem& fs, const std::string& path, boo
   FSIO_TRY(check_op_times(fs.layout(), now, std::nullopt));
   if (dry_run) FSIO_TRY(fs.write_gate());
   Transaction tx(fs, now);
-  auto [parent, name] = FSIO_TRY(resolve_parent(dry_run ? nullptr : &tx, fs, path, parents, owner, rep.created));
-  const std::uint32_t existing = rep.created.empty() || !dry_run ? FSIO_TRY(fs.find_entry(parent, name)) : 0;
+  // A dry run makes the directories in the cache only (the device is open
+  // read-only), so it meets the refusals of the allocation and the commit.
+  auto finish = [&]() -> fsio::Status { return dry_run ? tx.prepare() : tx.commit(); };
+  auto [parent, name] = FSIO_TRY(resolve_parent(tx, fs, path, parents, owner, rep.created));
+  const std::uint32_t existing = FSIO_TRY(fs.find_entry(parent, name));
   if (existing != 0) {
     const Inode e = FSIO_TRY(fs.read_inode(existing));
     if (parents && e.is_dir()) {
-      if (!dry_run && !rep.created.empty()) FSIO_TRY(tx.commit());
+      if (!rep.created.empty()) FSIO_TRY(finish());
       return rep;
     }
     return make_error(Errc::busy, "ext: " + path + " exists");
   }
   FSIO_TRY(check_name(name));
   rep.created.push_back(split_parent(path).first == "/" ? "/" + name : split_parent(path).first + "/" + name);
-  if (dry_run) return rep;
   FSIO_TRY(create_dir(tx, parent, name, owner));
-  FSIO_TRY(tx.commit());
+  FSIO_TRY(finish());
   return rep;
 }
 
@@ -570,7 +591,8 @@ fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, cons
   }
   if (inode.file_acl(fs.layout()) != 0)
     return make_error(Errc::unsupported, "ext: " + path + " has an extended attribute block; removing it is not supported");
-  if (dry_run) return rep;
+  // A dry run changes the cache only (the device is open read-only) and
+  // stops before the commit, so it meets the refusals of the frees.
   Transaction tx(fs, now);
   FSIO_TRY(remove_entry(fs, parent, name));
   rep.inode_freed = inode.is_dir() || inode.fields().i_links_count <= 1;
@@ -581,7 +603,7 @@ fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, cons
   }
   set_inode_times(parent, now);
   FSIO_TRY(fs.write_inode(parent, MetaKind::directory));
-  FSIO_TRY(tx.commit());
+  FSIO_TRY(dry_run ? tx.prepare() : tx.commit());
   return rep;
 }
 

@@ -27,14 +27,20 @@ printf '\x7f' | dd of="$bad" bs=1 seek=$((bitmap * 4096 + 4095)) conv=notrunc st
 e2fsck -fn "$bad" > "$T/fsck" 2>&1 && fail "the corrupt copy should not be clean"
 grep -qi "padding at end of block bitmap" "$T/fsck" || { cat "$T/fsck"; fail "e2fsck should report the padding"; }
 ! grep -qE "differences: +[-+(]" "$T/fsck" || { cat "$T/fsck"; fail "the corrupt copy should differ only in padding"; }
-refuses() {
-  local what=$1; shift
+refuses() {  # WHAT COMMAND ARGS...: works on the clean image, refused on the corrupt one, --dry-run alike
+  local what=$1 before; shift
   cp "$base" "$T/ok.img"
+  before=$(sha "$T/ok.img")
+  "$EXTWB" "$1" -q --dry-run "$T/ok.img" "${@:2}" || fail "$what --dry-run on the clean image should work"
+  [ "$(sha "$T/ok.img")" = "$before" ] || fail "$what --dry-run changed the image"
   "$EXTWB" "$1" -q "$T/ok.img" "${@:2}" || fail "$what on the clean image should work"
   fsck_clean "$T/ok.img" "$what"
-  local before; before=$(sha "$bad")
-  expect_rc 1 "$EXTWB" "$1" "$bad" "${@:2}"
-  grep -q "^extwb: .*block bitmap: checksum" "$T/err" || { cat "$T/err"; fail "$what: the refusal should name the bitmap checksum"; }
+  before=$(sha "$bad")
+  for dry in --dry-run ""; do
+    expect_rc 1 "$EXTWB" "$1" $dry "$bad" "${@:2}"
+    grep -q "^extwb: .*block bitmap: checksum" "$T/err" ||
+      { cat "$T/err"; fail "$what $dry: the refusal should name the bitmap checksum"; }
+  done
   [ "$(sha "$bad")" = "$before" ] || fail "$what was refused but changed the image"
 }
 refuses "rm of a file" rm /a.bin
@@ -43,7 +49,7 @@ refuses "put of a new file" put /new "$T/small"
 refuses "put -f over a file" put -f /a.bin "$T/small"
 refuses "put of a tree" put /t "$T/tree"
 refuses "mkdir" mkdir /nd
-pass "a corrupt bitmap refuses rm, rmdir, put, put -f, put of a tree and mkdir with the image unchanged"
+pass "a corrupt bitmap refuses rm, rmdir, put, put -f, put of a tree and mkdir (and their --dry-run) with the image unchanged"
 
 # 2. put -f replaces a regular file with a regular file, and nothing else:
 # over a symlink it left the entry's file_type a symlink's (e2fsck: incorrect filetype).
