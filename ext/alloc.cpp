@@ -281,6 +281,26 @@ fsio::Status Allocator::check_frees() {
   return {};
 }
 
+fsio::Status Allocator::check_all_bitmaps() {
+  const Layout& l = fs_.layout();
+  // One plugged read for every bitmap block first (flex_bg keeps them
+  // together), then the checks, group by group.
+  std::vector<Extent> blocks;
+  for (std::uint32_t g = 0; g < l.group_count; ++g) {
+    const GroupDesc& d = fs_.group(g);
+    const bool csum = l.group_csum();
+    if (d.free_blocks > 0 && !(csum && (d.flags & EXT4_BG_BLOCK_UNINIT))) blocks.push_back({0, 1, d.block_bitmap, false});
+    if (d.free_inodes > 0 && !(csum && (d.flags & EXT4_BG_INODE_UNINIT))) blocks.push_back({0, 1, d.inode_bitmap, false});
+  }
+  std::sort(blocks.begin(), blocks.end(), [](const Extent& a, const Extent& b) { return a.physical < b.physical; });
+  FSIO_TRY(fs_.prefetch(blocks, blocks.size()));
+  for (std::uint32_t g = 0; g < l.group_count; ++g) {
+    if (fs_.group(g).free_blocks > 0) FSIO_TRY(block_bitmap(g));
+    if (fs_.group(g).free_inodes > 0) FSIO_TRY(inode_bitmap(g));
+  }
+  return {};
+}
+
 fsio::Status Allocator::apply_frees() {
   for (const auto& r : pending_block_frees_) FSIO_TRY(release_blocks(r.start, r.len, true));
   for (const auto& [ino, dir] : pending_inode_frees_) FSIO_TRY(release_inode(ino, dir, true));

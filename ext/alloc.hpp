@@ -45,6 +45,12 @@ class Allocator {
   // freed block and inode must be in use. Run before the first write of a
   // transaction, so that a corrupt bitmap refuses with the device untouched.
   fsio::Status check_frees();
+  // Loads and checks the block bitmap of every group with a free block and
+  // the inode bitmap of every group with a free inode: what any allocation
+  // could reach. Called before the first data write of a put whose data
+  // is written in several steps (a later step could otherwise meet a
+  // corrupt bitmap with data already on the device).
+  fsio::Status check_all_bitmaps();
   fsio::Status apply_frees();
 
   // Stores the bitmap checksums in the descriptors, marks the bitmap blocks

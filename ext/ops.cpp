@@ -346,7 +346,9 @@ fsio::Result<std::uint32_t> create_symlink(Transaction& tx, const Inode& parent,
 // Everything copy_tree would refuse, found before anything is written: a
 // name ext4 cannot hold, a device, fifo or socket, a symlink target that
 // does not fit a block, a modification time the inodes cannot store.
-fsio::Status scan_tree(const Layout& l, const std::string& src, const PutOptions& o) {
+// `bytes` grows by each file's blocks and a block per entry (an upper bound
+// on the data the copy queues).
+fsio::Status scan_tree(const Layout& l, const std::string& src, const PutOptions& o, std::uint64_t& bytes) {
   std::vector<std::string> names;
   {
     DIR* d = ::opendir(src.c_str());
@@ -362,9 +364,12 @@ fsio::Status scan_tree(const Layout& l, const std::string& src, const PutOptions
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0) return fsio::errno_error("stat " + path);
     FSIO_TRY_CTX(check_name(name), path);
-    if (!o.mtime) FSIO_TRY(check_time(l, st.st_mtim.tv_sec, path + ": modification time " + std::to_string(st.st_mtim.tv_sec)));
+    const std::uint64_t data = S_ISREG(st.st_mode) ? std::uint64_t(st.st_size) : 0;
+    bytes += l.block_size + (data + l.block_size - 1) / l.block_size * l.block_size;
+    if (!o.mtime)
+      FSIO_TRY(check_time(l, st.st_mtim.tv_sec, path + ": modification time " + std::to_string(st.st_mtim.tv_sec)));
     if (S_ISDIR(st.st_mode)) {
-      FSIO_TRY(scan_tree(l, path, o));
+      FSIO_TRY(scan_tree(l, path, o, bytes));
     } else if (S_ISLNK(st.st_mode)) {
       if (st.st_size <= 0 || std::uint64_t(st.st_size) >= l.block_size)
         return make_error(Errc::unsupported, path + ": a symlink target of " + std::to_string(st.st_size) +
@@ -524,7 +529,12 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
   if (existing != 0) return make_error(Errc::busy, "ext: " + dest + " exists; a tree is copied into a new directory");
   FSIO_TRY(check_name(name));
   FSIO_TRY(check_op_times(fs.layout(), o));
-  FSIO_TRY(scan_tree(fs.layout(), src_dir, o));
+  std::uint64_t bytes = 0;
+  FSIO_TRY(scan_tree(fs.layout(), src_dir, o, bytes));
+  // The data goes out in batches of `chunk` bytes while files are still
+  // being allocated: when there is more than one batch, every bitmap an
+  // allocation could reach is checked before the first.
+  if (bytes >= o.writeback.chunk) FSIO_TRY(tx.alloc().check_all_bitmaps());
   const std::uint32_t ino =
       FSIO_TRY(create_dir(tx, parent, name, Owner{std::uint16_t(st.st_mode & 07777), o.owner.uid, o.owner.gid}));
   if (o.dry_run) {

@@ -46,7 +46,7 @@ void FileWriter::grow(fsio::AlignedBuffer& buf, std::uint64_t keep, std::uint64_
 fsio::Result<std::span<std::byte>> FileWriter::space() {
   if (fill_ == buf_.size() && buf_.size() < cap_) grow(buf_, fill_, cap_);
   if (fill_ == buf_.size()) {
-    FSIO_TRY(drain(buf_.span(), fill_));
+    FSIO_TRY(drain(buf_.span(), fill_, false));
     base_ += fill_;
     fill_ = 0;
   }
@@ -88,13 +88,13 @@ fsio::Status FileWriter::finish() {
   if (whole > 0) std::memset(buf_.data() + fill_, 0, whole - fill_);  // the tail of the last block reads as zeros
   // A file that fits its buffer joins the batch instead of a plug of its own.
   batched_ = o_.batch != nullptr && base_ == 0;
-  FSIO_TRY(drain(buf_.span(), whole));
+  FSIO_TRY(drain(buf_.span(), whole, true));
   // An empty file wrote nothing: its buffer has no request to outlive.
   if (batched_ && whole > 0) FSIO_TRY(o_.batch->adopt(std::move(buf_)));
   return {};
 }
 
-fsio::Status FileWriter::drain(std::span<std::byte> data, std::uint64_t bytes) {
+fsio::Status FileWriter::drain(std::span<std::byte> data, std::uint64_t bytes, bool last) {
   const std::uint64_t nblocks = bytes / bs_;
   const std::uint64_t per_pass = o_.chunk / bs_;
   if ((base_ / bs_ + nblocks) > (std::uint64_t(1) << 32))
@@ -102,6 +102,14 @@ fsio::Status FileWriter::drain(std::span<std::byte> data, std::uint64_t bytes) {
   for (std::uint64_t b = 0; b < nblocks; b += per_pass) {
     if (interrupted && interrupted())
       return fsio::make_error(fsio::Errc::interrupted, "ext: interrupted; nothing was linked, the filesystem is unchanged");
+    // A pass's blocks are all allocated before its data is submitted; a
+    // later pass could meet a bitmap no allocation has checked yet, with
+    // this pass's data already written: check them all first.
+    const bool final_pass = last && b + per_pass >= nblocks;
+    if (!final_pass && !batched_ && !bitmaps_checked_) {
+      FSIO_TRY(alloc_.check_all_bitmaps());
+      bitmaps_checked_ = true;
+    }
     FSIO_TRY(pass(data.subspan(b * bs_), base_ / bs_ + b, std::min(per_pass, nblocks - b)));
   }
   return {};
@@ -244,7 +252,7 @@ fsio::Status FileWriter::stream(Source& src) {
     }
     const std::uint64_t whole = (bytes + bs_ - 1) / bs_ * bs_;
     if (whole > 0) std::memset(h.buf[i].data() + bytes, 0, whole - bytes);  // the last block's tail reads as zeros
-    st = drain(h.buf[i].span(), whole);
+    st = drain(h.buf[i].span(), whole, eof);
     if (!st) break;
     base_ += bytes;
     std::lock_guard lock(h.m);

@@ -116,7 +116,8 @@ class FileWriter {
  private:
   // Writeback passes over `bytes` (whole blocks) of the buffer from `buf_offset`,
   // holding the file's data from base_.
-  fsio::Status drain(std::span<std::byte> data, std::uint64_t bytes);
+  // `last`: no more data follows these bytes.
+  fsio::Status drain(std::span<std::byte> data, std::uint64_t bytes, bool last);
   fsio::Status pass(std::span<std::byte> data, std::uint64_t logical, std::uint64_t nblocks);
   fsio::Status map_and_queue(fsio::IoQueue::Plug& plug, std::span<std::byte> data, std::uint64_t logical,
                              std::uint64_t n);
@@ -142,6 +143,7 @@ class FileWriter {
   std::uint64_t data_blocks_ = 0;
   WritebackStats stats_;
   bool batched_ = false;  // this file's one pass goes into o_.batch
+  bool bitmaps_checked_ = false;  // Allocator::check_all_bitmaps done
 };
 
 }  // namespace ext
