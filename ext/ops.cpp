@@ -274,12 +274,14 @@ struct NewFile {
 };
 
 // The data of `src` written back, then its inode (mode is the whole i_mode).
+// `ino`: the inode, already allocated (0: allocate one near `parent`).
 fsio::Result<NewFile> create_file(Transaction& tx, const Inode& parent, std::uint16_t mode, Source& src,
-                                  const Owner& owner, const Timestamp* mtime, const PutOptions& o) {
+                                  const Owner& owner, const Timestamp* mtime, const PutOptions& o,
+                                  std::uint32_t ino = 0) {
   Filesystem& fs = tx.fs();
   const Layout& l = fs.layout();
   NewFile nf;
-  nf.ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
+  nf.ino = ino != 0 ? ino : FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
   FileWriter w(fs, tx.alloc(), l.group_first_block(l.group_of_inode(nf.ino)), o.writeback, src.size());
   w.interrupted = o.interrupted;
   w.progress = o.progress;
@@ -448,12 +450,11 @@ fsio::Status copy_tree(Transaction& tx, Inode& dir, const std::string& src, cons
   return fs.write_inode(dir, MetaKind::directory);
 }
 
-// A dry run's stand-in for create_file: the inode and the blocks of `size`
-// bytes allocated in memory only, so the bitmaps they come from are checked
-// and a lack of space is found.
-fsio::Status rehearse_file(Transaction& tx, const Inode& parent, std::uint64_t size) {
+// A dry run's stand-in for create_file: the blocks of `size` bytes for
+// inode `ino` allocated in memory only, so the bitmaps they come from are
+// checked and a lack of space is found.
+fsio::Status rehearse_file(Transaction& tx, std::uint32_t ino, std::uint64_t size) {
   const Layout& l = tx.fs().layout();
-  const std::uint32_t ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
   std::uint64_t goal = l.group_first_block(l.group_of_inode(ino));
   for (std::uint64_t left = (size + l.block_size - 1) / l.block_size; left > 0;) {
     const BlockRun run = FSIO_TRY(tx.alloc().alloc_blocks(goal, std::uint32_t(std::min<std::uint64_t>(left, 1u << 30))));
@@ -485,23 +486,26 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
     Inode old = FSIO_TRY(fs.read_inode(existing));
     FSIO_TRY(unlink_inode(tx, old));
   }
+  // The link too, in the cache, before the data: what the directory could
+  // refuse (a block it grows by, a leaf it splits) is met with nothing
+  // written. Only the commit makes it visible, after the data and the inode.
+  const std::uint32_t ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
+  if (existing != 0) {
+    FSIO_TRY(retarget_entry(fs, parent, name, ino));
+    rep.replaced = true;
+  } else {
+    FSIO_TRY(add_entry(fs, tx.alloc(), parent, name, ino, file_type_for(S_IFREG_, l)));
+  }
+  set_inode_times(parent, o.now);
+  FSIO_TRY(fs.write_inode(parent, MetaKind::directory));
   FSIO_TRY(tx.prepare());
   if (o.dry_run) {
-    FSIO_TRY(rehearse_file(tx, parent, src.size().value_or(0)));
-    rep.replaced = existing != 0;
+    FSIO_TRY(rehearse_file(tx, ino, src.size().value_or(0)));
     rep.size = src.size().value_or(0);
     return rep;
   }
   const NewFile nf = FSIO_TRY(create_file(tx, parent, std::uint16_t(S_IFREG_ | (o.owner.mode & 07777)), src, o.owner,
-                                          o.mtime ? &*o.mtime : nullptr, o));
-  if (existing != 0) {
-    FSIO_TRY(retarget_entry(fs, parent, name, nf.ino));
-    rep.replaced = true;
-  } else {
-    FSIO_TRY(add_entry(fs, tx.alloc(), parent, name, nf.ino, file_type_for(S_IFREG_, l)));
-  }
-  set_inode_times(parent, o.now);
-  FSIO_TRY(fs.write_inode(parent, MetaKind::directory));
+                                          o.mtime ? &*o.mtime : nullptr, o, ino));
   FSIO_TRY(tx.commit());
   rep.ino = nf.ino;
   rep.size = nf.size;

@@ -250,3 +250,30 @@ expect_rc 1 "$EXTWB" put --writeback-chunk 1M "$img" /two "$T/two"
 grep -q "^extwb: .*group 3 block bitmap: checksum" "$T/err" || { cat "$T/err"; fail "put of a tree should name group 3's bitmap"; }
 [ "$(sha "$img")" = "$before" ] || fail "a put refused by group 3's bitmap changed the image"
 pass "a put whose later passes reach a corrupt bitmap is refused before its first data, from a file, a pipe and a tree"
+
+# 8. The directory entry is made (in memory) before the data is written: a
+# put whose data fits group 0 but whose directory must grow into group 3
+# (corrupt bitmap) is refused with nothing written (the data was written
+# first, then the directory's growth refused).
+img=$T/grow.img
+mke2fs -q -F -t ext4 -b 4096 -g 1024 -N 128 -O ^dir_index "$img" 15M > /dev/null
+head -c $((1904 * 4096)) /dev/zero > "$T/fill"   # groups 0 and 1 (group 2 is the journal)
+"$EXTWB" put -q "$img" /fill "$T/fill"
+"$EXTWB" mkdir -q "$img" /d
+: > "$T/none"
+for i in $(seq 1 19); do "$EXTWB" put -q "$img" "/d/$(printf '%0200d' "$i")" "$T/none"; done  # the block is full
+"$EXTWB" rm -q "$img" /fill
+long=$(printf '%0200d' 99)
+cp "$img" "$T/grow-ok.img"
+"$EXTWB" put -q "$T/grow-ok.img" "/d/$long" "$T/small"
+fsck_clean "$T/grow-ok.img" "after a put that grows /d"
+debugfs -R "stat /d" "$T/grow-ok.img" 2>/dev/null | grep -qE '^\(0-1\):3[0-9]{3}-3[0-9]{3}$' ||
+  fail "/d should grow into group 3 here"
+debugfs -R "stat /d/$long" "$T/grow-ok.img" 2>/dev/null | grep -qE '^\(0\):[0-9]{1,3}$' || fail "the data should go to group 0"
+bitmap=$(dumpe2fs "$img" 2>/dev/null | awk '/^Group 3:/ {g=1} g && /Block bitmap at/ {print $4; exit}')
+printf '\x7f' | dd of="$img" bs=1 seek=$((bitmap * 4096 + 127)) conv=notrunc status=none
+before=$(sha "$img")
+expect_rc 1 "$EXTWB" put "$img" "/d/$long" "$T/small"
+grep -q "^extwb: .*group 3 block bitmap: checksum" "$T/err" || { cat "$T/err"; fail "the growth should name group 3's bitmap"; }
+[ "$(sha "$img")" = "$before" ] || fail "a put refused by its directory's growth changed the image"
+pass "a put whose directory must grow into a corrupt group is refused before its data"
