@@ -255,7 +255,8 @@ fsio::Result<Timestamp> current_time() {
     errno = 0;
     const long long v = std::strtoll(e, &end, 10);
     if (*e == '\0' || *end != '\0' || errno != 0 || v < 0)
-      return make_error(Errc::invalid_argument, std::string("SOURCE_DATE_EPOCH '") + e + "' is not a number of seconds");
+      return make_error(Errc::invalid_argument, std::string("SOURCE_DATE_EPOCH '") + e +
+                                                    "': expected a whole number of seconds since the epoch, 0 or more");
     return Timestamp{v, 0};
   }
   timespec ts{};
