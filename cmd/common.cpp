@@ -1,7 +1,9 @@
 #include "cmd/common.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "libfsio/engine.hpp"
@@ -34,6 +36,23 @@ CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64
   return opt;
 }
 
+CLI::Option* add_u32_option(CLI::App& app, const std::string& name, std::uint32_t* out, const std::string& help) {
+  auto* opt = app.add_option_function<std::string>(
+      name,
+      [out, name](const std::string& text) {
+        // Digits only: strtoul would take "-1" as 4294967295 and " 7" as 7.
+        const bool digits = !text.empty() && text.size() <= 10 &&
+                            std::all_of(text.begin(), text.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+        const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+        if (!digits || v > 0xFFFFFFFFull)
+          throw CLI::ValidationError(name, "'" + text + "': expected a whole number from 0 to 4294967295");
+        *out = std::uint32_t(v);
+      },
+      help);
+  opt->type_name("N");
+  return opt;
+}
+
 nlohmann::json to_json(const IoStats& s) {
   return {
       {"requests_queued", s.requests_queued},
@@ -49,13 +68,16 @@ nlohmann::json to_json(const IoStats& s) {
 }
 
 int parse(CLI::App& app, int argc, char** argv) {
+  const std::string tool = std::filesystem::path(argc > 0 && argv[0] && *argv[0] ? argv[0] : "fsio").filename();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // app.exit prints help/version on stdout and errors on stderr.
-    return app.exit(e) == 0 ? exit_ok : exit_usage;
+    // --help and --version: app.exit prints them on stdout.
+    if (e.get_exit_code() == 0) return app.exit(e) == 0 ? exit_ok : exit_usage;
+    // An error says whose it is, like every other message of ours.
+    std::fprintf(stderr, "%s: %s (%s --help shows the usage)\n", tool.c_str(), e.what(), tool.c_str());
+    return exit_usage;
   }
-  const std::string tool = std::filesystem::path(argc > 0 ? argv[0] : "fsio").filename();
   return announce_environment(tool.c_str());
 }
 

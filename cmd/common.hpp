@@ -35,9 +35,14 @@ int report(const char* tool, const Error& error);
 CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64_t* out,
                              const std::string& help);
 
+// Adds an option taking a whole number 0..2^32-1 (a uid, a gid); "-1",
+// "0x10", "1e3" and values past 2^32-1 are usage errors naming the option.
+CLI::Option* add_u32_option(CLI::App& app, const std::string& name, std::uint32_t* out, const std::string& help);
+
 nlohmann::json to_json(const IoStats& stats);
 
-// Runs app.parse and maps CLI11's errors to exit_usage (help -> exit_ok).
+// Runs app.parse and maps CLI11's errors to exit_usage (help -> exit_ok),
+// each said as "tool: message" (the tool named by argv[0]).
 // Then, before the tool does anything, says on stderr which test overrides
 // are set (FSIO_FAULT, FSIO_ENGINE: "tool: note: FSIO_FAULT=fail:3 is set:
 // ..."), even with --quiet, so an injected error is never taken for the

@@ -25,8 +25,8 @@ void add_writing(CLI::App* sub, Common& c) {
 
 void add_owner(CLI::App* sub, WriteArgs& a) {
   sub->add_option("--mode", a.mode, "permission bits, octal (put: 0644, mkdir: 0755)");
-  sub->add_option("--uid", a.uid, "owner (default 0)");
-  sub->add_option("--gid", a.gid, "group (default 0)");
+  fsio::cli::add_u32_option(*sub, "--uid", &a.uid, "owner (default 0)");
+  fsio::cli::add_u32_option(*sub, "--gid", &a.gid, "group (default 0)");
 }
 
 }  // namespace

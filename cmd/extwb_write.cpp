@@ -44,6 +44,23 @@ fsio::Result<ext::Timestamp> parse_epoch(const std::string& text) {
   return ext::Timestamp{v, 0};
 }
 
+// Physical memory in bytes (sysconf), 0 when unknown.
+std::uint64_t physical_memory() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+}
+
+// Times the filesystem's inodes cannot hold are refused before anything is
+// written, naming where they came from (ext/inode.hpp time_limits).
+fsio::Status check_times(const ext::Filesystem& fs, const ext::Timestamp& now, const std::optional<ext::Timestamp>& mtime,
+                         const std::string& mtime_text) {
+  const char* sde = std::getenv("SOURCE_DATE_EPOCH");
+  FSIO_TRY(ext::check_time(fs.layout(), now.sec,
+                           sde ? "SOURCE_DATE_EPOCH " + std::string(sde) : "the clock's time " + std::to_string(now.sec)));
+  if (mtime) FSIO_TRY(ext::check_time(fs.layout(), mtime->sec, "--mtime " + mtime_text));
+  return {};
+}
+
 json stats_json(const fsio::IoStats& s) {
   json j = fsio::cli::to_json(s);
   j["average_request_bytes"] = s.requests_submitted ? (s.bytes_read + s.bytes_written) / s.requests_submitted : 0;
@@ -81,6 +98,7 @@ void print_put_json(const Common& c, const ext::PutReport& r, const ext::Filesys
 int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
+  if (auto t = check_times(**fs, o.now, o.mtime, a.mtime); !t) return fsio::cli::report(kTool, t.error());
   fsio::InterruptGuard interrupt;
   o.interrupted = [] { return fsio::InterruptGuard::requested(); };
   auto rep = ext::put_tree(**fs, a.dest, a.source, o);
@@ -117,11 +135,17 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   o.writeback.dirty_limit = a.dirty_limit;
   o.writeback.chunk = a.writeback_chunk;
   o.writeback.sparse = a.sparse;
-  // The dirty buffer is allocated whole: keep it to what a machine can hold.
-  constexpr std::uint64_t kMinDirty = 1u << 20, kMaxDirty = std::uint64_t(16) << 30;
-  if (a.dirty_limit < kMinDirty || a.dirty_limit > kMaxDirty)
-    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + std::to_string(a.dirty_limit) +
-                                                                                 ": expected 1M to 16G"));
+  // The dirty buffer grows with the data up to the limit: a limit the
+  // machine's memory cannot hold would end in an allocation failure halfway.
+  constexpr std::uint64_t kMinDirty = 1u << 20;
+  const std::uint64_t ram = physical_memory();
+  if (a.dirty_limit < kMinDirty)
+    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
+                                                                                 ": expected at least 1M"));
+  if (ram != 0 && a.dirty_limit > ram)
+    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
+                                                                                 ": more than this machine's " +
+                                                                                 fsio::format_size(ram) + " of memory"));
   if (a.writeback_chunk == 0 || a.writeback_chunk > a.dirty_limit)
     return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--writeback-chunk " +
                                                                                  std::to_string(a.writeback_chunk) +
@@ -144,9 +168,10 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   ext::FdSource src(fd, a.source == "-" ? "standard input" : a.source);
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
+  if (auto t = check_times(**fs, o.now, o.mtime, a.mtime); !t) return fsio::cli::report(kTool, t.error());
 
   fsio::InterruptGuard interrupt;
-  fsio::Progress progress("extwb", src.size_hint(), !c.quiet && !c.json && fsio::stderr_is_terminal());
+  fsio::Progress progress("extwb", src.size().value_or(0), !c.quiet && !c.json && fsio::stderr_is_terminal());
   o.interrupted = [] { return fsio::InterruptGuard::requested(); };
   o.progress = &progress;
   auto rep = ext::put_file(**fs, a.dest, src, o);
@@ -177,6 +202,7 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
   if (!own) return fsio::cli::report(kTool, own.error());
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
+  if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::make_dirs(**fs, a.dest, a.parents, *own, *now, c.dry_run);
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": mkdir " + a.dest));
   if (c.json) {
@@ -195,6 +221,7 @@ int cmd_rm(const Common& c, const WriteArgs& a) {
   if (!now) return fsio::cli::report(kTool, now.error());
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
+  if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::remove_path(**fs, a.dest, *now, c.dry_run);
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": rm " + a.dest));
   if (c.json) {

@@ -221,7 +221,7 @@ fsio::Result<std::uint32_t> Allocator::alloc_inode(std::uint32_t goal_group, boo
   return no_space("no free inodes left");
 }
 
-fsio::Status Allocator::release_blocks(std::uint64_t start, std::uint32_t len) {
+fsio::Status Allocator::release_blocks(std::uint64_t start, std::uint32_t len, bool apply) {
   const Layout& l = fs_.layout();
   while (len > 0) {
     if (start < l.first_data_block || start >= l.blocks_count)
@@ -233,31 +233,77 @@ fsio::Status Allocator::release_blocks(std::uint64_t start, std::uint32_t len) {
     for (std::uint64_t k = start - first; k < start - first + n; ++k) {
       if (!test_bit(bits, k))
         return make_error(Errc::corrupt, "ext: freeing block " + std::to_string(first + k) + ", which is already free");
-      clear_bit(bits, k);
+      if (apply) clear_bit(bits, k);
     }
-    fs_.group_mut(g).free_blocks += n;
-    blocks_[g].changed = true;
+    if (apply) {
+      fs_.group_mut(g).free_blocks += n;
+      blocks_[g].changed = true;
+    }
     start += n;
     len -= n;
   }
   return {};
 }
 
-fsio::Status Allocator::apply_frees() {
+fsio::Status Allocator::release_inode(std::uint32_t ino, bool dir, bool apply) {
   const Layout& l = fs_.layout();
-  for (const auto& r : pending_block_frees_) FSIO_TRY(release_blocks(r.start, r.len));
-  for (const auto& [ino, dir] : pending_inode_frees_) {
-    const std::uint32_t g = l.group_of_inode(ino);
-    auto bits = FSIO_TRY(inode_bitmap(g));
-    const std::uint64_t n = (ino - 1) % l.inodes_per_group;
-    if (!test_bit(bits, n))
-      return make_error(Errc::corrupt, "ext: freeing inode " + std::to_string(ino) + ", which is already free");
-    clear_bit(bits, n);
-    GroupDesc& d = fs_.group_mut(g);
-    d.free_inodes += 1;
-    if (dir) d.used_dirs -= 1;
-    inodes_[g].changed = true;
+  if (ino == 0 || ino > l.inodes_count)
+    return make_error(Errc::corrupt, "ext: freeing inode " + std::to_string(ino) + ", outside the filesystem");
+  const std::uint32_t g = l.group_of_inode(ino);
+  auto bits = FSIO_TRY(inode_bitmap(g));
+  const std::uint64_t n = (ino - 1) % l.inodes_per_group;
+  if (!test_bit(bits, n))
+    return make_error(Errc::corrupt, "ext: freeing inode " + std::to_string(ino) + ", which is already free");
+  if (!apply) return {};
+  clear_bit(bits, n);
+  GroupDesc& d = fs_.group_mut(g);
+  d.free_inodes += 1;
+  if (dir) d.used_dirs -= 1;
+  inodes_[g].changed = true;
+  return {};
+}
+
+fsio::Status Allocator::check_frees() {
+  for (const auto& r : pending_block_frees_) FSIO_TRY(release_blocks(r.start, r.len, false));
+  for (const auto& [ino, dir] : pending_inode_frees_) FSIO_TRY(release_inode(ino, dir, false));
+  // A block or inode freed twice (two files claiming it) would pass the
+  // checks above and fail halfway through apply_frees().
+  auto runs = pending_block_frees_;
+  std::sort(runs.begin(), runs.end(), [](const BlockRun& a, const BlockRun& b) { return a.start < b.start; });
+  for (std::size_t i = 1; i < runs.size(); ++i)
+    if (runs[i - 1].start + runs[i - 1].len > runs[i].start)
+      return make_error(Errc::corrupt, "ext: freeing block " + std::to_string(runs[i].start) + " twice");
+  std::vector<std::uint32_t> inos;
+  for (const auto& [ino, dir] : pending_inode_frees_) inos.push_back(ino);
+  std::sort(inos.begin(), inos.end());
+  if (auto dup = std::adjacent_find(inos.begin(), inos.end()); dup != inos.end())
+    return make_error(Errc::corrupt, "ext: freeing inode " + std::to_string(*dup) + " twice");
+  return {};
+}
+
+fsio::Status Allocator::check_all_bitmaps() {
+  const Layout& l = fs_.layout();
+  // One plugged read for every bitmap block first (flex_bg keeps them
+  // together), then the checks, group by group.
+  std::vector<Extent> blocks;
+  for (std::uint32_t g = 0; g < l.group_count; ++g) {
+    const GroupDesc& d = fs_.group(g);
+    const bool csum = l.group_csum();
+    if (d.free_blocks > 0 && !(csum && (d.flags & EXT4_BG_BLOCK_UNINIT))) blocks.push_back({0, 1, d.block_bitmap, false});
+    if (d.free_inodes > 0 && !(csum && (d.flags & EXT4_BG_INODE_UNINIT))) blocks.push_back({0, 1, d.inode_bitmap, false});
   }
+  std::sort(blocks.begin(), blocks.end(), [](const Extent& a, const Extent& b) { return a.physical < b.physical; });
+  FSIO_TRY(fs_.prefetch(blocks, blocks.size()));
+  for (std::uint32_t g = 0; g < l.group_count; ++g) {
+    if (fs_.group(g).free_blocks > 0) FSIO_TRY(block_bitmap(g));
+    if (fs_.group(g).free_inodes > 0) FSIO_TRY(inode_bitmap(g));
+  }
+  return {};
+}
+
+fsio::Status Allocator::apply_frees() {
+  for (const auto& r : pending_block_frees_) FSIO_TRY(release_blocks(r.start, r.len, true));
+  for (const auto& [ino, dir] : pending_inode_frees_) FSIO_TRY(release_inode(ino, dir, true));
   pending_block_frees_.clear();
   pending_inode_frees_.clear();
   return {};

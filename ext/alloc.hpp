@@ -40,6 +40,17 @@ class Allocator {
   void free_blocks(std::uint64_t start, std::uint32_t len) { pending_block_frees_.push_back({start, len}); }
   void free_inode(std::uint32_t ino, bool dir) { pending_inode_frees_.push_back({ino, dir}); }
   bool has_pending_frees() const { return !pending_block_frees_.empty() || !pending_inode_frees_.empty(); }
+  // Every refusal apply_frees() could meet, changing nothing: the bitmaps
+  // the frees touch are loaded and checked (checksum, free count), and each
+  // freed block and inode must be in use. Run before the first write of a
+  // transaction, so that a corrupt bitmap refuses with the device untouched.
+  fsio::Status check_frees();
+  // Loads and checks the block bitmap of every group with a free block and
+  // the inode bitmap of every group with a free inode: what any allocation
+  // could reach. Called before the first data write of a put whose data
+  // is written in several steps (a later step could otherwise meet a
+  // corrupt bitmap with data already on the device).
+  fsio::Status check_all_bitmaps();
   fsio::Status apply_frees();
 
   // Stores the bitmap checksums in the descriptors, marks the bitmap blocks
@@ -62,7 +73,10 @@ class Allocator {
   fsio::Result<std::optional<BlockRun>> find_run(std::uint32_t g, std::uint64_t from, std::uint32_t max_len,
                                                 std::uint32_t min_len);
   void take(std::uint32_t g, std::span<std::byte> bits, const BlockRun& run);
-  fsio::Status release_blocks(std::uint64_t start, std::uint32_t len);
+  // Clears the bits of blocks [start, start+len) in their bitmaps (only
+  // checks that they are set when !apply).
+  fsio::Status release_blocks(std::uint64_t start, std::uint32_t len, bool apply);
+  fsio::Status release_inode(std::uint32_t ino, bool dir, bool apply);
 
   Filesystem& fs_;
   std::vector<Group> blocks_, inodes_;

@@ -107,7 +107,24 @@ fsio::Status Transaction::write_superblocks() {
   return fs_.queue().flush();
 }
 
+fsio::Status Transaction::prepare() {
+  const Layout& l = fs_.layout();
+  FSIO_TRY(alloc_.check_frees());
+  // The superblock backups and their descriptor copies (write_superblocks).
+  const bool meta_bg = l.has_incompat(EXT2_FEATURE_INCOMPAT_META_BG);
+  for (std::uint32_t g = 1; g < l.group_count; ++g) {
+    if (!l.group_has_super(g)) continue;
+    const std::uint64_t first = l.group_first_block(g);
+    FSIO_TRY(fs_.meta(first));
+    for (std::uint32_t i = 0; !meta_bg && i < l.gdt_blocks; ++i) FSIO_TRY(fs_.meta(first + 1 + i));
+  }
+  for (std::uint32_t i = 0; i < l.gdt_blocks; ++i) FSIO_TRY(fs_.meta(l.descriptor_block(i)));
+  FSIO_TRY(fs_.meta(kSuperblockOffset / l.block_size));
+  return {};
+}
+
 fsio::Status Transaction::commit() {
+  FSIO_TRY(prepare());
   FSIO_TRY(write_kind(MetaKind::fresh));
   FSIO_TRY(fs_.queue().flush());
   FSIO_TRY(write_groups());

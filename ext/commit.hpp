@@ -34,8 +34,13 @@ class Transaction {
   Filesystem& fs() { return fs_; }
   Allocator& alloc() { return alloc_; }
   const Timestamp& now() const { return now_; }
-  // Writes everything, in the order above.
+  // Writes everything, in the order above, after prepare().
   fsio::Status commit();
+  // What the commit could refuse or fail to read, done before its first
+  // write: the frees checked against their bitmaps (Allocator::check_frees)
+  // and every block the commit rewrites read into the cache. An operation
+  // that writes data before the commit calls it before the data too.
+  fsio::Status prepare();
 
  private:
   fsio::Status write_kind(MetaKind kind);

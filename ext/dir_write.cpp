@@ -89,6 +89,15 @@ fsio::Result<NewDirBlock> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir)
 
 fsio::Result<NewDirBlock> copy_dir_block(Filesystem& fs, Allocator& alloc, Inode& dir, std::uint32_t logical) {
   auto extents = FSIO_TRY(fs.extents(dir));
+  // A block this transaction allocated is not on the device yet: nothing
+  // can see it change, so it is changed in place (copying it again at each
+  // leaf split made a tree of N names cost O(N^2)).
+  for (const Extent& e : extents) {
+    if (e.unwritten || logical < e.logical || logical - e.logical >= e.len) continue;
+    const std::uint64_t b = e.physical + (logical - e.logical);
+    if (fs.is_fresh(b)) return NewDirBlock{b, logical, FSIO_TRY(fs.meta(b))};
+    break;
+  }
   std::vector<Extent> remapped;
   std::uint64_t old = 0;
   for (const Extent& e : extents) {

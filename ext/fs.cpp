@@ -156,6 +156,11 @@ void Filesystem::mark_dirty(std::uint64_t block, MetaKind kind) {
   c.dirty = true;
 }
 
+bool Filesystem::is_fresh(std::uint64_t block) const {
+  auto it = cache_.find(block);
+  return it != cache_.end() && it->second.dirty && it->second.kind == MetaKind::fresh;
+}
+
 std::vector<std::uint64_t> Filesystem::dirty_blocks(MetaKind kind) const {
   std::vector<std::uint64_t> out;
   for (const auto& [block, c] : cache_)

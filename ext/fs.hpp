@@ -84,6 +84,9 @@ class Filesystem {
   // A block about to be overwritten whole: cached as zeros, never read.
   std::span<std::byte> meta_new(std::uint64_t block, MetaKind kind);
   void mark_dirty(std::uint64_t block, MetaKind kind);
+  // Allocated in this transaction (MetaKind::fresh) and not yet written:
+  // nothing on the device refers to it.
+  bool is_fresh(std::uint64_t block) const;
   // Dirty blocks of one kind, in block order; the commit writes and cleans them.
   std::vector<std::uint64_t> dirty_blocks(MetaKind kind) const;
   void mark_clean(std::uint64_t block);

@@ -137,4 +137,22 @@ std::uint32_t encode_time_extra(std::int64_t sec, std::uint32_t nsec) {
   return (nsec << 2) | std::uint32_t(epoch & 3);
 }
 
+TimeLimits time_limits(const Layout& l) {
+  constexpr std::int64_t lo = -(std::int64_t(1) << 31), hi32 = (std::int64_t(1) << 31) - 1;
+  if (l.inode_size <= kGoodOldInodeSize) return {lo, hi32};
+  return {lo, hi32 + 3 * (std::int64_t(1) << 32)};
+}
+
+fsio::Status check_time(const Layout& l, std::int64_t sec, const std::string& what) {
+  const TimeLimits t = time_limits(l);
+  if (sec >= t.min && sec <= t.max) return {};
+  const bool extra = l.inode_size > kGoodOldInodeSize;
+  return fsio::make_error(fsio::Errc::invalid_argument,
+                          what + ": out of the range this filesystem's " + std::to_string(l.inode_size) +
+                              "-byte inodes can store, " + std::to_string(t.min) + " to " + std::to_string(t.max) +
+                              (extra ? " (1901-12-13 to 2446-05-10 UTC)"
+                                     : " (1901-12-13 to 2038-01-19 UTC; no room for the epoch bits)") +
+                              "; it would wrap round to another date");
+}
+
 }  // namespace ext

@@ -136,4 +136,20 @@ struct Timestamp {
 Timestamp decode_time(std::uint32_t seconds, std::uint32_t extra, bool has_extra);
 std::uint32_t encode_time_extra(std::int64_t sec, std::uint32_t nsec);
 
+// The seconds the inodes of a filesystem can hold. i_*time is signed
+// 32-bit; the two epoch bits of the _extra word add 0..3 times 2^32 to it
+// (the kernel's ext4_decode_extra_time: sec = (s32)i_time + (epoch << 32)).
+// So inodes with room for the _extra words (s_inode_size >= 256, the
+// i_extra_isize we give new inodes) hold -2^31 .. 3 * 2^32 + 2^31 - 1 =
+// 0x37FFFFFFF (1901-12-13 .. 2446-05-10 UTC); 128-byte inodes hold
+// -2^31 .. 2^31 - 1 (1901-12-13 .. 2038-01-19). Past the end a time wraps
+// round: 0x380000000 would read back as 1901.
+struct TimeLimits {
+  std::int64_t min = 0, max = 0;
+};
+TimeLimits time_limits(const Layout& l);
+// Errc::invalid_argument naming `what` (e.g. "--mtime 15032385536") and the
+// limits when `sec` does not fit the filesystem's inodes.
+fsio::Status check_time(const Layout& l, std::int64_t sec, const std::string& what);
+
 }  // namespace ext

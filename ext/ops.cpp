@@ -14,6 +14,7 @@
 
 #include "ext/dir_write.hpp"
 #include "ext/extent_build.hpp"
+#include "libfsio/size.hpp"
 
 namespace ext {
 namespace {
@@ -93,7 +94,7 @@ fsio::Result<std::uint32_t> create_dir(Transaction& tx, Inode& parent, const std
 
 // The parent directory of `path` and the last name, creating missing
 // directories when `parents` (their paths appended to `created`).
-fsio::Result<std::pair<Inode, std::string>> resolve_parent(Transaction* tx, Filesystem& fs, const std::string& path,
+fsio::Result<std::pair<Inode, std::string>> resolve_parent(Transaction& tx, Filesystem& fs, const std::string& path,
                                                            bool parents, const Owner& dir_owner,
                                                            std::vector<std::string>& created) {
   const auto parts = split_path(path);
@@ -110,8 +111,7 @@ fsio::Result<std::pair<Inode, std::string>> resolve_parent(Transaction* tx, File
     }
     if (!parents) return make_error(Errc::not_found, "ext: " + walked + ": no such directory (-p creates it)");
     created.push_back(walked);
-    if (!tx) continue;  // dry run: nothing further down exists either
-    const std::uint32_t ino = FSIO_TRY(create_dir(*tx, dir, name, dir_owner));
+    const std::uint32_t ino = FSIO_TRY(create_dir(tx, dir, name, dir_owner));
     dir = FSIO_TRY(fs.read_inode(ino));
   }
   return std::pair<Inode, std::string>(std::move(dir), std::string(parts.back()));
@@ -189,6 +189,29 @@ fsio::Status retarget_entry(Filesystem& fs, const Inode& dir, const std::string&
   return make_error(Errc::not_found, "ext: entry '" + name + "' vanished");
 }
 
+// "a directory", "a symbolic link", ... for messages.
+std::string kind_of(const Inode& inode) {
+  switch (inode.mode() & S_IFMT_) {
+    case S_IFREG_: return "a regular file";
+    case S_IFDIR_: return "a directory";
+    case S_IFLNK_: return "a symbolic link";
+    case 0x2000: return "a character device";
+    case 0x6000: return "a block device";
+    case 0x1000: return "a fifo";
+    case 0xC000: return "a socket";
+    default: return "an inode of unknown type " + fsio::format_hex(inode.mode() & S_IFMT_, true);
+  }
+}
+
+// The times an operation stores, against what the inodes can hold (the
+// caller names their sources; this is the library's own guard).
+fsio::Status check_op_times(const Layout& l, const Timestamp& now, const std::optional<Timestamp>& mtime) {
+  FSIO_TRY(check_time(l, now.sec, "the time " + std::to_string(now.sec)));
+  if (mtime) FSIO_TRY(check_time(l, mtime->sec, "the modification time " + std::to_string(mtime->sec)));
+  return {};
+}
+fsio::Status check_op_times(const Layout& l, const PutOptions& o) { return check_op_times(l, o.now, o.mtime); }
+
 // What put checks before reading any input.
 fsio::Status check_put_target(Filesystem& fs, const Inode& parent, const std::string& name, std::uint32_t existing,
                               bool force) {
@@ -196,8 +219,11 @@ fsio::Status check_put_target(Filesystem& fs, const Inode& parent, const std::st
   if (existing != 0) {
     const Inode old = FSIO_TRY(fs.read_inode(existing));
     if (!force) return make_error(Errc::busy, "ext: '" + name + "' exists; --force replaces it");
-    if (!old.is_reg() && !old.is_symlink())
-      return make_error(Errc::invalid_argument, "ext: '" + name + "' exists and is not a regular file");
+    // A regular file replaces a regular file only: the entry's file_type
+    // stays as it is, and taking a symlink or a directory away is what rm is for.
+    if (!old.is_reg())
+      return make_error(Errc::busy, "ext: '" + name + "' is " + kind_of(old) +
+                                        "; --force replaces a regular file with a regular file only (rm it first)");
     if (old.file_acl(fs.layout()) != 0)
       return make_error(Errc::unsupported, "ext: '" + name + "' has an extended attribute block; replacing it is not supported");
   } else if (parent.flags() & (EXT4_ENCRYPT_FL | EXT4_CASEFOLD_FL | EXT4_INLINE_DATA_FL)) {
@@ -229,7 +255,8 @@ fsio::Result<Timestamp> current_time() {
     errno = 0;
     const long long v = std::strtoll(e, &end, 10);
     if (*e == '\0' || *end != '\0' || errno != 0 || v < 0)
-      return make_error(Errc::invalid_argument, std::string("SOURCE_DATE_EPOCH '") + e + "' is not a number of seconds");
+      return make_error(Errc::invalid_argument, std::string("SOURCE_DATE_EPOCH '") + e +
+                                                    "': expected a whole number of seconds since the epoch, 0 or more");
     return Timestamp{v, 0};
   }
   timespec ts{};
@@ -248,13 +275,15 @@ struct NewFile {
 };
 
 // The data of `src` written back, then its inode (mode is the whole i_mode).
+// `ino`: the inode, already allocated (0: allocate one near `parent`).
 fsio::Result<NewFile> create_file(Transaction& tx, const Inode& parent, std::uint16_t mode, Source& src,
-                                  const Owner& owner, const Timestamp* mtime, const PutOptions& o) {
+                                  const Owner& owner, const Timestamp* mtime, const PutOptions& o,
+                                  std::uint32_t ino = 0) {
   Filesystem& fs = tx.fs();
   const Layout& l = fs.layout();
   NewFile nf;
-  nf.ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
-  FileWriter w(fs, tx.alloc(), l.group_first_block(l.group_of_inode(nf.ino)), o.writeback, src.size_hint());
+  nf.ino = ino != 0 ? ino : FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
+  FileWriter w(fs, tx.alloc(), l.group_first_block(l.group_of_inode(nf.ino)), o.writeback, src.size());
   w.interrupted = o.interrupted;
   w.progress = o.progress;
   FSIO_TRY(w.stream(src));
@@ -289,7 +318,7 @@ class MemorySource : public Source {
     data_.remove_prefix(n);
     return n;
   }
-  std::uint64_t size_hint() const override { return data_.size(); }
+  std::optional<std::uint64_t> size() const override { return data_.size(); }
 
  private:
   std::string_view data_;
@@ -315,6 +344,44 @@ fsio::Result<std::uint32_t> create_symlink(Transaction& tx, const Inode& parent,
   set_inode_times(inode, tx.now(), mtime, true);
   FSIO_TRY(fs.write_inode(inode));
   return ino;
+}
+
+// Everything copy_tree would refuse, found before anything is written: a
+// name ext4 cannot hold, a device, fifo or socket, a symlink target that
+// does not fit a block, a modification time the inodes cannot store.
+// `bytes` grows by each file's blocks and a block per entry (an upper bound
+// on the data the copy queues).
+fsio::Status scan_tree(const Layout& l, const std::string& src, const PutOptions& o, std::uint64_t& bytes) {
+  std::vector<std::string> names;
+  {
+    DIR* d = ::opendir(src.c_str());
+    if (!d) return fsio::errno_error("open directory " + src);
+    while (dirent* e = ::readdir(d))
+      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) names.emplace_back(e->d_name);
+    ::closedir(d);
+  }
+  for (const std::string& name : names) {
+    if (o.interrupted && o.interrupted())
+      return make_error(Errc::interrupted, "ext: interrupted; nothing was written, the filesystem is unchanged");
+    const std::string path = src + "/" + name;
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0) return fsio::errno_error("stat " + path);
+    FSIO_TRY_CTX(check_name(name), path);
+    const std::uint64_t data = S_ISREG(st.st_mode) ? std::uint64_t(st.st_size) : 0;
+    bytes += l.block_size + (data + l.block_size - 1) / l.block_size * l.block_size;
+    if (!o.mtime)
+      FSIO_TRY(check_time(l, st.st_mtim.tv_sec, path + ": modification time " + std::to_string(st.st_mtim.tv_sec)));
+    if (S_ISDIR(st.st_mode)) {
+      FSIO_TRY(scan_tree(l, path, o, bytes));
+    } else if (S_ISLNK(st.st_mode)) {
+      if (st.st_size <= 0 || std::uint64_t(st.st_size) >= l.block_size)
+        return make_error(Errc::unsupported, path + ": a symlink target of " + std::to_string(st.st_size) +
+                                                 " bytes (ext4 holds 1 to " + std::to_string(l.block_size - 1) + ")");
+    } else if (!S_ISREG(st.st_mode)) {
+      return make_error(Errc::unsupported, path + ": device, fifo or socket files are not copied");
+    }
+  }
+  return {};
 }
 
 // Copies the directory `src` (already made as `dir`) and everything below
@@ -384,6 +451,20 @@ fsio::Status copy_tree(Transaction& tx, Inode& dir, const std::string& src, cons
   return fs.write_inode(dir, MetaKind::directory);
 }
 
+// A dry run's stand-in for create_file: the blocks of `size` bytes for
+// inode `ino` allocated in memory only, so the bitmaps they come from are
+// checked and a lack of space is found.
+fsio::Status rehearse_file(Transaction& tx, std::uint32_t ino, std::uint64_t size) {
+  const Layout& l = tx.fs().layout();
+  std::uint64_t goal = l.group_first_block(l.group_of_inode(ino));
+  for (std::uint64_t left = (size + l.block_size - 1) / l.block_size; left > 0;) {
+    const BlockRun run = FSIO_TRY(tx.alloc().alloc_blocks(goal, std::uint32_t(std::min<std::uint64_t>(left, 1u << 30))));
+    goal = run.start + run.len;
+    left -= run.len;
+  }
+  return {};
+}
+
 }  // namespace
 
 fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source& src, const PutOptions& o) {
@@ -391,31 +472,41 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
   PutReport rep;
   rep.path = dest;
   const Owner dir_owner{0755, o.owner.uid, o.owner.gid};
-  if (o.dry_run) {
-    FSIO_TRY(fs.write_gate());
-    auto [parent, name] = FSIO_TRY(resolve_parent(nullptr, fs, dest, o.parents, dir_owner, rep.created_dirs));
-    const std::uint32_t existing = rep.created_dirs.empty() ? FSIO_TRY(fs.find_entry(parent, name)) : 0;
-    FSIO_TRY(check_put_target(fs, parent, name, existing, o.force));
-    rep.replaced = existing != 0;
-    rep.size = src.size_hint();
-    return rep;
-  }
+  FSIO_TRY(check_op_times(l, o));
+  if (o.dry_run) FSIO_TRY(fs.write_gate());
+  // A dry run goes through the same steps in the cache (the device is open
+  // read-only) and stops where the data would be written, so it meets the
+  // refusals the write would.
   Transaction tx(fs, o.now);
-  auto [parent, name] = FSIO_TRY(resolve_parent(&tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
+  auto [parent, name] = FSIO_TRY(resolve_parent(tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
   const std::uint32_t existing = FSIO_TRY(fs.find_entry(parent, name));
   FSIO_TRY(check_put_target(fs, parent, name, existing, o.force));
-  const NewFile nf = FSIO_TRY(create_file(tx, parent, std::uint16_t(S_IFREG_ | (o.owner.mode & 07777)), src, o.owner,
-                                          o.mtime ? &*o.mtime : nullptr, o));
   if (existing != 0) {
-    FSIO_TRY(retarget_entry(fs, parent, name, nf.ino));
+    // The old file's link dropped (in the cache) and its frees checked
+    // before any data is written: a refusal there leaves the device as it was.
     Inode old = FSIO_TRY(fs.read_inode(existing));
     FSIO_TRY(unlink_inode(tx, old));
+  }
+  // The link too, in the cache, before the data: what the directory could
+  // refuse (a block it grows by, a leaf it splits) is met with nothing
+  // written. Only the commit makes it visible, after the data and the inode.
+  const std::uint32_t ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), false));
+  if (existing != 0) {
+    FSIO_TRY(retarget_entry(fs, parent, name, ino));
     rep.replaced = true;
   } else {
-    FSIO_TRY(add_entry(fs, tx.alloc(), parent, name, nf.ino, file_type_for(S_IFREG_, l)));
+    FSIO_TRY(add_entry(fs, tx.alloc(), parent, name, ino, file_type_for(S_IFREG_, l)));
   }
   set_inode_times(parent, o.now);
   FSIO_TRY(fs.write_inode(parent, MetaKind::directory));
+  FSIO_TRY(tx.prepare());
+  if (o.dry_run) {
+    FSIO_TRY(rehearse_file(tx, ino, src.size().value_or(0)));
+    rep.size = src.size().value_or(0);
+    return rep;
+  }
+  const NewFile nf = FSIO_TRY(create_file(tx, parent, std::uint16_t(S_IFREG_ | (o.owner.mode & 07777)), src, o.owner,
+                                          o.mtime ? &*o.mtime : nullptr, o, ino));
   FSIO_TRY(tx.commit());
   rep.ino = nf.ino;
   rep.size = nf.size;
@@ -436,18 +527,30 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
   if (::stat(src_dir.c_str(), &st) != 0) return fsio::errno_error("stat " + src_dir);
   if (o.dry_run) FSIO_TRY(fs.write_gate());
   Transaction tx(fs, o.now);
-  auto [parent, name] =
-      FSIO_TRY(resolve_parent(o.dry_run ? nullptr : &tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
-  const std::uint32_t existing = rep.created_dirs.empty() || !o.dry_run ? FSIO_TRY(fs.find_entry(parent, name)) : 0;
+  // A dry run makes the directories in the cache only (the device is open
+  // read-only) and stops before the first file's data.
+  auto [parent, name] = FSIO_TRY(resolve_parent(tx, fs, dest, o.parents, dir_owner, rep.created_dirs));
+  const std::uint32_t existing = FSIO_TRY(fs.find_entry(parent, name));
   if (existing != 0) return make_error(Errc::busy, "ext: " + dest + " exists; a tree is copied into a new directory");
   FSIO_TRY(check_name(name));
-  if (o.dry_run) return rep;
+  FSIO_TRY(check_op_times(fs.layout(), o));
+  std::uint64_t bytes = 0;
+  FSIO_TRY(scan_tree(fs.layout(), src_dir, o, bytes));
+  // The data goes out in batches of `chunk` bytes while files are still
+  // being allocated: when there is more than one batch, every bitmap an
+  // allocation could reach is checked before the first.
+  if (bytes >= o.writeback.chunk) FSIO_TRY(tx.alloc().check_all_bitmaps());
   const std::uint32_t ino =
       FSIO_TRY(create_dir(tx, parent, name, Owner{std::uint16_t(st.st_mode & 07777), o.owner.uid, o.owner.gid}));
+  if (o.dry_run) {
+    FSIO_TRY(tx.prepare());
+    return rep;
+  }
   Inode top = FSIO_TRY(fs.read_inode(ino));
   DataBatch batch(fs.queue(), o.writeback.chunk);
   PutOptions batched = o;
   batched.writeback.batch = &batch;
+  FSIO_TRY(tx.prepare());  // before the first file's data
   FSIO_TRY(copy_tree(tx, top, src_dir, batched, rep));
   FSIO_TRY(batch.flush());  // the data before any metadata that points at it
   ++rep.dirs;
@@ -459,23 +562,26 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
 fsio::Result<MkdirReport> make_dirs(Filesystem& fs, const std::string& path, bool parents, const Owner& owner,
                                     const Timestamp& now, bool dry_run) {
   MkdirReport rep;
+  FSIO_TRY(check_op_times(fs.layout(), now, std::nullopt));
   if (dry_run) FSIO_TRY(fs.write_gate());
   Transaction tx(fs, now);
-  auto [parent, name] = FSIO_TRY(resolve_parent(dry_run ? nullptr : &tx, fs, path, parents, owner, rep.created));
-  const std::uint32_t existing = rep.created.empty() || !dry_run ? FSIO_TRY(fs.find_entry(parent, name)) : 0;
+  // A dry run makes the directories in the cache only (the device is open
+  // read-only), so it meets the refusals of the allocation and the commit.
+  auto finish = [&]() -> fsio::Status { return dry_run ? tx.prepare() : tx.commit(); };
+  auto [parent, name] = FSIO_TRY(resolve_parent(tx, fs, path, parents, owner, rep.created));
+  const std::uint32_t existing = FSIO_TRY(fs.find_entry(parent, name));
   if (existing != 0) {
     const Inode e = FSIO_TRY(fs.read_inode(existing));
     if (parents && e.is_dir()) {
-      if (!dry_run && !rep.created.empty()) FSIO_TRY(tx.commit());
+      if (!rep.created.empty()) FSIO_TRY(finish());
       return rep;
     }
     return make_error(Errc::busy, "ext: " + path + " exists");
   }
   FSIO_TRY(check_name(name));
   rep.created.push_back(split_parent(path).first == "/" ? "/" + name : split_parent(path).first + "/" + name);
-  if (dry_run) return rep;
   FSIO_TRY(create_dir(tx, parent, name, owner));
-  FSIO_TRY(tx.commit());
+  FSIO_TRY(finish());
   return rep;
 }
 
@@ -483,6 +589,7 @@ fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, cons
   RmReport rep;
   const auto [parent_path, name] = split_parent(path);
   if (name.empty()) return make_error(Errc::invalid_argument, "ext: cannot remove the root directory");
+  FSIO_TRY(check_op_times(fs.layout(), now, std::nullopt));
   if (dry_run) FSIO_TRY(fs.write_gate());
   Inode parent = FSIO_TRY(read_dir(fs, FSIO_TRY(fs.lookup(parent_path)), parent_path));
   const std::uint32_t ino = FSIO_TRY(fs.find_entry(parent, name));
@@ -499,7 +606,8 @@ fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, cons
   }
   if (inode.file_acl(fs.layout()) != 0)
     return make_error(Errc::unsupported, "ext: " + path + " has an extended attribute block; removing it is not supported");
-  if (dry_run) return rep;
+  // A dry run changes the cache only (the device is open read-only) and
+  // stops before the commit, so it meets the refusals of the frees.
   Transaction tx(fs, now);
   FSIO_TRY(remove_entry(fs, parent, name));
   rep.inode_freed = inode.is_dir() || inode.fields().i_links_count <= 1;
@@ -510,7 +618,7 @@ fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, cons
   }
   set_inode_times(parent, now);
   FSIO_TRY(fs.write_inode(parent, MetaKind::directory));
-  FSIO_TRY(tx.commit());
+  FSIO_TRY(dry_run ? tx.prepare() : tx.commit());
   return rep;
 }
 

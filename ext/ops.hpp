@@ -25,14 +25,14 @@ class FdSource : public Source {
  public:
   FdSource(int fd, std::string name);
   fsio::Result<std::size_t> read(std::span<std::byte> buf) override;
-  std::uint64_t size_hint() const override { return size_; }
+  std::optional<std::uint64_t> size() const override { return size_; }
   void cancel() override { cancelled_ = true; }
 
  private:
   int fd_;
   fsio::FdKind kind_;
   std::string name_;
-  std::uint64_t size_ = 0;
+  std::optional<std::uint64_t> size_;  // a regular file's, at open
   std::uint64_t offset_ = 0;  // bytes read so far, for messages
   std::atomic<bool> cancelled_{false};
 };

@@ -25,18 +25,28 @@ bool all_zero(const std::byte* p, std::size_t n) {
 }  // namespace
 
 FileWriter::FileWriter(Filesystem& fs, Allocator& alloc, std::uint64_t goal, const WritebackOptions& o,
-                       std::uint64_t size_hint)
+                       std::optional<std::uint64_t> size)
     : fs_(fs), alloc_(alloc), goal_(goal), o_(o), bs_(fs.layout().block_size) {
   std::uint64_t cap = std::max<std::uint64_t>(o_.dirty_limit, bs_);
-  if (size_hint > 0) cap = std::min(cap, size_hint + bs_);
-  cap = (cap + bs_ - 1) / bs_ * bs_;
+  if (size) cap = std::min(cap, *size + bs_);
+  cap_ = (cap + bs_ - 1) / bs_ * bs_;
+  // Memory follows the data, not the option: nothing is allocated before the
+  // first byte, and input of unknown size starts small and doubles.
+  first_ = size ? cap_ : kFirstBuffer;
   o_.chunk = std::max<std::uint64_t>(o_.chunk / bs_ * bs_, bs_);
-  buf_ = fsio::AlignedBuffer(cap);
+}
+
+void FileWriter::grow(fsio::AlignedBuffer& buf, std::uint64_t keep, std::uint64_t limit) const {
+  const std::uint64_t want = std::min(limit, std::max<std::uint64_t>(first_, 2 * std::uint64_t(buf.size())));
+  fsio::AlignedBuffer bigger((want + bs_ - 1) / bs_ * bs_);
+  if (keep > 0) std::memcpy(bigger.data(), buf.data(), keep);
+  buf = std::move(bigger);
 }
 
 fsio::Result<std::span<std::byte>> FileWriter::space() {
+  if (fill_ == buf_.size() && buf_.size() < cap_) grow(buf_, fill_, cap_);
   if (fill_ == buf_.size()) {
-    FSIO_TRY(drain(0, fill_));
+    FSIO_TRY(drain(buf_.span(), fill_, false));
     base_ += fill_;
     fill_ = 0;
   }
@@ -75,15 +85,16 @@ fsio::Status DataBatch::flush() {
 
 fsio::Status FileWriter::finish() {
   const std::uint64_t whole = (fill_ + bs_ - 1) / bs_ * bs_;
-  std::memset(buf_.data() + fill_, 0, whole - fill_);  // the tail of the last block reads as zeros
+  if (whole > 0) std::memset(buf_.data() + fill_, 0, whole - fill_);  // the tail of the last block reads as zeros
   // A file that fits its buffer joins the batch instead of a plug of its own.
   batched_ = o_.batch != nullptr && base_ == 0;
-  FSIO_TRY(drain(0, whole));
-  if (batched_) FSIO_TRY(o_.batch->adopt(std::move(buf_)));
+  FSIO_TRY(drain(buf_.span(), whole, true));
+  // An empty file wrote nothing: its buffer has no request to outlive.
+  if (batched_ && whole > 0) FSIO_TRY(o_.batch->adopt(std::move(buf_)));
   return {};
 }
 
-fsio::Status FileWriter::drain(std::uint64_t buf_offset, std::uint64_t bytes) {
+fsio::Status FileWriter::drain(std::span<std::byte> data, std::uint64_t bytes, bool last) {
   const std::uint64_t nblocks = bytes / bs_;
   const std::uint64_t per_pass = o_.chunk / bs_;
   if ((base_ / bs_ + nblocks) > (std::uint64_t(1) << 32))
@@ -91,36 +102,45 @@ fsio::Status FileWriter::drain(std::uint64_t buf_offset, std::uint64_t bytes) {
   for (std::uint64_t b = 0; b < nblocks; b += per_pass) {
     if (interrupted && interrupted())
       return fsio::make_error(fsio::Errc::interrupted, "ext: interrupted; nothing was linked, the filesystem is unchanged");
-    FSIO_TRY(pass(buf_offset / bs_ + b, base_ / bs_ + b, std::min(per_pass, nblocks - b)));
+    // A pass's blocks are all allocated before its data is submitted; a
+    // later pass could meet a bitmap no allocation has checked yet, with
+    // this pass's data already written: check them all first.
+    const bool final_pass = last && b + per_pass >= nblocks;
+    if (!final_pass && !batched_ && !bitmaps_checked_) {
+      FSIO_TRY(alloc_.check_all_bitmaps());
+      bitmaps_checked_ = true;
+    }
+    FSIO_TRY(pass(data.subspan(b * bs_), base_ / bs_ + b, std::min(per_pass, nblocks - b)));
   }
   return {};
 }
 
 // One pass (the kernel's nr_to_write budget): map the runs of the window,
 // queue each as one request, submit them together.
-fsio::Status FileWriter::pass(std::uint64_t buf_block, std::uint64_t logical, std::uint64_t nblocks) {
+fsio::Status FileWriter::pass(std::span<std::byte> data, std::uint64_t logical, std::uint64_t nblocks) {
   auto own = fs_.queue().plug();
   auto& plug = batched_ ? o_.batch->plug() : own;
   std::uint64_t run = 0;  // start of the current run of data blocks, relative to the window
   for (std::uint64_t k = 0; k < nblocks && o_.sparse; ++k) {
-    if (all_zero(buf_.data() + (buf_block + k) * bs_, bs_)) {
-      if (k > run) FSIO_TRY(map_and_queue(plug, buf_block + run, logical + run, k - run));
+    if (all_zero(data.data() + k * bs_, bs_)) {
+      if (k > run) FSIO_TRY(map_and_queue(plug, data.subspan(run * bs_), logical + run, k - run));
       run = k + 1;
       ++stats_.hole_blocks;
     }
   }
-  if (nblocks > run) FSIO_TRY(map_and_queue(plug, buf_block + run, logical + run, nblocks - run));
+  if (nblocks > run) FSIO_TRY(map_and_queue(plug, data.subspan(run * bs_), logical + run, nblocks - run));
   if (!batched_) FSIO_TRY(plug.finish());
   ++stats_.passes;
   if (progress) progress->add(nblocks * bs_);
   return {};
 }
 
-fsio::Status FileWriter::map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t buf_block, std::uint64_t logical,
+fsio::Status FileWriter::map_and_queue(fsio::IoQueue::Plug& plug, std::span<std::byte> data, std::uint64_t logical,
                                        std::uint64_t n) {
+  std::uint64_t at = 0;  // blocks of `data` queued so far
   while (n > 0) {
     const BlockRun run = FSIO_TRY(alloc_.alloc_blocks(goal_, std::uint32_t(std::min<std::uint64_t>(n, 1u << 30))));
-    plug.write(run.start * bs_, buf_.span().subspan(buf_block * bs_, std::size_t(run.len) * bs_));
+    plug.write(run.start * bs_, data.subspan(at * bs_, std::size_t(run.len) * bs_));
     if (!extents_.empty() && extents_.back().logical + std::uint64_t(extents_.back().len) == logical &&
         extents_.back().physical + extents_.back().len == run.start && extents_.back().len + run.len <= kMaxInitExtentLen) {
       extents_.back().len += run.len;
@@ -131,7 +151,7 @@ fsio::Status FileWriter::map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t 
     data_blocks_ += run.len;
     stats_.blocks_committed += run.len;
     ++stats_.runs;
-    buf_block += run.len;
+    at += run.len;
     logical += run.len;
     n -= run.len;
   }
@@ -141,10 +161,13 @@ fsio::Status FileWriter::map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t 
 namespace {
 
 // The two halves of the dirty buffer, handed between the reader thread
-// (fills a free half) and the writeback thread (drains a filled one).
+// (fills a free half, growing it as the input arrives) and the writeback
+// thread (drains a filled one). A half belongs to the reader while it is
+// not `filled`, to the writeback thread while it is.
 struct Halves {
   std::mutex m;
   std::condition_variable cv;
+  fsio::AlignedBuffer buf[2];
   std::uint64_t bytes[2] = {};
   bool filled[2] = {};
   bool eof[2] = {};
@@ -153,18 +176,21 @@ struct Halves {
   std::uint64_t segments = 0;
 };
 
-void read_halves(Source& src, std::byte* base, std::uint64_t half, Halves& h) {
+void read_halves(Source& src, std::uint64_t half, const std::function<void(fsio::AlignedBuffer&, std::uint64_t)>& grow,
+                 Halves& h) {
   for (int i = 0;; i ^= 1) {
     {
       std::unique_lock lock(h.m);
       h.cv.wait(lock, [&] { return !h.filled[i] || h.stop; });
       if (h.stop) return;
     }
+    fsio::AlignedBuffer& buf = h.buf[i];
     std::uint64_t n = 0, segments = 0;
     bool eof = false;
     std::optional<fsio::Error> err;
     while (n < half) {
-      auto r = src.read(std::span<std::byte>(base + i * half + n, half - n));
+      if (n == buf.size()) grow(buf, n);
+      auto r = src.read(buf.span().subspan(n));
       if (!r) {
         err = std::move(r).error();
         break;
@@ -190,8 +216,8 @@ void read_halves(Source& src, std::byte* base, std::uint64_t half, Halves& h) {
 }  // namespace
 
 fsio::Status FileWriter::stream(Source& src) {
-  const std::uint64_t half = buf_.size() / 2 / bs_ * bs_;
-  if (half == 0 || (src.size_hint() != 0 && src.size_hint() <= buf_.size())) {
+  const std::uint64_t half = cap_ / 2 / bs_ * bs_;
+  if (half == 0 || (src.size() && *src.size() <= cap_)) {
     // Input that fits the buffer (a file of known size): one buffer, no second thread.
     for (;;) {
       auto room = FSIO_TRY(space());
@@ -202,7 +228,8 @@ fsio::Status FileWriter::stream(Source& src) {
     return finish();
   }
   Halves h;
-  std::thread reader(read_halves, std::ref(src), buf_.data(), half, std::ref(h));
+  std::thread reader(read_halves, std::ref(src), half,
+                     [this, half](fsio::AlignedBuffer& b, std::uint64_t keep) { grow(b, keep, half); }, std::ref(h));
   fsio::Status st;
   for (int i = 0;; i ^= 1) {
     std::uint64_t bytes = 0;
@@ -224,8 +251,8 @@ fsio::Status FileWriter::stream(Source& src) {
       eof = h.eof[i];
     }
     const std::uint64_t whole = (bytes + bs_ - 1) / bs_ * bs_;
-    std::memset(buf_.data() + i * half + bytes, 0, whole - bytes);  // the last block's tail reads as zeros
-    st = drain(i * half, whole);
+    if (whole > 0) std::memset(h.buf[i].data() + bytes, 0, whole - bytes);  // the last block's tail reads as zeros
+    st = drain(h.buf[i].span(), whole, eof);
     if (!st) break;
     base_ += bytes;
     std::lock_guard lock(h.m);

@@ -2,9 +2,13 @@
 // user space (DESIGN.md lessons 2 and 4).
 //
 // Input arrives as segments of any size and is copied (or read directly)
-// into one contiguous, aligned dirty buffer of up to `dirty_limit` bytes, so
+// into a contiguous, aligned dirty buffer of up to `dirty_limit` bytes (two
+// halves of it when a reader thread fills one while the other drains), so
 // a block is filled completely before it is written, and written exactly
-// once. When the buffer is full, and at the end, writeback passes drain it:
+// once. The buffer grows with the input: a regular file's gets its size (at
+// most the limit), a pipe's starts at 1 MiB and doubles up to the limit, so
+// memory follows the data, not the option. When the buffer is full, and at
+// the end, writeback passes drain it:
 // each pass maps at most `chunk` bytes (nr_to_write), allocating whole
 // contiguous runs near the previous one (delayed allocation: a block is
 // only allocated once its data is complete, and never zeroed first), and
@@ -23,6 +27,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -39,7 +44,9 @@ class Source {
   // Up to buf.size() bytes; 0 at the end. May be called from another thread
   // than the one that made the Source (FileWriter::stream reads on its own).
   virtual fsio::Result<std::size_t> read(std::span<std::byte> buf) = 0;
-  virtual std::uint64_t size_hint() const { return 0; }  // 0: unknown (a pipe)
+  // The exact size when known at the start (a regular file, even an empty
+  // one); nullopt for a pipe or a socket.
+  virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
   // Makes a read() that waits for input give up soon (returning 0).
   virtual void cancel() {}
 };
@@ -78,10 +85,11 @@ struct WritebackStats {
 
 class FileWriter {
  public:
-  // `goal`: the block to allocate near (the inode's group); `size_hint`
-  // bounds the buffer for small inputs (0 = unknown).
+  // `goal`: the block to allocate near (the inode's group); `size`, the
+  // input's size when known, bounds the buffer for small inputs (an empty
+  // file gets no more than a block).
   FileWriter(Filesystem& fs, Allocator& alloc, std::uint64_t goal, const WritebackOptions& options,
-             std::uint64_t size_hint);
+             std::optional<std::uint64_t> size);
 
   // Appends a segment (copied into the dirty buffer).
   fsio::Status write(std::span<const std::byte> data);
@@ -108,23 +116,34 @@ class FileWriter {
  private:
   // Writeback passes over `bytes` (whole blocks) of the buffer from `buf_offset`,
   // holding the file's data from base_.
-  fsio::Status drain(std::uint64_t buf_offset, std::uint64_t bytes);
-  fsio::Status pass(std::uint64_t buf_block, std::uint64_t logical, std::uint64_t nblocks);
-  fsio::Status map_and_queue(fsio::IoQueue::Plug& plug, std::uint64_t buf_block, std::uint64_t logical,
+  // `last`: no more data follows these bytes.
+  fsio::Status drain(std::span<std::byte> data, std::uint64_t bytes, bool last);
+  fsio::Status pass(std::span<std::byte> data, std::uint64_t logical, std::uint64_t nblocks);
+  fsio::Status map_and_queue(fsio::IoQueue::Plug& plug, std::span<std::byte> data, std::uint64_t logical,
                              std::uint64_t n);
+  // Replaces `buf` with one twice as large (first_ at first, at most
+  // `limit`), keeping its first `keep` bytes.
+  void grow(fsio::AlignedBuffer& buf, std::uint64_t keep, std::uint64_t limit) const;
+
+  // The first allocation for input of unknown size: what a pipe holds
+  // (libfsio/pipe.hpp widens it to 1 MiB).
+  static constexpr std::uint64_t kFirstBuffer = 1u << 20;
 
   Filesystem& fs_;
   Allocator& alloc_;
   std::uint64_t goal_;
   WritebackOptions o_;
   std::uint32_t bs_;
-  fsio::AlignedBuffer buf_;
+  std::uint64_t cap_ = 0;    // the most the dirty buffer holds: the limit, or less for a small input
+  std::uint64_t first_ = 0;  // its first allocation: cap_ for input of known size, else kFirstBuffer
+  fsio::AlignedBuffer buf_;  // grows with the data, up to cap_ (one buffer, or two halves in stream())
   std::uint64_t base_ = 0;  // file offset of buf_[0] (block-aligned)
   std::uint64_t fill_ = 0;  // bytes of buf_ holding data
   std::vector<Extent> extents_;
   std::uint64_t data_blocks_ = 0;
   WritebackStats stats_;
   bool batched_ = false;  // this file's one pass goes into o_.batch
+  bool bitmaps_checked_ = false;  // Allocator::check_all_bitmaps done
 };
 
 }  // namespace ext

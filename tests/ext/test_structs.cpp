@@ -43,6 +43,25 @@ TEST(Timestamp, BeforeTheEpochHasNoEpochBits) {
 
 TEST(Timestamp, WithoutExtraFieldsIsSigned32Bit) { EXPECT_EQ(decode_time(0x80000000u, 3, false).sec, -2147483648LL); }
 
+// The kernel's table (commit "ext4: Initialize timestamps limits"): epoch
+// bits 11 with a non-negative 32-bit time end at 0x37FFFFFFF, 2446-05-10.
+TEST(Timestamp, LimitsAreWhereTheEpochBitsRunOut) {
+  Layout l;
+  l.inode_size = 256;
+  EXPECT_EQ(time_limits(l).min, -2147483648LL);
+  EXPECT_EQ(time_limits(l).max, 0x37FFFFFFFLL);
+  EXPECT_TRUE(check_time(l, 0x37FFFFFFFLL, "t").has_value());
+  EXPECT_FALSE(check_time(l, 0x380000000LL, "t").has_value());
+  EXPECT_FALSE(check_time(l, -2147483649LL, "t").has_value());
+  // The last second reads back; the next one would read back as 1901.
+  const std::uint32_t extra = encode_time_extra(0x37FFFFFFFLL, 0);
+  EXPECT_EQ(decode_time(0x7FFFFFFFu, extra, true).sec, 0x37FFFFFFFLL);
+  EXPECT_EQ(decode_time(0x80000000u, encode_time_extra(0x380000000LL, 0), true).sec, -2147483648LL);
+  l.inode_size = 128;
+  EXPECT_EQ(time_limits(l).max, 2147483647LL);
+  EXPECT_FALSE(check_time(l, 2147483648LL, "t").has_value());
+}
+
 Layout sparse_layout() {
   Layout l;
   l.block_size = 4096;
