@@ -8,6 +8,7 @@
 
 #include "libfsio/engine.hpp"
 #include "libfsio/size.hpp"
+#include "version.hpp"
 
 namespace fsio::cli {
 
@@ -67,8 +68,11 @@ nlohmann::json to_json(const IoStats& s) {
   };
 }
 
+std::string version_line(const std::string& tool) { return tool + " (fsio) " + kVersion; }
+
 int parse(CLI::App& app, int argc, char** argv) {
   const std::string tool = std::filesystem::path(argc > 0 && argv[0] && *argv[0] ? argv[0] : "fsio").filename();
+  app.set_version_flag("--version", version_line(tool), "Print the version and exit");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

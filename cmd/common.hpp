@@ -53,4 +53,8 @@ int parse(CLI::App& app, int argc, char** argv);
 // the test overrides said on stderr; a malformed one is exit_usage; -1 to go on.
 int announce_environment(const char* tool);
 
+// What `TOOL --version` prints, the same shape for every tool:
+// "mkfat (fsio) 0.1.0".
+std::string version_line(const std::string& tool);
+
 }  // namespace fsio::cli

@@ -21,6 +21,7 @@
 #include "libfsio/bench_plot.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
+#include "version.hpp"
 
 namespace {
 
@@ -97,7 +98,7 @@ std::string header(const std::vector<BenchJob>& jobs) {
            "\n";
     if (j.spec->numjobs > 1) out += "...\n";
   }
-  return out + "ddbench-" FSIO_VERSION "\nStarting " + std::to_string(jobs.size()) +
+  return out + std::string("ddbench-") + fsio::kVersion + "\nStarting " + std::to_string(jobs.size()) +
          (jobs.size() == 1 ? " thread\n\n" : " threads\n\n");
 }
 
@@ -145,7 +146,7 @@ int main(int argc, char** argv) {
   const DdbenchCommand& cmd = *parsed;
   if (cmd.help) return std::fputs(ddbench_usage().c_str(), stdout) >= 0 ? exit_ok : exit_failure;
   if (cmd.cmdhelp) return std::fputs(ddbench_cmdhelp().c_str(), stdout) >= 0 ? exit_ok : exit_failure;
-  if (cmd.version) return std::printf("ddbench-%s\n", FSIO_VERSION) > 0 ? exit_ok : exit_failure;
+  if (cmd.version) return std::printf("%s\n", fsio::cli::version_line("ddbench").c_str()) > 0 ? exit_ok : exit_failure;
   if (int rc = announce_environment("ddbench"); rc >= 0) return rc;
   if (!cmd.quiet)
     for (const auto& n : cmd.notes) std::fprintf(stderr, "ddbench: note: %s\n", n.c_str());

@@ -9,6 +9,7 @@
 
 #include "cmd/common.hpp"
 #include "cmd/ddbench_report.hpp"
+#include "version.hpp"
 
 namespace fsio::cli {
 namespace {
@@ -160,7 +161,7 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
 }  // namespace
 
 std::string format_json(const Report& rep, bool plus) {
-  J top = J{{"fio version", std::string("ddbench-") + FSIO_VERSION},
+  J top = J{{"fio version", std::string("ddbench-") + fsio::kVersion},
             {"timestamp", std::int64_t(rep.start)},
             {"timestamp_ms", rep.start_ms},
             {"time", fio_time_string(rep.start)}};

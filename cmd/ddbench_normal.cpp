@@ -12,6 +12,7 @@
 
 #include "cmd/ddbench_report.hpp"
 #include "libfsio/size.hpp"
+#include "version.hpp"
 
 namespace fsio::cli {
 namespace {
@@ -227,7 +228,7 @@ std::string format_terse(const Report& rep) {
   std::string out;
   for (const auto& e : rep.entries) {
     const BenchResult& r = e.result;
-    out += fmt("3;ddbench-%s;%s;%u;0", FSIO_VERSION, e.name.c_str(), e.group);
+    out += fmt("3;ddbench-%s;%s;%u;0", fsio::kVersion, e.name.c_str(), e.group);
     out += terse_dir(rep, e, dir_read) + terse_dir(rep, e, dir_write);
     const double run_ms = r.elapsed * 1000;
     out += fmt(";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64, run_ms > 0 ? r.cpu.usr * 1e5 / run_ms : 0.0,

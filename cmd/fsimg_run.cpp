@@ -13,10 +13,8 @@
 #include "cmd/fsimg.hpp"
 #include "libfsio/apart.hpp"
 #include "libfsio/size.hpp"
+#include "version.hpp"
 
-#ifndef FSIO_VERSION
-#define FSIO_VERSION "0"
-#endif
 
 namespace fsimg {
 namespace {
@@ -143,7 +141,7 @@ int run_save(const Args& a) {
   if (!fd) return fail(fd.error());
   if (!a.quiet && !a.json) print_plan(text, *plan);
   fsio::Progress progress("fsimg save", plan->header.mapped_blocks * plan->header.block_size, progress_on(a));
-  img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + FSIO_VERSION, created_time(),
+  img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + fsio::kVersion, created_time(),
                       fsio::EngineKind::automatic, &progress};
   auto rep = img::save(*plan, *fd, a.out, so);
   if (*fd != STDOUT_FILENO && ::close(*fd) != 0 && rep) rep = fsio::errno_error(a.out + ": close");

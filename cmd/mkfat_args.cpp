@@ -10,13 +10,12 @@
 #include <limits>
 #include <vector>
 
+#include "cmd/common.hpp"
 #include "fat/codepage.hpp"
 #include "fat/label.hpp"
 #include "libfsio/size.hpp"
+#include "version.hpp"
 
-#ifndef FSIO_VERSION
-#define FSIO_VERSION "unknown"
-#endif
 
 namespace fsio::cli {
 
@@ -252,8 +251,8 @@ Result<std::uint64_t> create_size(const MkfatArgs& a) {
 }
 
 std::string version_line(const Invocation& inv) {
-  if (inv.personality == Personality::mkfs) return "mkfs.fat 4.2 (fsio mkfat " FSIO_VERSION ")";
-  return "mkfat " FSIO_VERSION " (fsio; mkfs.fat 4.2 options)";
+  if (inv.personality == Personality::mkfs) return std::string("mkfs.fat 4.2 (fsio mkfat ") + fsio::kVersion + ")";
+  return fsio::cli::version_line("mkfat");
 }
 
 std::string usage_text(const Invocation& inv) {
