@@ -38,7 +38,7 @@ run_one() {
   # -rss_limit_mb: a run that needs 2 GiB is a finding; -timeout: one input
   # taking 25 s is a hang.
   local rc=0
-  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
+  "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -error_exitcode=1 -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$dir/artifacts/" "$dir/new" "$src/tests/fuzz/corpus/$t" >"$dir/log" 2>&1 || rc=$?
   local runs cov
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
