@@ -10,6 +10,9 @@
 // (any error but an I/O error: corrupt, unsupported, busy, not found,
 // invalid argument) after a write was issued aborts, naming the command.
 // Commands that succeed may write, of course.
+//
+// FSIO_FUZZ_SKIP=VERB[,VERB...] (put, mkdir, rm) leaves those commands out:
+// with a known defect in one of them, fuzzing can still look at the others.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -124,6 +127,15 @@ std::vector<Named> commands(ext::Filesystem& fs) {
   std::abort();
 }
 
+// True when FSIO_FUZZ_SKIP names the command's verb (its first word).
+bool skipped(const std::string& command) {
+  static const std::string skip = [] {
+    const char* s = std::getenv("FSIO_FUZZ_SKIP");
+    return "," + std::string(s ? s : "") + ",";
+  }();
+  return skip.find("," + command.substr(0, command.find(' ')) + ",") != std::string::npos;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -137,6 +149,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     cmds = commands(**fs);
   }
   for (const auto& c : cmds) {
+    if (skipped(c.name)) continue;
     auto& image = fsio::fuzz::MemImage::load(in, padded);
     const std::vector<std::uint8_t> before = image.contents();
     auto fs = ext::Filesystem::open(image.path(), write_options());
