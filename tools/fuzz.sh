@@ -3,7 +3,8 @@
 # each for SECONDS with its corpus, tests/fuzz/corpus/TARGET. What a run
 # adds to the corpus goes to a scratch directory (FUZZ_WORK, default a new
 # one under /var/tmp), never into the repository; a crashing input is kept
-# there as crash-*, leak-* or timeout-* and named at the end.
+# there as crash-*, leak-* or timeout-* and named at the end (a scratch
+# directory of its own making is removed when nothing was found).
 #
 # Usage: tools/fuzz.sh SECONDS [TARGET...]   (default: every target)
 #   FUZZ_JOBS=N  run N targets at a time (default 1)
@@ -25,7 +26,9 @@ fi
 # Only the targets (and what they link): the tools need not be built here.
 ninja -C "$build" "${targets[@]/#/tests/fuzz/fuzz_}" || exit 2
 
-work=${FUZZ_WORK:-$(mktemp -d /var/tmp/fsio-fuzz.XXXXXX)}
+work=${FUZZ_WORK:-}
+own_work=false
+[ -n "$work" ] || { work=$(mktemp -d /var/tmp/fsio-fuzz.XXXXXX); own_work=true; }
 mkdir -p "$work"
 echo "fuzz: $seconds s per target; new corpus entries and findings in $work"
 # halt_on_error: the first report stops the run; detect_leaks: a leak is a finding.
@@ -67,5 +70,11 @@ for t in "${targets[@]}"; do
   fi
 done
 for p in "${pids[@]:+${pids[@]}}"; do wait "$p" || status=1; done
-[ "$status" -eq 0 ] && echo "fuzz: no findings" || echo "fuzz: FINDINGS above (inputs kept in $work)"
+if [ "$status" -eq 0 ]; then
+  echo "fuzz: no findings"
+  # A scratch directory of our own with nothing found in it is not kept.
+  if $own_work; then rm -rf "$work"; fi
+else
+  echo "fuzz: FINDINGS above (inputs kept in $work)"
+fi
 exit $status
