@@ -44,8 +44,9 @@ run_one() {
   "$build/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -error_exitcode=1 -timeout=25 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$dir/artifacts/" "$dir/new" "$src/tests/fuzz/corpus/$t" >"$dir/log" 2>&1 || rc=$?
   local runs cov
+  # (A run that crashed at its first input has no stats and no coverage line.)
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)
-  cov=$(grep -o 'cov: [0-9]*' "$dir/log" | tail -1 | cut -d' ' -f2)
+  cov=$( (grep -o 'cov: [0-9]*' "$dir/log" || true) | tail -1 | cut -d' ' -f2)
   local found
   found=$(find "$dir/artifacts" -type f | wc -l)
   printf 'fuzz: %-15s %10s runs  cov %6s  corpus +%s  findings %s%s\n' "$t" "${runs:-?}" "${cov:-?}" \
