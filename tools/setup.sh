@@ -10,6 +10,9 @@ packages=(
   libcli11-dev libblkid-dev libzstd-dev libboost1.81-dev liburing-dev
   libgtest-dev nlohmann-json3-dev
   dosfstools mtools e2fsprogs e2tools fdisk fio mandoc strace util-linux time
+  # The fuzz build only (tools/fuzz.sh): Debian 12's clang is clang 14, whose
+  # libFuzzer (libclang_rt.fuzzer) comes in libclang-rt-14-dev.
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do
