@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,17 +34,18 @@ namespace {
 // A small file's bytes, from memory.
 class MemSource : public ext::Source {
  public:
-  explicit MemSource(std::size_t bytes) : left_(bytes) {}
+  explicit MemSource(std::size_t bytes) : left_(bytes), size_(bytes) {}
   fsio::Result<std::size_t> read(std::span<std::byte> buf) override {
     const std::size_t n = std::min(buf.size(), left_);
     std::memset(buf.data(), 0x5a, n);
     left_ -= n;
     return n;
   }
-  std::uint64_t size_hint() const override { return 0; }
+  std::optional<std::uint64_t> size() const override { return size_; }
 
  private:
   std::size_t left_;
+  std::uint64_t size_;
 };
 
 using Command = std::function<fsio::Status(ext::Filesystem&)>;
