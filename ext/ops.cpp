@@ -346,20 +346,26 @@ fsio::Result<std::uint32_t> create_symlink(Transaction& tx, const Inode& parent,
   return ino;
 }
 
+// The names in directory `src` but . and .., sorted bytewise, so that the
+// same tree gives the same image whatever readdir's order.
+fsio::Result<std::vector<std::string>> list_dir(const std::string& src) {
+  std::vector<std::string> names;
+  DIR* d = ::opendir(src.c_str());
+  if (!d) return fsio::errno_error("open directory " + src);
+  while (dirent* e = ::readdir(d))
+    if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) names.emplace_back(e->d_name);
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 // Everything copy_tree would refuse, found before anything is written: a
 // name ext4 cannot hold, a device, fifo or socket, a symlink target that
 // does not fit a block, a modification time the inodes cannot store.
 // `bytes` grows by each file's blocks and a block per entry (an upper bound
 // on the data the copy queues).
 fsio::Status scan_tree(const Layout& l, const std::string& src, const PutOptions& o, std::uint64_t& bytes) {
-  std::vector<std::string> names;
-  {
-    DIR* d = ::opendir(src.c_str());
-    if (!d) return fsio::errno_error("open directory " + src);
-    while (dirent* e = ::readdir(d))
-      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) names.emplace_back(e->d_name);
-    ::closedir(d);
-  }
+  const std::vector<std::string> names = FSIO_TRY(list_dir(src));
   for (const std::string& name : names) {
     if (o.interrupted && o.interrupted())
       return make_error(Errc::interrupted, "ext: interrupted; nothing was written, the filesystem is unchanged");
@@ -389,15 +395,7 @@ fsio::Status scan_tree(const Layout& l, const std::string& src, const PutOptions
 fsio::Status copy_tree(Transaction& tx, Inode& dir, const std::string& src, const PutOptions& o, PutReport& rep) {
   Filesystem& fs = tx.fs();
   const Layout& l = fs.layout();
-  std::vector<std::string> names;
-  {
-    DIR* d = ::opendir(src.c_str());
-    if (!d) return fsio::errno_error("open directory " + src);
-    while (dirent* e = ::readdir(d))
-      if (std::strcmp(e->d_name, ".") && std::strcmp(e->d_name, "..")) names.emplace_back(e->d_name);
-    ::closedir(d);
-  }
-  std::sort(names.begin(), names.end());
+  const std::vector<std::string> names = FSIO_TRY(list_dir(src));
   for (const std::string& name : names) {
     if (o.interrupted && o.interrupted())
       return make_error(Errc::interrupted, "ext: interrupted; nothing was linked, the filesystem is unchanged");

@@ -130,6 +130,9 @@ fsio::Result<FillReport> fill(Volume& volume, const FillOptions& options, fsio::
   const auto t0 = Clock::now();
   auto plan = fill_detail::make_plan(volume, options, report);
   if (!plan) return std::move(plan).error().wrap(volume.path());
+  // A replaced file's old chain must be its own before it is freed; the
+  // dry run meets this refusal too.
+  if (auto own = fill_detail::check_unshared(volume, *plan); !own) return std::move(own).error().wrap(volume.path());
   const auto t1 = Clock::now();
   report.plan_seconds = std::chrono::duration<double>(t1 - t0).count();
   if (options.dry_run) return report;

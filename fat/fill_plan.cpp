@@ -231,9 +231,7 @@ fsio::Result<Plan> make_plan(Volume& v, const FillOptions& o, FillReport& report
   FSIO_TRY(planner.resolve_dir());
   for (const std::string& name : o.names) FSIO_TRY(planner.plan_file(name));
   report.free_after = std::uint32_t(report.free_before - report.clusters_allocated + report.clusters_freed);
-  Plan plan = planner.take();
-  FSIO_TRY(check_unshared(v, plan));
-  return plan;
+  return planner.take();
 }
 
 }  // namespace fat::fill_detail
