@@ -7,7 +7,7 @@
 
 #include "fat/boot_sector.hpp"
 #include "fat/fsinfo.hpp"
-#include "fat/entry.hpp"
+#include "fat/fat_entry.hpp"
 #include "libfsio/endian.hpp"
 
 namespace fat {

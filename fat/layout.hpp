@@ -18,7 +18,7 @@
 #include <variant>
 #include <vector>
 
-#include "fat/entry.hpp"
+#include "fat/fat_entry.hpp"
 
 namespace fat {
 

@@ -5,7 +5,7 @@
 // The FAT is read in blocks (64 KiB by default; a FAT12 FAT, at most 6 KiB of
 // entries, is one block) and at most cache_bytes of clean blocks are kept,
 // least recently used first out. set() marks the sectors it touches dirty (a
-// FAT12 entry that straddles a sector boundary dirties both, see entry.hpp)
+// FAT12 entry that straddles a sector boundary dirties both, see fat_entry.hpp)
 // and pins its block until clear_dirty(): dirty blocks are never evicted, so
 // the cache grows by what a writer changes between two flushes. A writer
 // bounds that by flushing per file or per batch (dirty_sectors()).
@@ -35,7 +35,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fat/entry.hpp"
+#include "fat/fat_entry.hpp"
 #include "fat/layout.hpp"
 #include "libfsio/buffer.hpp"
 #include "libfsio/io_queue.hpp"

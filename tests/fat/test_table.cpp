@@ -1,11 +1,11 @@
-// FAT entry codecs, exhaustive over whole sectors (entry.hpp).
+// FAT entry codecs, exhaustive over whole sectors (fat_entry.hpp).
 #include <gtest/gtest.h>
 
 #include <map>
 #include <random>
 #include <vector>
 
-#include "fat/entry.hpp"
+#include "fat/fat_entry.hpp"
 
 namespace fat {
 namespace {

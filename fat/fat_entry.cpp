@@ -1,5 +1,5 @@
 // FAT entry codecs (see entry.hpp for the byte layout).
-#include "fat/entry.hpp"
+#include "fat/fat_entry.hpp"
 
 namespace fat {
 

@@ -1,4 +1,5 @@
-// DOS date/time encoding (see dirent.hpp for the bit layout).
+// DOS date/time codecs: the directory entry's time fields (dirent.hpp
+// holds their bit layout).
 #include "fat/dirent.hpp"
 
 namespace fat {
