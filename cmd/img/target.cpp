@@ -106,6 +106,8 @@ fsio::Status TargetWriter::segment(const Segment& seg) {
   if (s.offset < head_end_) {
     hold_head(s);
     const std::uint64_t cut = std::min(s.length, head_end_ - s.offset);
+    // Written with the head at the end, and counted now, as what follows is.
+    (s.data ? rep_.data_bytes : rep_.zero_written) += cut;
     s.offset += cut;
     s.length -= cut;
     if (s.data) s.data += cut;
