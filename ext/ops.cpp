@@ -346,9 +346,10 @@ fsio::Result<std::uint32_t> create_symlink(Transaction& tx, const Inode& parent,
   return ino;
 }
 
-// The names in directory `src` but . and .., sorted bytewise, so that the
-// same tree gives the same image whatever readdir's order.
-fsio::Result<std::vector<std::string>> list_dir(const std::string& src) {
+// The names in the host directory `src`, a put's source (list_dir in
+// inspect.hpp lists an ext directory), but . and .., sorted bytewise, so
+// that the same tree gives the same image whatever readdir's order.
+fsio::Result<std::vector<std::string>> source_names(const std::string& src) {
   std::vector<std::string> names;
   DIR* d = ::opendir(src.c_str());
   if (!d) return fsio::errno_error("open directory " + src);
@@ -365,7 +366,7 @@ fsio::Result<std::vector<std::string>> list_dir(const std::string& src) {
 // `bytes` grows by each file's blocks and a block per entry (an upper bound
 // on the data the copy queues).
 fsio::Status scan_tree(const Layout& l, const std::string& src, const PutOptions& o, std::uint64_t& bytes) {
-  const std::vector<std::string> names = FSIO_TRY(list_dir(src));
+  const std::vector<std::string> names = FSIO_TRY(source_names(src));
   for (const std::string& name : names) {
     if (o.interrupted && o.interrupted())
       return make_error(Errc::interrupted, "ext: interrupted; nothing was written, the filesystem is unchanged");
@@ -395,7 +396,7 @@ fsio::Status scan_tree(const Layout& l, const std::string& src, const PutOptions
 fsio::Status copy_tree(Transaction& tx, Inode& dir, const std::string& src, const PutOptions& o, PutReport& rep) {
   Filesystem& fs = tx.fs();
   const Layout& l = fs.layout();
-  const std::vector<std::string> names = FSIO_TRY(list_dir(src));
+  const std::vector<std::string> names = FSIO_TRY(source_names(src));
   for (const std::string& name : names) {
     if (o.interrupted && o.interrupted())
       return make_error(Errc::interrupted, "ext: interrupted; nothing was linked, the filesystem is unchanged");
