@@ -1,0 +1,152 @@
+// mkext4: make an ext4 filesystem byte for byte as mke2fs -t ext4 makes it,
+// in a few merged writes. Options are mke2fs's (mkext4_args.hpp); the work
+// is ext::plan_mkfs and ext::write_mkfs, and every refusal (options, the
+// profile, a target in use or read-only, an existing filesystem without
+// -F) comes before the first write.
+#include <sys/random.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cmd/common.hpp"
+#include "cmd/mkext4_args.hpp"
+#include "cmd/mkext4_report.hpp"
+#include "ext/mkfs.hpp"
+#include "libfsio/engine.hpp"
+#include "libfsio/signatures.hpp"
+
+namespace {
+
+using namespace fsio::cli;
+using fsio::Errc;
+using fsio::Result;
+
+int fail(const fsio::Error& e) { return report("mkext4", e); }
+
+std::array<std::uint8_t, 16> random16() {
+  std::array<std::uint8_t, 16> u{};
+  for (std::size_t got = 0; got < u.size();) {
+    const ssize_t n = ::getrandom(u.data() + got, u.size() - got, 0);
+    if (n > 0) got += std::size_t(n);
+    else if (errno != EINTR) std::abort();  // the kernel always has random bytes for us
+  }
+  return u;
+}
+
+// $MKE2FS_CONFIG, else /etc/mke2fs.conf, else the built-in copy (mke2fs's
+// order: a missing file falls through, an unreadable or malformed one is an error).
+Result<ext::Mke2fsConf> load_conf() {
+  const char* env = std::getenv("MKE2FS_CONFIG");
+  const std::string path = env && *env ? env : "/etc/mke2fs.conf";
+  std::ifstream in(path);
+  if (!in) {
+    if (errno == ENOENT) return ext::Mke2fsConf::builtin();
+    return fsio::errno_error(path);
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ext::Mke2fsConf::parse(text.str(), path);
+}
+
+Result<std::optional<std::int64_t>> source_date_epoch() {
+  const char* v = std::getenv("SOURCE_DATE_EPOCH");
+  if (!v) return std::optional<std::int64_t>{};
+  const std::string s(v);
+  std::int64_t t = 0;
+  bool ok = !s.empty() && s.size() <= 12;
+  for (char c : s) ok = ok && c >= '0' && c <= '9', t = t * 10 + (c - '0');
+  if (!ok) return fsio::make_error(Errc::invalid_argument, "SOURCE_DATE_EPOCH '" + s + "' is not a number of seconds");
+  return std::optional<std::int64_t>(t);
+}
+
+// What mke2fs learns about the target before writing, through a read-only
+// open that refuses what a write would refuse (in use, read-only).
+Result<ext::MkfsTarget> inspect(const Mkext4Args& a) {
+  ext::MkfsTarget t;
+  t.name = a.target;
+  struct stat st{};
+  const int r = a.create ? ::lstat(a.target.c_str(), &st) : ::stat(a.target.c_str(), &st);
+  if (r != 0 && errno != ENOENT) return fsio::errno_error(a.target);
+  t.exists = r == 0;
+  if (a.create && t.exists)
+    return fsio::make_error(Errc::busy, a.target + ": exists; -C makes a new file and never replaces one");
+  if (!t.exists) return t;
+  fsio::OpenOptions o;
+  o.check_write = true;
+  auto dev = FSIO_TRY(fsio::Device::open(a.target, o));
+  t.bytes = dev.size();
+  t.is_block_device = dev.is_block_device();
+  if (t.is_block_device) {
+    t.logical_sector = dev.topology().logical_sector;
+    t.physical_sector = dev.topology().physical_sector;
+    t.min_io = dev.topology().minimum_io;
+    t.opt_io = dev.topology().optimal_io;
+  }
+  return t;
+}
+
+int make(const Mkext4Args& a, ext::MkfsPlan& plan, const ext::MkfsTarget& t) {
+  fsio::InterruptGuard interrupt;
+  fsio::OpenOptions o;
+  o.write = true;
+  o.offset = plan.params.offset;
+  if (!t.exists) o.create_new = true;
+  if (!t.is_block_device) o.create_size = plan.params.offset + plan.fs_bytes();  // never shrinks a file
+  auto dev = fsio::Device::open(a.target, o);
+  if (!dev) return fail(dev.error());
+  auto failed = [&](const fsio::Error& e) {
+    std::string msg = e.message();
+    if (dev->created()) {
+      auto rm = dev->remove_created();
+      msg += rm ? "; removed " + a.target + ", which mkext4 had created" : "; could not remove it: " + rm.error().message();
+    }
+    return fail(fsio::Error{e.code, 0, msg});
+  };
+  auto queue = fsio::IoQueue::create(*dev);
+  if (!queue) return failed(queue.error());
+  fsio::Progress progress("mkext4", ext::mkfs_work_bytes(plan), !a.quiet && !a.json && fsio::stderr_is_terminal());
+  auto rep = ext::write_mkfs(*queue, plan, &progress);
+  if (!rep) return failed(rep.error());
+  print_result(a, *rep, *queue);
+  if (a.json) {
+    auto out = plan_json(a, plan, {});
+    add_result_json(out, *rep, *queue);
+    std::cout << out.dump(2) << '\n';
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Mkext4Args a;
+  if (int rc = parse_mkext4(argc, argv, a); rc >= 0) return rc;
+  auto epoch = source_date_epoch();
+  if (!epoch) return fail(epoch.error());
+  a.req.time = *epoch;
+  auto conf = load_conf();
+  if (!conf) return fail(conf.error());
+  auto target = inspect(a);
+  if (!target) return fail(target.error());
+  auto plan = ext::plan_mkfs(a.req, *target, *conf, random16);
+  if (!plan) return fail(plan.error());
+  std::vector<fsio::Signature> sigs;
+  if (target->exists) {
+    auto found = fsio::check_overwrite(a.target, plan->params.offset, plan->fs_bytes(), a.req.force || a.dry_run,
+                                       "making an ext4 filesystem");
+    if (!found) return fail(found.error());
+    sigs = *found;
+  }
+  print_plan(a, *plan, a.dry_run);
+  if (a.dry_run) {
+    if (a.json) std::cout << plan_json(a, *plan, sigs).dump(2) << '\n';
+    for (const auto& s : sigs)
+      if (!a.json && !a.quiet) std::printf("would overwrite %s\n", fsio::describe(s).c_str());
+    return exit_ok;
+  }
+  return make(a, *plan, *target);
+}
