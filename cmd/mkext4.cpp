@@ -99,7 +99,7 @@ int make(const Mkext4Args& a, ext::MkfsPlan& plan, const ext::MkfsTarget& t) {
   auto dev = fsio::Device::open(a.target, o);
   if (!dev) return fail(dev.error());
   auto failed = [&](const fsio::Error& e) {
-    std::string msg = e.message();
+    std::string msg = dev->created() && e.code == Errc::interrupted ? a.target + ": interrupted" : e.message();
     if (dev->created()) {
       auto rm = dev->remove_created();
       msg += rm ? "; removed " + a.target + ", which mkext4 had created" : "; could not remove it: " + rm.error().message();

@@ -94,7 +94,6 @@ int parse_mkext4(int argc, char** argv, Mkext4Args& a) {
   auto& r = a.req;
   Texts t;
   std::optional<std::string> fs_type, extended;
-  std::vector<std::string> positionals;
   bool noaction = false, force = false, version = false;
   auto one = [&](const std::string& name, std::optional<std::string>& out, const std::string& help) {
     return app.add_option(name, out, help)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -126,14 +125,14 @@ int parse_mkext4(int argc, char** argv, Mkext4Args& a) {
   app.add_flag("--json", a.json, "one JSON document on stdout");
   app.add_flag("--stats", a.stats, "print I/O statistics");
   app.add_flag("-V", version, "print the version and exit");
-  app.add_option("TARGET SIZE", positionals, "the device or image file, and the size (blocks, or 64M, 1G)")
-      ->expected(1, 2);
+  std::optional<std::string> target;
+  app.add_option("TARGET", target, "the block device or image file");
+  app.add_option("SIZE", r.size, "the size: blocks (of -b, else 1 KiB), or bytes with K, M, G, T (64M, 1G)");
   if (int rc = parse(app, argc, argv); rc >= 0) return rc;
   if (version) return std::printf("%s\n", version_line("mkext4").c_str()), exit_ok;
-  if (positionals.empty())
+  if (!target)
     return report("mkext4", usage("no TARGET given (mkext4 [OPTIONS] TARGET [SIZE]; --help shows the options)"));
-  a.target = positionals[0];
-  if (positionals.size() > 1) r.size = positionals[1];
+  a.target = *target;
   r.fs_type = fs_type;
   r.extended = extended;
   r.force = force;

@@ -16,9 +16,27 @@ using fsio::make_error;
 namespace {
 
 constexpr std::size_t kZeroBuffer = 4u << 20;
+constexpr std::uint64_t kZeroCall = 16u << 20;  // 4 s at a card's 4 MB/s
 
-fsio::Error interrupted() {
-  return make_error(Errc::interrupted, "");
+fsio::Error interrupted() { return make_error(Errc::interrupted, ""); }
+
+// One fallocate call: the device may zero at its write speed (a card
+// without WRITE ZEROES), so the calls are bounded and Ctrl-C is looked at
+// between them.
+fsio::Status fallocate_zeros(const fsio::Device& d, std::uint64_t off, std::uint64_t n, std::uint64_t* fallocated) {
+  for (std::uint64_t k = 0; k < n;) {
+    const std::uint64_t m = std::min<std::uint64_t>(n - k, kZeroCall);
+    const off_t abs = off_t(d.offset() + off + k);
+    if (::fallocate(d.fd(), FALLOC_FL_ZERO_RANGE, abs, off_t(m)) != 0 &&
+        (d.is_block_device() || ::fallocate(d.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, abs, off_t(m)) != 0)) {
+      if (k) return fsio::errno_error(d.path() + ": zeroing " + std::to_string(m) + " bytes at byte " + std::to_string(off + k));
+      return fsio::errno_error("");
+    }
+    k += m;
+    *fallocated += m;
+    if (fsio::InterruptGuard::requested() && k < n) return interrupted();
+  }
+  return {};
 }
 
 }  // namespace
@@ -49,13 +67,9 @@ fsio::Status write_bytes(fsio::IoQueue& q, std::uint64_t off, std::span<const st
 fsio::Status zero_bytes(fsio::IoQueue& q, std::uint64_t off, std::uint64_t n, std::uint64_t* fallocated,
                         std::uint64_t* written) {
   const fsio::Device& d = q.device();
-  const off_t abs = off_t(d.offset() + off);
-  if (::fallocate(d.fd(), FALLOC_FL_ZERO_RANGE, abs, off_t(n)) == 0 ||
-      (!d.is_block_device() && ::fallocate(d.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, abs, off_t(n)) == 0)) {
-    *fallocated += n;
-    return {};
-  }
-  const int err = errno;
+  auto st = fallocate_zeros(d, off, n, fallocated);
+  if (st || st.error().code == Errc::interrupted || !st.error().context.empty()) return st;
+  const int err = st.error().sys_errno;
   if (err != EOPNOTSUPP && err != EINVAL && err != ENOSYS && err != ENODEV)
     return fsio::errno_error(err, d.path() + ": zeroing " + std::to_string(n) + " bytes at byte " + std::to_string(off));
   static const fsio::AlignedBuffer zeros(kZeroBuffer);

@@ -125,6 +125,9 @@ std::uint32_t reserved_gdt_blocks(std::uint64_t blocks, std::uint32_t fdb, std::
 
 fsio::Result<MkfsLayout> lay_out(const MkfsParams& p) {
   const Geometry g = FSIO_TRY(geometry(p));
+  if (g.inodes < 12)  // mke2fs fails writing the reserved inodes ("Illegal inode number")
+    return too_small(g.blocks, p.block_size, "hold " + std::to_string(g.inodes) +
+                                                 " inodes, fewer than the 11 reserved ones and lost+found");
   Layout l;
   l.block_size = p.block_size;
   l.blocks_count = g.blocks;

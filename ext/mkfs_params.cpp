@@ -142,20 +142,22 @@ fsio::Status Prs::types() {
 // then -O; defaults that lost their prerequisite are dropped silently.
 fsio::Status Prs::features() {
   const auto base = FSIO_TRY(profile_string("base_features"));
-  FSIO_TRY(edit_features(base.value_or("sparse_super,large_file,filetype,resize_inode,dir_index"), p.compat,
-                         p.incompat, p.ro_compat));
+  FSIO_TRY_CTX(edit_features(base.value_or("sparse_super,large_file,filetype,resize_inode,dir_index"), p.compat,
+                             p.incompat, p.ro_compat),
+               conf.name() + " base_features");
   const auto mntopts = FSIO_TRY(profile_string("default_mntopts"));
   FSIO_TRY(edit_mount_options(mntopts.value_or("acl,user_xattr"), p.default_mount_opts));
   for (const auto& type : fs_types)
     if (auto f = conf.get("fs_types", type, "features"); f && !f->empty())
-      FSIO_TRY(edit_features(*f, p.compat, p.incompat, p.ro_compat));
+      FSIO_TRY_CTX(edit_features(*f, p.compat, p.incompat, p.ro_compat), conf.where("fs_types", type, "features"));
   const auto defaults = FSIO_TRY(profile_string("default_features"));
-  if (req.features.empty() && defaults) FSIO_TRY(edit_features(*defaults, p.compat, p.incompat, p.ro_compat));
+  if (req.features.empty() && defaults)
+    FSIO_TRY_CTX(edit_features(*defaults, p.compat, p.incompat, p.ro_compat), conf.name() + " default_features");
   const bool default_orphan = p.compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE;
   const bool default_seed = p.incompat & EXT4_FEATURE_INCOMPAT_CSUM_SEED;
   std::string all;
   for (const auto& f : req.features) all += (all.empty() ? "" : ",") + f;
-  if (!all.empty()) FSIO_TRY(edit_features(all, p.compat, p.incompat, p.ro_compat));
+  if (!all.empty()) FSIO_TRY_CTX(edit_features(all, p.compat, p.incompat, p.ro_compat), "-O");
   if (default_orphan && !(p.compat & EXT3_FEATURE_COMPAT_HAS_JOURNAL)) p.compat &= ~EXT4_FEATURE_COMPAT_ORPHAN_FILE;
   if (default_seed && !(p.ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM))
     p.incompat &= ~EXT4_FEATURE_INCOMPAT_CSUM_SEED;

@@ -118,14 +118,15 @@ fsio::Status Prs::identity(std::array<std::uint8_t, 16> (*random16)()) {
     u[8] = std::uint8_t((u[8] & 0x3F) | 0x80);
     return u;
   };
-  const auto errors = FSIO_TRY(profile_string("errors"));
-  for (const auto* e : {errors ? &*errors : nullptr, req.errors ? &*req.errors : nullptr}) {
-    if (!e) continue;
-    if (*e == "continue") p.errors = 1;
-    else if (*e == "remount-ro") p.errors = 2;
-    else if (*e == "panic") p.errors = 3;
-    else return mkfs_usage("bad error behavior '" + *e + "' (continue, remount-ro or panic)");
-  }
+  auto behaviour = [&](const std::string& e, const std::string& from) -> fsio::Status {
+    if (e == "continue") p.errors = 1;
+    else if (e == "remount-ro") p.errors = 2;
+    else if (e == "panic") p.errors = 3;
+    else return mkfs_usage(from + " '" + e + "': bad error behavior (continue, remount-ro or panic)");
+    return {};
+  };
+  if (const auto e = FSIO_TRY(profile_string("errors"))) FSIO_TRY(behaviour(*e, "errors in " + conf.name()));
+  if (req.errors) FSIO_TRY(behaviour(*req.errors, "-e"));
   if (!req.uuid || !strcasecmp(req.uuid->c_str(), "random")) {
     p.uuid = v4();
   } else if (!strcasecmp(req.uuid->c_str(), "null") || !strcasecmp(req.uuid->c_str(), "clear")) {

@@ -17,7 +17,7 @@ using fsio::make_error;
 
 namespace {
 
-constexpr std::uint64_t kArenaBytes = 32u << 20;  // data copied into one plug (interrupt granularity)
+constexpr std::uint64_t kArenaBytes = 8u << 20;  // data copied into one plug (Ctrl-C is looked at between plugs)
 
 struct Range {
   std::uint64_t block, count;

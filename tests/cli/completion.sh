@@ -89,3 +89,16 @@ for t in fatck fatfill fsimg; do
   bash -c ". '$c/$t'; complete -p $t" | grep -q "_fsio_$t" || fail "$t is not completed by _fsio_$t"
 done
 pass "fatck, fatfill and fsimg (save, restore, verify, info) complete the options their --help lists, and values"
+
+# mkext4: "-" completes to what its --help lists; -O completes a feature
+# after a comma, with its ^; -E the keys after a comma; -T the usage types.
+MKEXT4=$BUILD/cmd/mkext4
+[ -x "$MKEXT4" ] || fail "$MKEXT4 is not built"
+got=$(complete_words "$c/mkext4" _fsio_mkext4 mkext4 - | tr ' ' '\n' | sed 's/=$//' | sort -u | paste -sd' ')
+expect "$(help_opts "$MKEXT4")" "$got" "mkext4 - (against mkext4 --help)"
+expect "^metadata_csum_seed ^metadata_csum" "$(complete_words "$c/mkext4" _fsio_mkext4 mkext4 -O ^metadata)" "mkext4 -O ^metadata"
+expect "has_journal,^64bit" "$(complete_words "$c/mkext4" _fsio_mkext4 mkext4 -O has_journal,^64)" "mkext4 -O a,^b"
+expect "nodiscard,root_owner=" "$(complete_words "$c/mkext4" _fsio_mkext4 mkext4 -E nodiscard,root)" "mkext4 -E a,b"
+expect "small" "$(complete_words "$c/mkext4" _fsio_mkext4 mkext4 -T sm)" "mkext4 -T"
+bash -c ". '$c/mkext4'; complete -p mkext4" | grep -q _fsio_mkext4 || fail "mkext4 is not completed by _fsio_mkext4"
+pass "mkext4 completes the options its --help lists, features, extended options and usage types"

@@ -12,11 +12,11 @@ meson install -C "$BUILD" --no-rebuild --destdir "$root" --quiet >"$T/install.lo
 prefix=$(meson introspect "$BUILD" --buildoptions | python3 -c \
   'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "prefix"))')
 p=$root$prefix
-for f in sbin/mkfat sbin/fatck bin/fatfill bin/ddbench bin/extwb share/man/man8/mkfat.8 share/man/man1/ddbench.1 share/man/man7/fsio.7 \
-         include/fsio/libfsio/io_queue.hpp; do
+for f in sbin/mkfat sbin/fatck sbin/mkext4 bin/fatfill bin/ddbench bin/extwb share/man/man8/mkfat.8 \
+         share/man/man8/mkext4.8 share/man/man1/ddbench.1 share/man/man7/fsio.7 include/fsio/libfsio/io_queue.hpp; do
   [ -e "$p/$f" ] || fail "not installed: $prefix/$f"
 done
-for t in mkfat ddbench extwb fatck fatfill fsimg; do
+for t in mkfat ddbench extwb fatck fatfill fsimg mkext4; do
   [ -f "$p/share/bash-completion/completions/$t" ] || fail "completion not installed: $prefix/share/bash-completion/completions/$t"
 done
 [ ! -e "$p/sbin/mkfs.fat" ] || fail "mkfs.fat link installed although mkfs_links is off"
@@ -27,7 +27,7 @@ soname=$(readelf -d "$lib" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 libdir=$(dirname "$lib")
 [ -L "$libdir/$soname" ] && [ -L "$libdir/libfsio.so" ] || fail "the $soname and libfsio.so links are missing"
 readelf -d "$p/sbin/mkfat" | grep -q "NEEDED.*\[$soname\]" || fail "mkfat does not link $soname"
-pass "installed: sbin/mkfat, bin/ddbench, bin/extwb, man pages, completions for all six tools, $soname with its links"
+pass "installed: sbin/mkfat, bin/ddbench, bin/extwb, man pages, completions for all seven tools, $soname with its links"
 
 export PKG_CONFIG_PATH=$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$root
 pkg-config --exists fsio || fail "pkg-config does not find fsio in $PKG_CONFIG_PATH"

@@ -9,7 +9,7 @@ for page in *.[1-8]; do
   out=$(mandoc -T lint -W warning "$page" 2>&1 || true)
   if [ -n "$out" ]; then echo "$out"; status=1; fi
 done
-for tool in ddbench mkfat fatck fatfill extwb fsimg; do
+for tool in ddbench mkfat fatck fatfill extwb fsimg mkext4; do
   ls "$tool".[1-8] >/dev/null 2>&1 || { echo "no man page for $tool"; status=1; }
 done
 echo "linted $count man pages"

@@ -7,7 +7,7 @@
 need meson python3
 version=$(meson introspect --projectinfo "$BUILD" | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
 [ -n "$version" ] || fail "meson introspect gave no version"
-for tool in mkfat fatfill fatck extwb fsimg ddbench; do
+for tool in mkfat fatfill fatck extwb fsimg ddbench mkext4; do
   out=$("$BUILD/cmd/$tool" --version) || fail "$tool --version exited $?"
   [ "$out" = "$tool (fsio) $version" ] || fail "$tool --version: '$out', expected '$tool (fsio) $version'"
 done
