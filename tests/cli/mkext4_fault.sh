@@ -61,8 +61,7 @@ sweep() {  # sweep TEMPLATE ARGS...
 
 empty() { rm -f "$T/$1"; truncate -s "$2" "$T/$1"; echo "$T/$1"; }
 
-sweep "$(empty new64M.img 64M)"
-sweep "$(empty new1G.img 1G)" -O orphan_file
+sweep "$(empty new64M.img 64M)" -O orphan_file
 sweep "$(empty nocsum.img 256M)" -O ^metadata_csum
 # An old ext4 with 4 KiB blocks (labelled old-fs), made again with 1 KiB
 # blocks: its group-1 backup at block 32768 is no backup of the new layout.
