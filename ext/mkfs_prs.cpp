@@ -154,6 +154,35 @@ fsio::Status Prs::identity(std::array<std::uint8_t, 16> (*random16)()) {
   return {};
 }
 
+// The profile's flags, the types' options and -E, and --offset (PRS's
+// middle, between the topology and the inode count).
+fsio::Status Prs::settings() {
+  num_backups = unsigned(FSIO_TRY(profile_int("num_backup_sb", 2)));
+  if (num_backups > 2) return mkfs_usage(conf.where("defaults", "", "num_backup_sb") + " must be 0, 1 or 2");
+  p.lazy_itable_init = FSIO_TRY(profile_bool("lazy_itable_init", true));  // kernel >= 2.6.37
+  p.discard = FSIO_TRY(profile_bool("discard", true));
+  p.lazy_journal_init = FSIO_TRY(profile_bool("lazy_journal_init", false));
+  if (const auto loc = FSIO_TRY(profile_string("journal_location")); loc && !loc->empty())
+    return make_error(Errc::unsupported, "journal_location in " + conf.name() + ": not supported by mkext4");
+  if (FSIO_TRY(profile_bool("packed_meta_blocks", false)))
+    return make_error(Errc::unsupported, "packed_meta_blocks in " + conf.name() + ": not supported by mkext4");
+  for (const auto& type : fs_types)
+    if (auto o = conf.get("fs_types", type, "options"); o && !o->empty())
+      FSIO_TRY(extended_options(*o, conf.where("fs_types", type, "options")));
+  if (req.extended) FSIO_TRY(extended_options(*req.extended, "-E"));
+  if (req.offset && p.offset && req.offset != p.offset)
+    return mkfs_usage("--offset and -E offset= differ (" + std::to_string(req.offset) + " and " + std::to_string(p.offset) + ")");
+  if (req.offset) p.offset = req.offset;
+  if (!p.explicit_size && p.offset > 0) {
+    const std::uint64_t skip = p.offset / p.block_size;
+    if (skip >= blocks) return mkfs_usage("--offset " + std::to_string(p.offset) + " is beyond the end of the target");
+    blocks -= skip;
+    p.blocks_count = blocks;
+    p.warnings.push_back("offset without an explicit SIZE: making a filesystem of " + std::to_string(blocks) + " blocks");
+  }
+  return {};
+}
+
 fsio::Result<MkfsParams> resolve_params(const MkfsRequest& req, const MkfsTarget& target, const Mke2fsConf& conf,
                                         std::array<std::uint8_t, 16> (*random16)()) {
   Prs s(req, target, conf);
@@ -179,29 +208,7 @@ fsio::Result<MkfsParams> resolve_params(const MkfsRequest& req, const MkfsTarget
   if (s.ratio < 1024 || s.ratio > 65536l * 1024)
     return mkfs_usage("inode ratio " + std::to_string(s.ratio) + ": expected 1024 to " + std::to_string(65536l * 1024));
   s.topology();
-  s.num_backups = unsigned(FSIO_TRY(s.profile_int("num_backup_sb", 2)));
-  if (s.num_backups > 2) return mkfs_usage(conf.where("defaults", "", "num_backup_sb") + " must be 0, 1 or 2");
-  p.lazy_itable_init = FSIO_TRY(s.profile_bool("lazy_itable_init", true));  // kernel >= 2.6.37
-  p.discard = FSIO_TRY(s.profile_bool("discard", true));
-  p.lazy_journal_init = FSIO_TRY(s.profile_bool("lazy_journal_init", false));
-  if (const auto loc = FSIO_TRY(s.profile_string("journal_location")); loc && !loc->empty())
-    return make_error(Errc::unsupported, "journal_location in " + conf.name() + ": not supported by mkext4");
-  if (FSIO_TRY(s.profile_bool("packed_meta_blocks", false)))
-    return make_error(Errc::unsupported, "packed_meta_blocks in " + conf.name() + ": not supported by mkext4");
-  for (const auto& type : s.fs_types)
-    if (auto o = conf.get("fs_types", type, "options"); o && !o->empty())
-      FSIO_TRY(s.extended_options(*o, conf.where("fs_types", type, "options")));
-  if (req.extended) FSIO_TRY(s.extended_options(*req.extended, "-E"));
-  if (req.offset && p.offset && req.offset != p.offset)
-    return mkfs_usage("--offset and -E offset= differ (" + std::to_string(req.offset) + " and " + std::to_string(p.offset) + ")");
-  if (req.offset) p.offset = req.offset;
-  if (!p.explicit_size && p.offset > 0) {
-    const std::uint64_t skip = p.offset / p.block_size;
-    if (skip >= s.blocks) return mkfs_usage("--offset " + std::to_string(p.offset) + " is beyond the end of the target");
-    s.blocks -= skip;
-    p.blocks_count = s.blocks;
-    p.warnings.push_back("offset without an explicit SIZE: making a filesystem of " + std::to_string(s.blocks) + " blocks");
-  }
+  FSIO_TRY(s.settings());
   if (p.ro_compat & EXT4_FEATURE_RO_COMPAT_METADATA_CSUM) p.ro_compat &= ~EXT4_FEATURE_RO_COMPAT_GDT_CSUM;
   if ((p.compat & EXT2_FEATURE_COMPAT_RESIZE_INODE) && !(p.ro_compat & EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER))
     return mkfs_usage("resize_inode needs sparse_super (reserved online resize blocks on a non-sparse filesystem)");

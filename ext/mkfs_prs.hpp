@@ -58,6 +58,7 @@ struct Prs {
   fsio::Status identity(std::array<std::uint8_t, 16> (*random16)());
   fsio::Status supported() const;
   void topology();
+  fsio::Status settings();
   fsio::Status resize(const std::string& text, const std::string& from);
   fsio::Status root_owner(const KeyValue& kv, const std::string& from);
   // parse_num_blocks2 with the block size as it stands: `what` names the
