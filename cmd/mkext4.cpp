@@ -106,6 +106,15 @@ int make(const Mkext4Args& a, ext::MkfsPlan& plan, const ext::MkfsTarget& t) {
     }
     return fail(fsio::Error{e.code, 0, msg});
   };
+  // Blocks smaller than the direct-I/O unit (1 KiB blocks in an image on a
+  // 4 KiB-sector disk), or an offset off it, go through the page cache.
+  const std::uint32_t unit = dev->topology().dio_offset_align;
+  if (dev->direct() && (unit > plan.layout.l.block_size || plan.params.offset % unit))
+    if (auto st = dev->use_buffered("the " + std::to_string(plan.layout.l.block_size) + "-byte blocks at offset " +
+                                    std::to_string(plan.params.offset) + " are not aligned to the device's " +
+                                    std::to_string(unit) + "-byte direct-I/O unit");
+        !st)
+      return failed(st.error());
   auto queue = fsio::IoQueue::create(*dev);
   if (!queue) return failed(queue.error());
   fsio::Progress progress("mkext4", ext::mkfs_work_bytes(plan), !a.quiet && !a.json && fsio::stderr_is_terminal());
