@@ -98,6 +98,8 @@ void add_result_json(nlohmann::json& out, const ext::MkfsReport& rep, const IoQu
   out["discard_error"] = rep.discard_error;
   out["bytes_zeroed"] = rep.bytes_zeroed;
   out["zero_bytes_written"] = rep.zero_writes;
+  out["plugs"] = rep.plugs;
+  out["flushes"] = rep.flushes;
   out["stats"] = to_json(q.stats());
 }
 
