@@ -16,14 +16,16 @@ namespace {
 
 constexpr std::uint16_t kDirMode = 0x4000, kRegMode = 0x8000;
 
-void put32(std::vector<std::byte>& b, std::size_t at, std::uint32_t v) {
+constexpr std::size_t kChunkBlocks = 256;
+
+void put32(std::span<std::byte> b, std::size_t at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) b[at + i] = std::byte(v >> (8 * i));
 }
-void put16(std::vector<std::byte>& b, std::size_t at, std::uint16_t v) {
+void put16(std::span<std::byte> b, std::size_t at, std::uint16_t v) {
   b[at] = std::byte(v);
   b[at + 1] = std::byte(v >> 8);
 }
-void put_be32(std::vector<std::byte>& b, std::size_t at, std::uint32_t v) {
+void put_be32(std::span<std::byte> b, std::size_t at, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) b[at + i] = std::byte(v >> (24 - 8 * i));
 }
 
@@ -91,10 +93,20 @@ MkfsBuilder::MkfsBuilder(const MkfsLayout& m, const MkfsFiles& f, const MkfsPara
   build_gdt();
 }
 
-std::vector<std::byte>& MkfsBuilder::block(std::uint64_t b) {
-  auto& v = blocks_[b];
-  if (v.empty()) v.assign(l_.block_size, std::byte{0});
-  return v;
+std::span<std::byte> MkfsBuilder::block(std::uint64_t b) {
+  auto [it, fresh] = blocks_.try_emplace(b);
+  if (!fresh) return it->second;
+  if (chunks_.empty() || (chunk_used_ + 1) * l_.block_size > chunks_.back().size()) {
+    // The first chunk holds what the files below need, so one allocation
+    // serves (of 2 MiB or more it is a transparent huge page: one fault,
+    // where 4 KiB pages take one each); more come only if that was short.
+    const std::size_t blocks = chunks_.empty() ? 16 + l_.reserved_gdt_blocks + f_.lpf_blocks.size() + f_.orphan_blocks
+                                               : kChunkBlocks;
+    chunks_.emplace_back(blocks * l_.block_size);
+    chunk_used_ = 0;
+  }
+  it->second = chunks_.back().span().subspan(chunk_used_++ * l_.block_size, l_.block_size);
+  return it->second;
 }
 
 std::vector<std::byte> MkfsBuilder::new_inode(std::uint16_t mode, std::uint16_t links, std::uint32_t flags) const {
@@ -116,7 +128,7 @@ void MkfsBuilder::put_inode(std::uint32_t ino, const std::vector<std::byte>& raw
   if (l_.metadata_csum()) set_inode_checksum(in, l_);
   const std::uint32_t g = l_.group_of_inode(ino);
   const std::uint64_t off = std::uint64_t((ino - 1) % l_.inodes_per_group) * l_.inode_size;
-  auto& b = block(m_.groups[g].inode_table + off / l_.block_size);
+  const auto b = block(m_.groups[g].inode_table + off / l_.block_size);
   std::memcpy(b.data() + off % l_.block_size, in.raw.data(), in.raw.size());
 }
 
@@ -152,7 +164,7 @@ void MkfsBuilder::build_inodes() {
 void MkfsBuilder::build_directories() {
   const std::uint32_t bs = l_.block_size, tail = l_.metadata_csum() ? kDirTailSize : 0;
   const std::uint8_t dir_type = l_.has_incompat(EXT2_FEATURE_INCOMPAT_FILETYPE) ? EXT4_FT_DIR : 0;
-  auto entry = [&](std::vector<std::byte>& b, std::size_t at, std::uint32_t ino, std::uint32_t rec_len,
+  auto entry = [&](std::span<std::byte> b, std::size_t at, std::uint32_t ino, std::uint32_t rec_len,
                    const char* name) {
     put32(b, at, ino);
     put16(b, at + 4, rec_len_to_disk(rec_len, bs));
@@ -160,19 +172,19 @@ void MkfsBuilder::build_directories() {
     b[at + 7] = std::byte(ino ? dir_type : 0);
     std::memcpy(b.data() + at + 8, name, std::strlen(name));
   };
-  auto finish = [&](std::vector<std::byte>& b, std::uint32_t dir) {
+  auto finish = [&](std::span<std::byte> b, std::uint32_t dir) {
     if (!tail) return;
     put16(b, bs - 12 + 4, 12);
     b[bs - 12 + 7] = std::byte(kDirTailFileType);
     put32(b, bs - 12 + 8, dir_leaf_checksum(b, dir, 0, l_));
   };
-  auto& root = block(f_.root_block);
+  const auto root = block(f_.root_block);
   entry(root, 0, EXT2_ROOT_INO, 12, ".");
   entry(root, 12, EXT2_ROOT_INO, 12, "..");
   entry(root, 24, f_.lpf_ino, bs - 24 - tail, "lost+found");
   finish(root, EXT2_ROOT_INO);
   for (std::size_t k = 0; k < f_.lpf_blocks.size(); ++k) {
-    auto& b = block(f_.lpf_blocks[k]);
+    const auto b = block(f_.lpf_blocks[k]);
     if (k == 0) {
       entry(b, 0, f_.lpf_ino, 12, ".");
       entry(b, 12, EXT2_ROOT_INO, bs - 12 - tail, "..");
@@ -190,11 +202,11 @@ void MkfsBuilder::build_resize() {
   const std::uint32_t apb = l_.block_size / 4;
   const std::uint64_t first = l_.first_data_block + 1 + l_.gdt_blocks;
   std::uint64_t backups = 0;
-  auto& dind = block(f_.resize_dind);
+  const auto dind = block(f_.resize_dind);
   for (std::uint32_t k = 0; k < l_.reserved_gdt_blocks; ++k) {
     const std::uint64_t gdt_blk = first + k;
     put32(dind, 4 * ((l_.gdt_blocks + k) % apb), std::uint32_t(gdt_blk));
-    auto& b = block(gdt_blk);
+    const auto b = block(gdt_blk);
     std::uint32_t last = 0;
     for (std::uint32_t g = 1; g < l_.group_count; ++g)
       if (l_.group_has_super(g) && last < apb) put32(b, 4 * last++, std::uint32_t(gdt_blk + std::uint64_t(g) * l_.blocks_per_group));
@@ -225,7 +237,7 @@ void MkfsBuilder::build_journal() {
   journal_i_block_[15] = std::uint32_t((total * l_.block_size) >> 32);
   journal_i_block_[16] = std::uint32_t(total * l_.block_size);
   if (f_.journal_leaf) {
-    auto& leaf = block(f_.journal_leaf);
+    const auto leaf = block(f_.journal_leaf);
     const std::uint32_t max = extent_node_max(l_.block_size);
     put16(leaf, 0, kExtentMagic);
     put16(leaf, 2, std::uint16_t(f_.journal_extents.size()));
@@ -239,7 +251,7 @@ void MkfsBuilder::build_journal() {
     }
     if (l_.metadata_csum()) put32(leaf, 12 + 12 * max, extent_block_checksum(leaf, EXT4_JOURNAL_INO, 0, l_));
   }
-  auto& sb = block(f_.journal_extents[0].physical);
+  const auto sb = block(f_.journal_extents[0].physical);
   put_be32(sb, 0x0, kJbd2Magic);
   put_be32(sb, 0x4, kJbd2SuperblockV2);
   put_be32(sb, 0xC, l_.block_size);
@@ -258,7 +270,7 @@ void MkfsBuilder::build_orphan() {
   for (const Extent& e : f_.orphan_extents)
     for (std::uint32_t k = 0; k < e.len; ++k) {
       const std::uint64_t blk = e.physical + k;
-      auto& b = block(blk);
+      const auto b = block(blk);
       put32(b, bs - 8, 0x0B10CA04);
       if (!l_.metadata_csum()) continue;
       std::uint32_t c = crc32c_raw_le32(l_.csum_seed, f_.orphan_ino);

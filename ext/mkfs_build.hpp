@@ -19,6 +19,7 @@
 
 #include "ext/mkfs_files.hpp"
 #include "ext/superblock.hpp"
+#include "libfsio/buffer.hpp"
 
 namespace ext {
 
@@ -40,8 +41,9 @@ class MkfsBuilder {
   // A bitmap block as write_bitmaps fills it (block_size bytes).
   void block_bitmap(std::uint32_t g, std::span<std::byte> out) const;
   void inode_bitmap(std::uint32_t g, std::span<std::byte> out) const;
-  // Every other block with contents, by block number.
-  const std::map<std::uint64_t, std::vector<std::byte>>& blocks() const { return blocks_; }
+  // Every other block with contents, by block number; aligned for direct
+  // I/O, valid as long as the builder.
+  const std::map<std::uint64_t, std::span<std::byte>>& blocks() const { return blocks_; }
 
  private:
   void build_inodes();
@@ -50,7 +52,7 @@ class MkfsBuilder {
   void build_journal();
   void build_orphan();
   void build_gdt();
-  std::vector<std::byte>& block(std::uint64_t b);
+  std::span<std::byte> block(std::uint64_t b);
   void put_inode(std::uint32_t ino, const std::vector<std::byte>& raw);
   std::vector<std::byte> new_inode(std::uint16_t mode, std::uint16_t links, std::uint32_t flags) const;
 
@@ -60,7 +62,9 @@ class MkfsBuilder {
   Layout l_;
   std::uint64_t kbytes_;
   std::vector<std::byte> gdt_;
-  std::map<std::uint64_t, std::vector<std::byte>> blocks_;
+  std::map<std::uint64_t, std::span<std::byte>> blocks_;
+  std::vector<fsio::AlignedBuffer> chunks_;  // the blocks' storage, kChunkBlocks at a time
+  std::size_t chunk_used_ = 0;
   std::array<std::uint8_t, 16> uuid_{};
   std::vector<std::uint32_t> journal_i_block_;  // the journal inode's i_block: s_jnl_blocks
 };

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -64,6 +65,47 @@ fsio::Status write_bytes(fsio::IoQueue& q, std::uint64_t off, std::span<const st
   return {};
 }
 
+fsio::Result<std::vector<std::vector<std::byte>>> read_ranges(
+    fsio::IoQueue& q, const std::vector<std::pair<std::uint64_t, std::size_t>>& ranges) {
+  const std::uint64_t u = io_unit(q);
+  std::vector<fsio::AlignedBuffer> bufs;
+  auto plug = q.plug();
+  for (const auto& [off, n] : ranges) {
+    const std::uint64_t a = off / u * u, z = (off + n + u - 1) / u * u;
+    bufs.emplace_back(z - a);
+    plug.read(a, bufs.back().span());
+  }
+  FSIO_TRY(plug.finish());
+  std::vector<std::vector<std::byte>> out;
+  for (std::size_t k = 0; k < ranges.size(); ++k) {
+    const auto [off, n] = ranges[k];
+    const std::byte* from = bufs[k].data() + (off - off / u * u);
+    out.emplace_back(from, from + n);
+  }
+  return out;
+}
+
+fsio::Status write_patches(fsio::IoQueue& q, const std::vector<Patch>& patches, const char* what) {
+  const std::uint64_t u = io_unit(q);
+  std::vector<fsio::AlignedBuffer> bufs;
+  auto reads = q.plug();
+  for (const Patch& p : patches) {
+    const std::uint64_t a = p.off / u * u, z = (p.off + p.data.size() + u - 1) / u * u;
+    bufs.emplace_back(z - a);
+    if (a != p.off || z != p.off + p.data.size()) reads.read(a, bufs.back().span());
+  }
+  FSIO_TRY_CTX(reads.finish(), std::string("reading for ") + what);
+  auto writes = q.plug();
+  for (std::size_t k = 0; k < patches.size(); ++k) {
+    const Patch& p = patches[k];
+    const std::uint64_t a = p.off / u * u;
+    std::memcpy(bufs[k].data() + (p.off - a), p.data.data(), p.data.size());
+    writes.write(a, bufs[k].span());
+  }
+  FSIO_TRY_CTX(writes.finish(), what);
+  return {};
+}
+
 fsio::Status zero_bytes(fsio::IoQueue& q, std::uint64_t off, std::uint64_t n, std::uint64_t* fallocated,
                         std::uint64_t* written) {
   const fsio::Device& d = q.device();
@@ -84,6 +126,29 @@ fsio::Status zero_bytes(fsio::IoQueue& q, std::uint64_t off, std::uint64_t n, st
     }
   }
   *written += n;
+  return {};
+}
+
+fsio::Status discard_target(const fsio::Device& d, std::uint64_t off, std::uint64_t n) {
+  if (d.is_block_device()) return d.discard(off, n);
+  const std::uint64_t base = d.offset(), end = base + off + n;
+  // Pages a probe read (libblkid's) make preallocated extents count as data
+  // for SEEK_DATA; they hold nothing that is not on the disk.
+  (void)::posix_fadvise(d.fd(), off_t(base + off), off_t(n), POSIX_FADV_DONTNEED);
+  std::uint64_t at = base + off;
+  while (at < end) {
+    const off_t data = ::lseek(d.fd(), off_t(at), SEEK_DATA);
+    if (data < 0) {
+      if (errno == ENXIO) return {};                   // nothing but holes from here
+      return d.discard(at - base, end - at);           // no SEEK_DATA here: punch it all
+    }
+    if (std::uint64_t(data) >= end) return {};
+    off_t hole = ::lseek(d.fd(), data, SEEK_HOLE);
+    if (hole < 0) return fsio::errno_error(d.path() + ": SEEK_HOLE at byte " + std::to_string(data));
+    const std::uint64_t stop = std::min<std::uint64_t>(std::uint64_t(hole), end);
+    FSIO_TRY(d.discard(std::uint64_t(data) - base, stop - std::uint64_t(data)));
+    at = stop;
+  }
   return {};
 }
 

@@ -25,11 +25,29 @@ fsio::Result<std::vector<std::byte>> read_bytes(fsio::IoQueue& q, std::uint64_t 
 // covers first. `what` says which step failed.
 fsio::Status write_bytes(fsio::IoQueue& q, std::uint64_t off, std::span<const std::byte> data, const char* what);
 
+// Small writes (superblocks: 1 KiB each) submitted together: one plug reads
+// every unit they only partly cover, one plug writes them all.
+struct Patch {
+  std::uint64_t off;
+  std::vector<std::byte> data;
+};
+fsio::Status write_patches(fsio::IoQueue& q, const std::vector<Patch>& patches, const char* what);
+// Reads [off, off + n) for each of `ranges` in one plug (n small).
+fsio::Result<std::vector<std::vector<std::byte>>> read_ranges(
+    fsio::IoQueue& q, const std::vector<std::pair<std::uint64_t, std::size_t>>& ranges);
+
 // Makes [off, off + n) read as zeros: FALLOC_FL_ZERO_RANGE (mke2fs's
 // unix_zeroout), else a hole punched in a file, else written zeros.
 // Adds to *fallocated or *written.
 fsio::Status zero_bytes(fsio::IoQueue& q, std::uint64_t off, std::uint64_t n, std::uint64_t* fallocated,
                         std::uint64_t* written);
+
+// mke2fs's discard of [off, off + n) of the window: BLKDISCARD on a
+// device; on a file, a hole punched over each data region (SEEK_DATA,
+// SEEK_HOLE): what reads as zeros already (holes, preallocated unwritten
+// extents) is left as it is, allocation and all, where mke2fs punches it
+// too. The bytes read the same either way.
+fsio::Status discard_target(const fsio::Device& d, std::uint64_t off, std::uint64_t n);
 
 // Blocks copied into an aligned arena and written by plugs of about
 // `arena` bytes; a full arena is submitted before more is taken, and

@@ -66,13 +66,13 @@ struct Item {
   enum Kind : std::uint8_t { fixed, gdt, block_bitmap, inode_bitmap } kind;
   std::uint64_t block;
   std::uint32_t group = 0;
-  const std::vector<std::byte>* data = nullptr;
+  std::span<const std::byte> data = {};
 };
 
 std::vector<Item> data_items(const MkfsBuilder& b, const MkfsPlan& plan) {
   const Layout& l = b.layout();
   std::vector<Item> items;
-  for (const auto& [blk, data] : b.blocks()) items.push_back({Item::fixed, blk, 0, &data});
+  for (const auto& [blk, data] : b.blocks()) items.push_back({Item::fixed, blk, 0, data});
   for (std::uint32_t g = 0; g < l.group_count; ++g) {
     const MkfsGroup& d = plan.layout.groups[g];
     if (l.group_has_super(g))
@@ -86,24 +86,25 @@ std::vector<Item> data_items(const MkfsBuilder& b, const MkfsPlan& plan) {
 
 // Phase 1: no superblock of the old filesystem may describe a half-new
 // one. Bytes 0-4095 (zap_sector: 0-1023 kept under a BSD disklabel), and
-// every group-1 backup e2fsck would fall back to (one per block size).
+// every group-1 backup e2fsck would fall back to (one per block size),
+// read in one batch and written in another.
 fsio::Status invalidate(fsio::IoQueue& q, MkfsReport& rep) {
-  auto head = FSIO_TRY(read_bytes(q, 0, 4096));
-  std::uint32_t bsd = 0;
-  std::memcpy(&bsd, head.data() + 64, 4);
-  const std::size_t from = (bsd == 0x82564557 || bsd == 0x57455682) ? 1024 : 0;
-  std::fill(head.begin() + std::ptrdiff_t(from), head.end(), std::byte{0});
-  FSIO_TRY(write_bytes(q, 0, head, "erasing the old superblock"));
-  const std::uint64_t size = q.device().size();
+  std::vector<std::pair<std::uint64_t, std::size_t>> where{{0, 4096}};
   for (std::uint64_t bs = 1024; bs <= 65536; bs *= 2) {
     const std::uint64_t off = (bs * 8 + (bs == 1024 ? 1 : 0)) * bs;
-    if (off + 1024 > size) break;
-    auto sb = FSIO_TRY(read_bytes(q, off, 1024));
-    if (sb[0x38] != std::byte{0x53} || sb[0x39] != std::byte{0xEF}) continue;
-    std::fill(sb.begin(), sb.end(), std::byte{0});
-    FSIO_TRY(write_bytes(q, off, sb, "erasing an old backup superblock"));
+    if (off + 1024 <= q.device().size()) where.push_back({off, 1024});
   }
-  FSIO_TRY_CTX(q.flush(), "flush after erasing the old superblock");
+  auto now = FSIO_TRY_CTX(read_ranges(q, where), "reading the old superblocks");
+  std::vector<Patch> patches;
+  std::uint32_t bsd = 0;
+  std::memcpy(&bsd, now[0].data() + 64, 4);
+  const std::size_t from = (bsd == 0x82564557 || bsd == 0x57455682) ? 1024 : 0;
+  patches.push_back({from, std::vector<std::byte>(4096 - from)});
+  for (std::size_t k = 1; k < where.size(); ++k)
+    if (now[k][0x38] == std::byte{0x53} && now[k][0x39] == std::byte{0xEF})
+      patches.push_back({where[k].first, std::vector<std::byte>(1024)});
+  FSIO_TRY(write_patches(q, patches, "erasing the old superblocks"));
+  FSIO_TRY_CTX(q.flush(), "flush after erasing the old superblocks");
   ++rep.flushes;
   return {};
 }
@@ -120,11 +121,15 @@ fsio::Status write_tables(fsio::IoQueue& q, const MkfsPlan& plan, const MkfsBuil
   }
   fsio::AlignedBuffer gdt(b.gdt().size());
   std::memcpy(gdt.data(), b.gdt().data(), gdt.size());
-  WriteBatch batch(q, std::max<std::size_t>(kArenaBytes, 2 * bs), progress, "writing the group tables");
-  for (const Item& it : data_items(b, plan)) {
+  const std::vector<Item> items = data_items(b, plan);
+  std::uint64_t copied = 0;  // bytes built into the arena: the bitmaps
+  for (const Item& it : items) copied += it.kind == Item::block_bitmap || it.kind == Item::inode_bitmap ? bs : 0;
+  WriteBatch batch(q, std::size_t(std::clamp<std::uint64_t>(copied, bs, kArenaBytes)), progress,
+                   "writing the group tables");
+  for (const Item& it : items) {
     const std::uint64_t off = it.block * bs;
     switch (it.kind) {
-      case Item::fixed: std::memcpy(FSIO_TRY(batch.take(off, bs)).data(), it.data->data(), bs); break;
+      case Item::fixed: FSIO_TRY(batch.write(off, it.data)); break;
       case Item::gdt: FSIO_TRY(batch.write(off, gdt.span())); break;
       case Item::block_bitmap: b.block_bitmap(it.group, FSIO_TRY(batch.take(off, bs))); break;
       case Item::inode_bitmap: b.inode_bitmap(it.group, FSIO_TRY(batch.take(off, bs))); break;
@@ -137,27 +142,26 @@ fsio::Status write_tables(fsio::IoQueue& q, const MkfsPlan& plan, const MkfsBuil
   return {};
 }
 
-// Phases 3 and 4: the backups, then the primary in two sectors, the one
-// with the magic last.
+// Phases 3 and 4: the backups (and the primary's second sector, which
+// holds no magic) in one batch, then the primary's first sector.
 fsio::Status write_superblocks(fsio::IoQueue& q, const MkfsBuilder& b, MkfsReport& rep) {
   const Layout& l = b.layout();
+  const auto primary = b.superblock(0);
+  const bool halves = io_unit(q) == 512;
+  std::vector<Patch> patches;
   for (std::uint32_t g = 1; g < l.group_count; ++g)
     if (l.group_has_super(g)) {
       const auto sb = b.superblock(g);
-      FSIO_TRY(write_bytes(q, l.group_first_block(g) * l.block_size, sb, "writing a backup superblock"));
+      patches.push_back({l.group_first_block(g) * l.block_size, {sb.begin(), sb.end()}});
     }
-  FSIO_TRY_CTX(q.flush(), "flush after the backup superblocks");
-  ++rep.flushes;
-  const auto sb = b.superblock(0);
-  const std::span<const std::byte> all(sb);
-  if (io_unit(q) == 512) {
-    FSIO_TRY(write_bytes(q, kSuperblockOffset + 512, all.subspan(512), "writing the superblock"));
-    FSIO_TRY_CTX(q.flush(), "flush after the superblock's second half");
+  if (halves) patches.push_back({kSuperblockOffset + 512, {primary.begin() + 512, primary.end()}});
+  if (!patches.empty()) {
+    FSIO_TRY(write_patches(q, patches, "writing the backup superblocks"));
+    FSIO_TRY_CTX(q.flush(), "flush after the backup superblocks");
     ++rep.flushes;
-    FSIO_TRY(write_bytes(q, kSuperblockOffset, all.first(512), "writing the superblock"));
-  } else {
-    FSIO_TRY(write_bytes(q, kSuperblockOffset, all, "writing the superblock"));
   }
+  const std::span<const std::byte> first(primary.data(), halves ? 512 : primary.size());
+  FSIO_TRY(write_bytes(q, kSuperblockOffset, first, "writing the superblock"));
   FSIO_TRY_CTX(q.flush(), "flush after the superblock");
   ++rep.flushes;
   return {};
@@ -182,7 +186,7 @@ fsio::Result<MkfsReport> write_mkfs(fsio::IoQueue& q, MkfsPlan& plan, fsio::Prog
                                                   " bytes) does not fit the target (" +
                                                   std::to_string(q.device().size()) + " bytes)");
   if (plan.discard) {
-    if (auto d = q.device().discard(0, plan.fs_bytes()); d) {
+    if (auto d = discard_target(q.device(), 0, plan.fs_bytes()); d) {
       rep.discarded = true;
     } else {
       rep.discard_error = d.error().message();

@@ -24,7 +24,8 @@ DIR=$T
 cases=0
 
 # same NAME SIZE [-E OPTS] [MKE2FS-OPTIONS...]: one case, on new files (or
-# on $INIT, an existing image copied for both, when set).
+# on $INIT, an existing image copied for both, when set; or, with PREALLOC
+# set, on files preallocated to that size with junk written in parts).
 same() {
   local name=$1 size=$2; shift 2
   local e="hash_seed=$SEED"
@@ -32,9 +33,17 @@ same() {
   local a=$DIR/$name.mke2fs b=$DIR/$name.mkext4
   rm -f "$a" "$b"
   if [ -n "${INIT:-}" ]; then cp --sparse=always "$INIT" "$a"; cp --sparse=always "$INIT" "$b"; fi
+  if [ -n "${PREALLOC:-}" ]; then
+    local f; for f in "$a" "$b"; do
+      fallocate -l "$PREALLOC" "$f"
+      head -c 3M "$T/junk.img" | dd of="$f" bs=1M seek=1 conv=notrunc status=none
+      head -c 1M "$T/junk.img" | dd of="$f" bs=1M seek=40 conv=notrunc status=none
+    done
+  fi
   E2FSPROGS_FAKE_TIME=$TIME mke2fs -q -F -t ext4 -U "$UUID" -E "$e" "$@" "$a" $size > "$DIR/mke2fs.out" 2>&1 ||
     { cat "$DIR/mke2fs.out"; fail "$name: mke2fs $* failed"; }
-  SOURCE_DATE_EPOCH=$TIME "$MKEXT4" -q ${INIT:+-F} -U "$UUID" -E "$e" "$@" "$b" $size > "$DIR/mkext4.out" 2>&1 ||
+  local force=; [ -n "${INIT:-}${PREALLOC:-}" ] && force=-F
+  SOURCE_DATE_EPOCH=$TIME "$MKEXT4" -q $force -U "$UUID" -E "$e" "$@" "$b" $size > "$DIR/mkext4.out" 2>&1 ||
     { cat "$DIR/mkext4.out"; fail "$name: mkext4 $* failed"; }
   local bs; bs=$(dumpe2fs -h "$a" 2>/dev/null | awk -F: '/^Block size/ {print $2 + 0}')
   python3 "$SRC/tests/cli/sparse_cmp.py" "$a" "$b" "$bs" > "$DIR/cmp.out" ||
@@ -127,6 +136,9 @@ INIT=$T/junk.img same old-junk-nocsum "" -O ^metadata_csum
 truncate -s 1G "$T/zero.img"
 INIT=$T/zero.img same old-zero-1G ""
 INIT=$T/zero.img same old-zero-1G-uninit "" -O ^metadata_csum,uninit_bg
+# Preallocated, part written: mkext4 punches only what SEEK_DATA finds
+# (mke2fs the whole file); the bytes must not tell.
+PREALLOC=256M same old-prealloc-junk "" -b 4096
 rm -f "$T/junk.img" "$T/zero.img"
 pass "$((cases - n)) existing targets (discarded or nodiscard): byte-identical"
 
