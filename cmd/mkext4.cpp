@@ -143,8 +143,10 @@ int main(int argc, char** argv) {
   if (!target) return fail(target.error());
   auto plan = ext::plan_mkfs(a.req, *target, *conf, random16);
   if (!plan) return fail(plan.error());
+  // What the target holds matters to a refusal (no -F) or a dry run's
+  // report; a format with -F overwrites it unread, as mke2fs -F does.
   std::vector<fsio::Signature> sigs;
-  if (target->exists) {
+  if (target->exists && (!a.req.force || a.dry_run)) {
     auto found = fsio::check_overwrite(a.target, plan->params.offset, plan->fs_bytes(), a.req.force || a.dry_run,
                                        "making an ext4 filesystem");
     if (!found) return fail(found.error());

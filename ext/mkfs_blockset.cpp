@@ -105,7 +105,14 @@ void BlockSet::bitmap(std::uint64_t start, std::uint32_t bits, std::span<std::ui
   if (it != runs_.begin()) --it;
   for (; it != runs_.end() && it->first < end; ++it) {
     const std::uint64_t a = std::max(it->first, start), z = std::min({it->second, end, count_});
-    for (std::uint64_t k = a; k < z; ++k) out[(k - start) / 8] |= std::uint8_t(1u << ((k - start) % 8));
+    std::uint64_t k = a - start;
+    const std::uint64_t stop = z > a ? z - start : k;
+    for (; k < stop && k % 8; ++k) out[k / 8] |= std::uint8_t(1u << (k % 8));
+    if (stop - k >= 8) {
+      std::fill(out.begin() + std::ptrdiff_t(k / 8), out.begin() + std::ptrdiff_t(stop / 8), std::uint8_t(0xFF));
+      k = stop / 8 * 8;
+    }
+    for (; k < stop; ++k) out[k / 8] |= std::uint8_t(1u << (k % 8));
   }
 }
 

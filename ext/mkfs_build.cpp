@@ -201,16 +201,17 @@ void MkfsBuilder::build_resize() {
   if (!f_.resize_dind) return;
   const std::uint32_t apb = l_.block_size / 4;
   const std::uint64_t first = l_.first_data_block + 1 + l_.gdt_blocks;
-  std::uint64_t backups = 0;
+  std::vector<std::uint32_t> groups;  // the groups with backups, at most a block's worth
+  for (std::uint32_t g = 1; g < l_.group_count && groups.size() < apb; ++g)
+    if (l_.group_has_super(g)) groups.push_back(g);
+  const std::uint64_t backups = groups.size();
   const auto dind = block(f_.resize_dind);
   for (std::uint32_t k = 0; k < l_.reserved_gdt_blocks; ++k) {
     const std::uint64_t gdt_blk = first + k;
     put32(dind, 4 * ((l_.gdt_blocks + k) % apb), std::uint32_t(gdt_blk));
     const auto b = block(gdt_blk);
-    std::uint32_t last = 0;
-    for (std::uint32_t g = 1; g < l_.group_count; ++g)
-      if (l_.group_has_super(g) && last < apb) put32(b, 4 * last++, std::uint32_t(gdt_blk + std::uint64_t(g) * l_.blocks_per_group));
-    backups = last;
+    for (std::size_t n = 0; n < groups.size(); ++n)
+      put32(b, 4 * n, std::uint32_t(gdt_blk + std::uint64_t(groups[n]) * l_.blocks_per_group));
   }
   auto ino = new_inode(kRegMode | 0600, 1, 0);
   put32(ino, offsetof(Ext4Inode, i_block) + 4 * 13, std::uint32_t(f_.resize_dind));

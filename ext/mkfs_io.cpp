@@ -152,8 +152,9 @@ fsio::Status discard_target(const fsio::Device& d, std::uint64_t off, std::uint6
   return {};
 }
 
-WriteBatch::WriteBatch(fsio::IoQueue& q, std::size_t arena, fsio::Progress* progress, const char* what)
-    : q_(q), arena_(arena), plug_(q.plug()), progress_(progress), what_(what) {}
+WriteBatch::WriteBatch(fsio::IoQueue& q, std::size_t arena, std::size_t limit, fsio::Progress* progress,
+                       const char* what)
+    : q_(q), arena_(arena), limit_(std::max(limit, arena)), plug_(q.plug()), progress_(progress), what_(what) {}
 
 fsio::Status WriteBatch::submit() {
   if (plug_.pending() == 0) return {};
@@ -168,18 +169,19 @@ fsio::Status WriteBatch::submit() {
 }
 
 fsio::Result<std::span<std::byte>> WriteBatch::take(std::uint64_t off, std::size_t n) {
-  if (used_ + n > arena_.size()) FSIO_TRY(submit());
+  if (used_ + n > arena_.size() || pending_ + n > limit_) FSIO_TRY(submit());
   FSIO_ASSERT(n <= arena_.size());
   const std::span<std::byte> s = arena_.span().subspan(used_, n);
   used_ += n;
+  pending_ += n;
   plug_.write(off, s);
   return s;
 }
 
 fsio::Status WriteBatch::write(std::uint64_t off, std::span<const std::byte> data) {
+  if (pending_ + data.size() > limit_) FSIO_TRY(submit());
   plug_.write(off, data);
   pending_ += data.size();
-  if (pending_ >= arena_.size()) return submit();
   return {};
 }
 

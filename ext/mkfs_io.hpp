@@ -49,12 +49,13 @@ fsio::Status zero_bytes(fsio::IoQueue& q, std::uint64_t off, std::uint64_t n, st
 // too. The bytes read the same either way.
 fsio::Status discard_target(const fsio::Device& d, std::uint64_t off, std::uint64_t n);
 
-// Blocks copied into an aligned arena and written by plugs of about
-// `arena` bytes; a full arena is submitted before more is taken, and
-// InterruptGuard is looked at between plugs.
+// Writes gathered into plugs of at most `limit` bytes: blocks copied into
+// an aligned arena of `arena` bytes (a full arena is submitted before more
+// is taken) and buffers that outlive the batch; InterruptGuard is looked at
+// between plugs.
 class WriteBatch {
  public:
-  WriteBatch(fsio::IoQueue& q, std::size_t arena, fsio::Progress* progress, const char* what);
+  WriteBatch(fsio::IoQueue& q, std::size_t arena, std::size_t limit, fsio::Progress* progress, const char* what);
   // Space for n bytes to be written at `off`; valid until the next take or finish.
   fsio::Result<std::span<std::byte>> take(std::uint64_t off, std::size_t n);
   // A write from a buffer that outlives the batch (not copied).
@@ -67,6 +68,7 @@ class WriteBatch {
   fsio::Status submit();
   fsio::IoQueue& q_;
   fsio::AlignedBuffer arena_;
+  std::size_t limit_;
   std::size_t used_ = 0, pending_ = 0;
   fsio::IoQueue::Plug plug_;
   fsio::Progress* progress_;

@@ -17,7 +17,7 @@ using fsio::make_error;
 
 namespace {
 
-constexpr std::uint64_t kArenaBytes = 8u << 20;  // data copied into one plug (Ctrl-C is looked at between plugs)
+constexpr std::uint64_t kArenaBytes = 8u << 20;  // bytes in one plug (Ctrl-C is looked at between plugs)
 
 struct Range {
   std::uint64_t block, count;
@@ -124,7 +124,7 @@ fsio::Status write_tables(fsio::IoQueue& q, const MkfsPlan& plan, const MkfsBuil
   const std::vector<Item> items = data_items(b, plan);
   std::uint64_t copied = 0;  // bytes built into the arena: the bitmaps
   for (const Item& it : items) copied += it.kind == Item::block_bitmap || it.kind == Item::inode_bitmap ? bs : 0;
-  WriteBatch batch(q, std::size_t(std::clamp<std::uint64_t>(copied, bs, kArenaBytes)), progress,
+  WriteBatch batch(q, std::size_t(std::clamp<std::uint64_t>(copied, bs, kArenaBytes)), kArenaBytes, progress,
                    "writing the group tables");
   for (const Item& it : items) {
     const std::uint64_t off = it.block * bs;
