@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "libfsio/bench_jobs.hpp"
-#include "libfsio/fio_plan.hpp"
+#include "cmd/bench/command_line.hpp"
+#include "cmd/bench/jobs.hpp"
 
 namespace fsio::cli {
 

@@ -5,7 +5,7 @@
 
 #include <fstream>
 
-#include "libfsio/fio_job.hpp"
+#include "cmd/bench/fio_job.hpp"
 #include "tests/support/support.hpp"
 
 namespace fsio {

@@ -5,8 +5,8 @@
 
 #include <fstream>
 
-#include "libfsio/bench_jobs.hpp"
-#include "libfsio/fio_plan.hpp"
+#include "cmd/bench/command_line.hpp"
+#include "cmd/bench/jobs.hpp"
 #include "tests/support/support.hpp"
 
 namespace fsio {

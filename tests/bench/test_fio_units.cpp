@@ -3,7 +3,7 @@
 // leaves ki at 1024; times default to seconds.
 #include <gtest/gtest.h>
 
-#include "libfsio/fio_units.hpp"
+#include "cmd/bench/fio_units.hpp"
 
 namespace fsio {
 namespace {

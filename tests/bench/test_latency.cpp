@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "libfsio/bench.hpp"
+#include "cmd/bench/run.hpp"
 
 namespace fsio {
 namespace {

@@ -3,8 +3,8 @@
 // ddir, bs, offset, prio"), and the SVG plot's structure.
 #include <gtest/gtest.h>
 
-#include "libfsio/bench_log.hpp"
-#include "libfsio/bench_plot.hpp"
+#include "cmd/bench/log.hpp"
+#include "cmd/bench/plot.hpp"
 
 namespace fsio {
 namespace {

@@ -2,7 +2,7 @@
 // that name the numbers, before any I/O.
 #include <gtest/gtest.h>
 
-#include "libfsio/bench.hpp"
+#include "cmd/bench/run.hpp"
 
 namespace fsio {
 namespace {

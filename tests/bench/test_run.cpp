@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "libfsio/bench.hpp"
+#include "cmd/bench/run.hpp"
 
 namespace fsio {
 namespace {

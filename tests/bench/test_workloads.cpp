@@ -10,9 +10,9 @@
 #include <set>
 #include <string>
 
-#include "libfsio/bench.hpp"
-#include "libfsio/bench_jobs.hpp"
-#include "libfsio/fio_plan.hpp"
+#include "cmd/bench/command_line.hpp"
+#include "cmd/bench/jobs.hpp"
+#include "cmd/bench/run.hpp"
 
 namespace fsio {
 namespace {

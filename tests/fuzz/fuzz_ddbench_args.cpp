@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "libfsio/fio_plan.hpp"
+#include "cmd/bench/command_line.hpp"
 #include "tests/fuzz/mem_image.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

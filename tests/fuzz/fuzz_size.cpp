@@ -13,10 +13,10 @@
 #include <string>
 #include <string_view>
 
+#include "cmd/bench/fio_units.hpp"
+#include "cmd/bench/run.hpp"
 #include "fat/label.hpp"
-#include "libfsio/bench.hpp"
 #include "libfsio/engine.hpp"
-#include "libfsio/fio_units.hpp"
 #include "libfsio/size.hpp"
 
 namespace {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "libfsio/bench.hpp"
+#include "cmd/bench/run.hpp"
 
 namespace fsio::detail {
 

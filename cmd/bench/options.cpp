@@ -1,6 +1,6 @@
 // ddbench's plan: options and their checks, the byte range a run covers,
 // the order it visits blocks in, and fio's latency histogram. Pure parts, no
-// I/O except opening the target; the run itself is in bench.cpp.
+// I/O except opening the target; the run itself is in run.cpp.
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,7 +8,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "libfsio/bench.hpp"
+#include "cmd/bench/run.hpp"
 #include "libfsio/signatures.hpp"
 #include "libfsio/size.hpp"
 

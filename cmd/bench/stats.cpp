@@ -5,8 +5,8 @@
 #include <bit>
 #include <cmath>
 
-#include "libfsio/bench.hpp"
-#include "libfsio/bench_jobs.hpp"
+#include "cmd/bench/jobs.hpp"
+#include "cmd/bench/run.hpp"
 
 namespace fsio {
 

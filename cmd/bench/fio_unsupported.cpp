@@ -1,7 +1,7 @@
 // fio 3.33's job options (fio --cmdhelp=all) that ddbench refuses, each with
 // the reason a user gets in the error. An option in neither this list nor
 // the table of fio_options.cpp is refused as unknown.
-#include "libfsio/fio_options.hpp"
+#include "cmd/bench/fio_options.hpp"
 
 namespace fsio {
 

@@ -4,7 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "libfsio/bench_runner.hpp"
+#include "cmd/bench/runner.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
 

@@ -1,8 +1,8 @@
 // run_bench: one job on one open device. The data path is the Runner
-// (bench_runner.cpp, bench_pass.cpp); this file puts a run together: the
-// range, the page cache, the measured pass, end_fsync, the verify read-back
-// and the CPU the thread used.
-#include "libfsio/bench.hpp"
+// (runner.cpp, pass.cpp); this file puts a run together: the range, the
+// page cache, the measured pass, end_fsync, the verify read-back and the
+// CPU the thread used.
+#include "cmd/bench/run.hpp"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "libfsio/bench_runner.hpp"
+#include "cmd/bench/runner.hpp"
 #include "libfsio/progress.hpp"
 
 namespace fsio {

@@ -1,13 +1,13 @@
 // The option table: each entry parses its value with fio's units and sets
 // the job. The meaning of each fio option is fio's HOWTO's; where ddbench
 // does it differently the help text says how.
-#include "libfsio/fio_options.hpp"
+#include "cmd/bench/fio_options.hpp"
 
 #include <algorithm>
 #include <ctime>
 #include <limits>
 
-#include "libfsio/fio_option_values.hpp"
+#include "cmd/bench/fio_option_values.hpp"
 
 namespace fsio {
 namespace {

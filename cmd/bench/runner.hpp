@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "libfsio/bench.hpp"
-#include "libfsio/bench_workload.hpp"
+#include "cmd/bench/run.hpp"
+#include "cmd/bench/workload.hpp"
 #include "libfsio/buffer.hpp"
 
 namespace fsio {

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "libfsio/fio_options.hpp"
+#include "cmd/bench/fio_options.hpp"
 
 namespace fsio::detail {
 

@@ -2,7 +2,7 @@
 // line and either a value or an error naming the line and the option
 // ("job.fio:7: bs '12Q': unknown unit 'Q'"). The option table
 // (fio_options.cpp) is built from these.
-#include "libfsio/fio_option_values.hpp"
+#include "cmd/bench/fio_option_values.hpp"
 
 #include <algorithm>
 

@@ -8,8 +8,8 @@
 
 #include <string>
 
-#include "libfsio/bench.hpp"
-#include "libfsio/fio_job.hpp"
+#include "cmd/bench/fio_job.hpp"
+#include "cmd/bench/run.hpp"
 #include "libfsio/signatures.hpp"
 
 namespace fsio {

@@ -1,4 +1,4 @@
-#include "libfsio/bench_log.hpp"
+#include "cmd/bench/log.hpp"
 
 #include <cinttypes>
 #include <cstdio>

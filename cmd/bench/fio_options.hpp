@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "libfsio/bench.hpp"
-#include "libfsio/fio_job.hpp"
-#include "libfsio/fio_units.hpp"
+#include "cmd/bench/fio_job.hpp"
+#include "cmd/bench/fio_units.hpp"
+#include "cmd/bench/run.hpp"
 
 namespace fsio {
 

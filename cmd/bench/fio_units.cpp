@@ -1,4 +1,4 @@
-#include "libfsio/fio_units.hpp"
+#include "cmd/bench/fio_units.hpp"
 
 #include <cctype>
 #include <cmath>

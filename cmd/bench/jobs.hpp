@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "cmd/bench/fio_options.hpp"
+#include "cmd/bench/run.hpp"
 #include "libfsio/apart.hpp"
-#include "libfsio/bench.hpp"
-#include "libfsio/fio_options.hpp"
 
 namespace fsio {
 

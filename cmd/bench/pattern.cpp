@@ -1,4 +1,4 @@
-#include "libfsio/pattern.hpp"
+#include "cmd/bench/pattern.hpp"
 
 #include <algorithm>
 #include <array>

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "libfsio/fio_job.hpp"
-#include "libfsio/fio_options.hpp"
+#include "cmd/bench/fio_job.hpp"
+#include "cmd/bench/fio_options.hpp"
 
 namespace fsio {
 

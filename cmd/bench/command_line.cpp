@@ -3,7 +3,7 @@
 // --name=global sections, go to every job; --name starts a job and the
 // options after it are its own; each job file after the first begins with a
 // stonewall; a [global] section applies to the jobs below it in its file.
-#include "libfsio/fio_plan.hpp"
+#include "cmd/bench/command_line.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

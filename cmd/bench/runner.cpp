@@ -1,4 +1,4 @@
-#include "libfsio/bench_runner.hpp"
+#include "cmd/bench/runner.hpp"
 
 #include <fcntl.h>
 #include <time.h>

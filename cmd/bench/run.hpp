@@ -18,7 +18,7 @@
 // run_bench polls InterruptGuard::requested(): on SIGINT/SIGTERM it stops
 // issuing, reaps what is in flight and returns what was done with
 // `interrupted` set. A run uses its calling thread only (several jobs run
-// on several threads, bench_jobs.hpp); Progress::add is the only thing it
+// on several threads, jobs.hpp); Progress::add is the only thing it
 // shares with another thread.
 #pragma once
 
@@ -30,9 +30,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cmd/bench/pattern.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/engine.hpp"
-#include "libfsio/pattern.hpp"
 #include "libfsio/result.hpp"
 #include "libfsio/stats.hpp"
 

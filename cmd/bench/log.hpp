@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "libfsio/bench.hpp"
+#include "cmd/bench/run.hpp"
 
 namespace fsio {
 

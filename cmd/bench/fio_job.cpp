@@ -3,7 +3,7 @@
 // comment, and so is the rest of a line after ';' or '#'; a [section]
 // starts a job ("global..." sections are global); "include FILE" is looked
 // up as given, then next to the including file, and may not hold sections.
-#include "libfsio/fio_job.hpp"
+#include "cmd/bench/fio_job.hpp"
 
 #include <unistd.h>
 

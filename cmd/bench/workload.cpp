@@ -1,4 +1,4 @@
-#include "libfsio/bench_workload.hpp"
+#include "cmd/bench/workload.hpp"
 
 #include <algorithm>
 

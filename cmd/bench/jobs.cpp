@@ -1,4 +1,4 @@
-#include "libfsio/bench_jobs.hpp"
+#include "cmd/bench/jobs.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -15,8 +15,8 @@
 #include <thread>
 #include <tuple>
 
+#include "cmd/bench/pattern.hpp"
 #include "libfsio/buffer.hpp"
-#include "libfsio/pattern.hpp"
 #include "libfsio/progress.hpp"
 
 namespace fsio {

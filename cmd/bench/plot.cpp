@@ -1,4 +1,4 @@
-#include "libfsio/bench_plot.hpp"
+#include "cmd/bench/plot.hpp"
 
 #include <algorithm>
 #include <cmath>
