@@ -28,6 +28,7 @@ namespace {
 
 using namespace fsio;
 using namespace fsio::cli;
+using namespace bench;
 
 // Logs and the plot need windows or every request kept; ask the runs for them.
 void ask_for_samples(const DdbenchCommand& cmd, std::vector<BenchJob>& jobs) {

@@ -11,12 +11,15 @@
 
 #include <algorithm>
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using fsio::Errc;
+using fsio::make_error;
 
 const std::string cli = "command line";
 
-Error usage_error(const std::string& what) { return make_error(Errc::invalid_argument, what); }
+fsio::Error usage_error(const std::string& what) { return make_error(Errc::invalid_argument, what); }
 
 // The start of `path` when it is a regular file we can read, else "".
 std::string file_head(const std::string& path) {
@@ -39,8 +42,8 @@ struct Args {
 };
 
 // Tool options (not job options): what to print, where, how.
-Result<bool> tool_option(DdbenchCommand& c, Args& a, const std::string& key, const std::string* value) {
-  auto need = [&]() -> Result<std::string> {
+fsio::Result<bool> tool_option(DdbenchCommand& c, Args& a, const std::string& key, const std::string* value) {
+  auto need = [&]() -> fsio::Result<std::string> {
     if (!value || value->empty()) return usage_error("--" + key + ": needs a value");
     return *value;
   };
@@ -85,7 +88,7 @@ bool tool_option_takes_value(const std::string& key) {
          key == "output-format";
 }
 
-Status read_args(DdbenchCommand& c, Args& a, const std::vector<std::string>& args) {
+fsio::Status read_args(DdbenchCommand& c, Args& a, const std::vector<std::string>& args) {
   bool only_positional = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -144,8 +147,8 @@ void add_written(std::vector<std::pair<std::string, std::string>>& out, const st
   }
 }
 
-Result<FioJob> make_job(const FioJob& defaults, const std::string& name, const std::vector<FioLine>& inherited,
-                        const std::vector<FioLine>& own) {
+fsio::Result<FioJob> make_job(const FioJob& defaults, const std::string& name, const std::vector<FioLine>& inherited,
+                              const std::vector<FioLine>& own) {
   FioJob j = defaults;
   j.name = name;
   std::vector<FioLine> all = inherited;
@@ -163,8 +166,8 @@ bool wanted(const Args& a, const std::string& name) {
 bool is_global(const std::string& name) { return name.rfind("global", 0) == 0; }
 
 // fio's mode: command-line jobs, then each job file's jobs.
-Status fio_jobs(DdbenchCommand& c, const Args& a, const std::vector<std::string>& files,
-                const std::vector<FioLine>& cli_globals, const FioEnv& env) {
+fsio::Status fio_jobs(DdbenchCommand& c, const Args& a, const std::vector<std::string>& files,
+                      const std::vector<FioLine>& cli_globals, const FioEnv& env) {
   std::vector<FioLine> globals = cli_globals;
   add_written(c.global_options, cli_globals);
   for (const auto& s : a.sections) {
@@ -202,7 +205,7 @@ Status fio_jobs(DdbenchCommand& c, const Args& a, const std::vector<std::string>
 
 }  // namespace
 
-Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string>& args, const FioEnv& env) {
+fsio::Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string>& args, const FioEnv& env) {
   DdbenchCommand c;
   Args a;
   FSIO_TRY(read_args(c, a, args));
@@ -288,4 +291,4 @@ std::string ddbench_cmdhelp() {
   return u;
 }
 
-}  // namespace fsio
+}  // namespace bench

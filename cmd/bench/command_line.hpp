@@ -19,7 +19,7 @@
 #include "cmd/bench/fio_job.hpp"
 #include "cmd/bench/fio_options.hpp"
 
-namespace fsio {
+namespace bench {
 
 struct DdbenchCommand {
   bool fio_mode = false;
@@ -42,11 +42,12 @@ struct DdbenchCommand {
   std::vector<std::string> notes;  // what runs differently from fio, once each
 };
 
-Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string>& args, const FioEnv& env = process_env());
+fsio::Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string>& args,
+                                                   const FioEnv& env = process_env());
 
 // --help's text: the tool's options and the job-option table.
 std::string ddbench_usage();
 // --cmdhelp's: every fio option ddbench accepts and every one it refuses, with why.
 std::string ddbench_cmdhelp();
 
-}  // namespace fsio
+}  // namespace bench

@@ -12,8 +12,12 @@
 #include <cstdlib>
 #include <fstream>
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using fsio::Errc;
+using fsio::errno_error;
+using fsio::make_error;
 
 constexpr std::size_t max_job_file = 1u << 20;
 constexpr int max_include_depth = 16;
@@ -40,11 +44,11 @@ bool is_include_line(std::string_view l) {
   return l.rfind("include", 0) == 0 && (l.size() == 7 || l[7] == ' ' || l[7] == '\t');
 }
 
-Error syntax(const std::string& where, const std::string& why) {
+fsio::Error syntax(const std::string& where, const std::string& why) {
   return make_error(Errc::invalid_argument, where + ": " + why);
 }
 
-Result<std::string> read_small_file(const std::string& path) {
+fsio::Result<std::string> read_small_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return errno_error(errno, path + ": cannot open the job file");
   std::string text;
@@ -65,7 +69,7 @@ class Parser {
  public:
   Parser(const FioEnv& env, std::vector<std::string>* read) : env_(env), read_(read) {}
 
-  Status parse(std::string_view text, const std::string& path, int depth) {
+  fsio::Status parse(std::string_view text, const std::string& path, int depth) {
     if (depth > max_include_depth) return syntax(path, "includes nested more than 16 deep (a loop?)");
     std::size_t pos = 0;
     unsigned lineno = 0;
@@ -83,7 +87,7 @@ class Parser {
   std::vector<FioSection> take() { return std::move(sections_); }
 
  private:
-  Status line(std::string_view l, const std::string& path, const std::string& where, int depth) {
+  fsio::Status line(std::string_view l, const std::string& path, const std::string& where, int depth) {
     if (l.front() == '[') {
       if (depth > 0) return syntax(where, "an included file may not start sections (fio: no new sections in includes)");
       if (l.back() != ']' || l.size() < 3) return syntax(where, "expected [section name]");
@@ -156,8 +160,8 @@ std::string expand_fio_env(std::string_view value, const FioEnv& env) {
   return out;
 }
 
-Result<std::vector<FioSection>> parse_fio_job_text(std::string_view text, const std::string& path,
-                                                   const FioEnv& env, std::vector<std::string>* read) {
+fsio::Result<std::vector<FioSection>> parse_fio_job_text(std::string_view text, const std::string& path,
+                                                         const FioEnv& env, std::vector<std::string>* read) {
   Parser p(env, read);
   FSIO_TRY(p.parse(text, path, 0));
   auto sections = p.take();
@@ -165,8 +169,8 @@ Result<std::vector<FioSection>> parse_fio_job_text(std::string_view text, const 
   return sections;
 }
 
-Result<std::vector<FioSection>> parse_fio_job_file(const std::string& path, const FioEnv& env,
-                                                   std::vector<std::string>* read) {
+fsio::Result<std::vector<FioSection>> parse_fio_job_file(const std::string& path, const FioEnv& env,
+                                                         std::vector<std::string>* read) {
   auto text = FSIO_TRY(read_small_file(path));
   if (read) read->push_back(path);
   return parse_fio_job_text(text, path, env, read);
@@ -248,4 +252,4 @@ bool looks_like_fio_job(std::string_view head) {
   return false;
 }
 
-}  // namespace fsio
+}  // namespace bench

@@ -14,7 +14,7 @@
 
 #include "libfsio/result.hpp"
 
-namespace fsio {
+namespace bench {
 
 // One "key=value" (or bare "key") line, with where it came from for errors.
 struct FioLine {
@@ -40,14 +40,14 @@ FioEnv process_env();
 // Errors are Errc::invalid_argument naming file and line ("job.fio:7:
 // expected [section], key=value or include FILE"). `read`, when given, gets
 // the path of every file included.
-Result<std::vector<FioSection>> parse_fio_job_text(std::string_view text, const std::string& path,
-                                                   const FioEnv& env = process_env(),
-                                                   std::vector<std::string>* read = nullptr);
+fsio::Result<std::vector<FioSection>> parse_fio_job_text(std::string_view text, const std::string& path,
+                                                         const FioEnv& env = process_env(),
+                                                         std::vector<std::string>* read = nullptr);
 // Reads and parses a file (at most 1 MiB: a job file, not a disk image).
 // `read`, when given, gets the path of every file read: this one and each
 // it includes (a benchmark must not write over any of them, apart.hpp).
-Result<std::vector<FioSection>> parse_fio_job_file(const std::string& path, const FioEnv& env = process_env(),
-                                                   std::vector<std::string>* read = nullptr);
+fsio::Result<std::vector<FioSection>> parse_fio_job_file(const std::string& path, const FioEnv& env = process_env(),
+                                                         std::vector<std::string>* read = nullptr);
 
 // Splits a command-line or job-file option "key=value" / "key".
 FioLine split_fio_option(std::string_view text, const std::string& where);
@@ -68,4 +68,4 @@ bool looks_like_fio_job(std::string_view head);
 // overwrite what this names (see open_bench_target).
 std::optional<std::string> describe_text(std::string_view head);
 
-}  // namespace fsio
+}  // namespace bench

@@ -6,63 +6,66 @@
 
 #include <algorithm>
 
-namespace fsio::detail {
+namespace bench::detail {
+
+using fsio::Errc;
+using fsio::make_error;
 
 // "--bs" on the command line, "bs" in a job file.
 std::string label(const FioLine& l) { return (l.where == "command line" ? "--" : "") + l.key; }
 
-Error bad(const FioLine& l, const std::string& why) {
+fsio::Error bad(const FioLine& l, const std::string& why) {
   const std::string where = l.where == "command line" ? "" : l.where + ": ";
   return make_error(Errc::invalid_argument, where + label(l) + " '" + l.value + "': " + why);
 }
 
 // The reason part of a units error ("size '4Q': unknown unit 'Q'" -> "unknown unit 'Q'").
-std::string why(const Error& e) {
+std::string why(const fsio::Error& e) {
   const std::string m = e.message();
   const auto cut = m.find("': ");
   return cut == std::string::npos ? m : m.substr(cut + 3);
 }
 
-Result<std::uint64_t> size_of(const FioLine& l, unsigned kb_base) {
+fsio::Result<std::uint64_t> size_of(const FioLine& l, unsigned kb_base) {
   auto v = parse_fio_size(l.value, kb_base);
   if (!v) return bad(l, why(v.error()));
   return *v;
 }
 
-Result<FioSize> size_or_percent(const FioLine& l, unsigned kb_base) {
+fsio::Result<FioSize> size_or_percent(const FioLine& l, unsigned kb_base) {
   auto v = parse_fio_size_or_percent(l.value, kb_base);
   if (!v) return bad(l, why(v.error()));
   return *v;
 }
 
-Result<std::uint64_t> uint_of(const FioLine& l, std::uint64_t min, std::uint64_t max) {
+fsio::Result<std::uint64_t> uint_of(const FioLine& l, std::uint64_t min, std::uint64_t max) {
   auto v = parse_fio_uint(l.value, min, max);
   if (!v) return bad(l, why(v.error()));
   return *v;
 }
 
-Result<double> seconds_of(const FioLine& l, double unit) {
+fsio::Result<double> seconds_of(const FioLine& l, double unit) {
   auto v = parse_fio_time(l.value, unit);
   if (!v) return bad(l, why(v.error()));
   return *v;
 }
 
 // A bare flag ("direct", "--time_based") is true, as fio's bool options are.
-Result<bool> bool_of(const FioLine& l) {
+fsio::Result<bool> bool_of(const FioLine& l) {
   if (!l.has_value || l.value.empty()) return true;
   auto v = parse_fio_bool(l.value);
   if (!v) return bad(l, "expected 1 or 0");
   return *v;
 }
 
-Result<std::string> text_of(const FioLine& l) {
+fsio::Result<std::string> text_of(const FioLine& l) {
   if (l.value.empty()) return bad(l, "needs a value");
   return l.value;
 }
 
 // bssplit=4k/10:64k/50:32k/40[,write split]: blank percentages share what
 // the others leave, equally (fio's rule).
-Result<std::vector<BsSplit>> split_of(const FioLine& l, std::string_view text, unsigned kb_base) {
+fsio::Result<std::vector<BsSplit>> split_of(const FioLine& l, std::string_view text, unsigned kb_base) {
   std::vector<BsSplit> out;
   std::vector<std::size_t> blank;
   unsigned given = 0;
@@ -93,7 +96,7 @@ Result<std::vector<BsSplit>> split_of(const FioLine& l, std::string_view text, u
 
 // bs=4k or bs=4k,8k (reads, writes; a third value, for trims, has no use
 // here: ddbench never trims).
-Status apply_bs(FioJob& j, const FioLine& l) {
+fsio::Status apply_bs(FioJob& j, const FioLine& l) {
   const std::string_view v = l.value;
   const auto comma = v.find(',');
   if (comma == std::string_view::npos) {
@@ -116,7 +119,7 @@ Status apply_bs(FioJob& j, const FioLine& l) {
   return {};
 }
 
-Status apply_bssplit(FioJob& j, const FioLine& l) {
+fsio::Status apply_bssplit(FioJob& j, const FioLine& l) {
   const std::string_view v = l.value;
   const auto comma = v.find(',');
   auto reads = FSIO_TRY(split_of(l, v.substr(0, comma), j.kb_base));
@@ -127,7 +130,7 @@ Status apply_bssplit(FioJob& j, const FioLine& l) {
   return {};
 }
 
-Status apply_rw(FioJob& j, const FioLine& l) {
+fsio::Status apply_rw(FioJob& j, const FioLine& l) {
   // fio's rw=randread:8 (an offset modifier) is not supported.
   if (l.value.find(':') != std::string::npos)
     return bad(l, "offset modifiers (rw=TYPE:N) are not supported");
@@ -137,17 +140,17 @@ Status apply_rw(FioJob& j, const FioLine& l) {
   return {};
 }
 
-Status apply_engine(FioJob& j, const FioLine& l) {
+fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   const std::string& v = l.value;
-  if (v == "io_uring" || v == "uring") j.bench.engine = EngineKind::uring;
-  else if (v == "psync" || v == "pvsync" || v == "pvsync2") j.bench.engine = EngineKind::psync;
-  else if (v == "auto") j.bench.engine = EngineKind::automatic;
+  if (v == "io_uring" || v == "uring") j.bench.engine = fsio::EngineKind::uring;
+  else if (v == "psync" || v == "pvsync" || v == "pvsync2") j.bench.engine = fsio::EngineKind::psync;
+  else if (v == "auto") j.bench.engine = fsio::EngineKind::automatic;
   else if (v == "libaio") {
-    j.bench.engine = EngineKind::uring;
+    j.bench.engine = fsio::EngineKind::uring;
     j.notes.push_back("ioengine=libaio runs on io_uring: ddbench has no libaio engine; both keep iodepth "
                       "requests in flight on one thread");
   } else if (v == "sync") {
-    j.bench.engine = EngineKind::psync;
+    j.bench.engine = fsio::EngineKind::psync;
     j.notes.push_back("ioengine=sync runs as psync: pread/pwrite at each offset, the same I/O without fio's lseek");
   } else {
     return bad(l, "ddbench has the io_uring, psync (also pvsync, pvsync2), sync and libaio engines");
@@ -155,7 +158,7 @@ Status apply_engine(FioJob& j, const FioLine& l) {
   return {};
 }
 
-Status apply_verify(FioJob& j, const FioLine& l) {
+fsio::Status apply_verify(FioJob& j, const FioLine& l) {
   static const char* const types[] = {"md5",    "crc64", "crc32c", "crc32c-intel", "crc32", "crc16", "crc7",
                                       "xxhash", "sha512", "sha256", "sha1",         "sha3-224", "sha3-256",
                                       "sha3-384", "sha3-512", "meta", "pattern",    "1"};
@@ -178,7 +181,7 @@ Status apply_verify(FioJob& j, const FioLine& l) {
   return bad(l, "expected a fio verify type (md5, crc32c, sha256, pattern, ...) or 0");
 }
 
-Status apply_sync(FioJob& j, const FioLine& l) {
+fsio::Status apply_sync(FioJob& j, const FioLine& l) {
   if (!l.has_value || l.value == "1" || l.value == "sync" || l.value == "dsync") {
     j.bench.sync = true;
     return {};
@@ -190,7 +193,7 @@ Status apply_sync(FioJob& j, const FioLine& l) {
   return bad(l, "expected 0, 1, sync or dsync");
 }
 
-Status apply_percentiles(FioJob& j, const FioLine& l) {
+fsio::Status apply_percentiles(FioJob& j, const FioLine& l) {
   std::vector<double> out;
   std::string_view v = l.value;
   while (!v.empty()) {
@@ -208,4 +211,4 @@ Status apply_percentiles(FioJob& j, const FioLine& l) {
   return {};
 }
 
-}  // namespace fsio::detail
+}  // namespace bench::detail

@@ -9,19 +9,22 @@
 
 #include "cmd/bench/fio_option_values.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using fsio::Errc;
+using fsio::make_error;
 
 using namespace detail;
 
-using Apply = Status (*)(FioJob&, const FioLine&);
+using Apply = fsio::Status (*)(FioJob&, const FioLine&);
 
 struct Entry {
   FioOptionInfo info;
   Apply apply;
 };
 
-#define SET(body) [](FioJob& j, const FioLine& l) -> Status { body; return {}; }
+#define SET(body) [](FioJob& j, const FioLine& l) -> fsio::Status { body; return {}; }
 
 const std::vector<Entry>& table() {
   static const std::vector<Entry> t = {
@@ -29,7 +32,7 @@ const std::vector<Entry>& table() {
        SET(j.name = FSIO_TRY(text_of(l)))},
       {{"description", FioArg::required, "text printed with the job"}, SET(j.description = l.value)},
       {{"filename", FioArg::required, "the target: a block device or a file (one per job)"},
-       [](FioJob& j, const FioLine& l) -> Status {
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
          auto v = FSIO_TRY(text_of(l));
          std::string out;
          for (std::size_t i = 0; i < v.size(); ++i) {
@@ -100,7 +103,7 @@ const std::vector<Entry>& table() {
       {{"verify", FioArg::optional, "check the data: write, read back and check; read: check the stamps"},
        apply_verify},
       {{"do_verify", FioArg::optional, "1 only: ddbench always reads back what a verify write wrote"},
-       [](FioJob&, const FioLine& l) -> Status {
+       [](FioJob&, const FioLine& l) -> fsio::Status {
          if (!FSIO_TRY(bool_of(l))) return bad(l, "do_verify=0 is not supported (drop verify instead)");
          return {};
        }},
@@ -110,7 +113,7 @@ const std::vector<Entry>& table() {
        SET(j.bench.fadvise = FSIO_TRY(bool_of(l)))},
       {{"norandommap", FioArg::optional, "random offsets may repeat"}, SET(j.bench.norandommap = FSIO_TRY(bool_of(l)))},
       {{"randrepeat", FioArg::optional, "the same random order every run (default 1)"},
-       [](FioJob& j, const FioLine& l) -> Status {
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
          if (!FSIO_TRY(bool_of(l))) j.bench.seed = std::uint64_t(::time(nullptr)) * 0x9e3779b97f4a7c15ULL;
          return {};
        }},
@@ -119,7 +122,7 @@ const std::vector<Entry>& table() {
       {{"seed", FioArg::required, "the same as randseed", false},
        SET(j.bench.seed = FSIO_TRY(uint_of(l, 0, std::numeric_limits<std::uint64_t>::max())))},
       {{"random_distribution", FioArg::required, "random only"},
-       [](FioJob&, const FioLine& l) -> Status {
+       [](FioJob&, const FioLine& l) -> fsio::Status {
          if (l.value != "random") return bad(l, "only random is supported (no zipf, pareto, normal, zoned)");
          return {};
        }},
@@ -128,14 +131,14 @@ const std::vector<Entry>& table() {
       {{"unlink", FioArg::optional, "remove a file this run created when the job is done"},
        SET(j.unlink = FSIO_TRY(bool_of(l)))},
       {{"kb_base", FioArg::required, "1024 (k = 1024, the default) or 1000 (k = 1000, ki = 1024)"},
-       [](FioJob& j, const FioLine& l) -> Status {
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
          const auto v = FSIO_TRY(uint_of(l, 1000, 1024));
          if (v != 1000 && v != 1024) return bad(l, "must be 1000 or 1024");
          j.kb_base = unsigned(v);
          return {};
        }},
       {{"unit_base", FioArg::required, "0 or 8 (bytes); 1 (bits) is not supported"},
-       [](FioJob&, const FioLine& l) -> Status {
+       [](FioJob&, const FioLine& l) -> fsio::Status {
          if (l.value != "0" && l.value != "8") return bad(l, "only byte units (0 or 8) are supported");
          return {};
        }},
@@ -149,7 +152,7 @@ const std::vector<Entry>& table() {
        SET(j.bench.log_window_ms = unsigned(FSIO_TRY(uint_of(l, 0, 3600000))))},
       {{"log_offset", FioArg::optional, "log each I/O's offset"}, SET(j.log_offset = FSIO_TRY(bool_of(l)))},
       {{"per_job_logs", FioArg::optional, "1 only: one log per job"},
-       [](FioJob&, const FioLine& l) -> Status {
+       [](FioJob&, const FioLine& l) -> fsio::Status {
          if (!FSIO_TRY(bool_of(l))) return bad(l, "per_job_logs=0 is not supported");
          return {};
        }},
@@ -167,7 +170,7 @@ const std::vector<Entry>& table() {
       {{"disk_util", FioArg::optional, "report the disk's own statistics (default 1)"},
        SET(j.disk_util = FSIO_TRY(bool_of(l)))},
       {{"allow_file_create", FioArg::optional, "1 only: a job without filename makes its file"},
-       [](FioJob&, const FioLine& l) -> Status {
+       [](FioJob&, const FioLine& l) -> fsio::Status {
          if (!FSIO_TRY(bool_of(l))) return bad(l, "allow_file_create=0 is not supported");
          return {};
        }},
@@ -188,7 +191,7 @@ std::string normal_name(std::string_view name) {
 
 // "--direct --buffered" asks for two things at once (fio would take the
 // last; ddbench's terse form always refused it).
-Status check_direct_buffered(const std::vector<FioLine>& lines) {
+fsio::Status check_direct_buffered(const std::vector<FioLine>& lines) {
   const FioLine* direct = nullptr;
   const FioLine* buffered = nullptr;
   for (const auto& l : lines) {
@@ -226,7 +229,7 @@ FioJob fio_defaults() {
   FioJob j;
   j.bench.bs = 4096;
   j.bench.iodepth = 1;
-  j.bench.engine = EngineKind::psync;
+  j.bench.engine = fsio::EngineKind::psync;
   j.bench.direct = false;
   j.bench.batch = 1;  // fio's iodepth_batch_submit: each request submitted as soon as it is ready
   j.bench.merge = false;
@@ -238,7 +241,7 @@ FioJob terse_defaults() {
   return j;
 }
 
-Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
+fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   // kb_base first: "bs=4k" before "kb_base=1000" in a section still means 4000.
   std::vector<const FioLine*> order;
   for (const auto& l : lines)
@@ -269,4 +272,4 @@ Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   return {};
 }
 
-}  // namespace fsio
+}  // namespace bench

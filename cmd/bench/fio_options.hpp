@@ -13,7 +13,7 @@
 #include "cmd/bench/fio_units.hpp"
 #include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 
 // One job as its options describe it, before numjobs clones it.
 struct FioJob {
@@ -70,6 +70,6 @@ FioJob terse_defaults();
 // Applies lines to a job in order, kb_base first (it changes how every size
 // reads). Errors name the line's origin and the option:
 // "job.fio:7: bs '12Q': unknown unit 'Q'", "command line: --fallocate: ...".
-Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines);
+fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines);
 
-}  // namespace fsio
+}  // namespace bench

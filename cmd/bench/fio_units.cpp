@@ -5,10 +5,13 @@
 #include <limits>
 #include <string>
 
-namespace fsio {
+namespace bench {
 namespace {
 
-Error bad(std::string_view what, std::string_view text, const std::string& why) {
+using fsio::Errc;
+using fsio::make_error;
+
+fsio::Error bad(std::string_view what, std::string_view text, const std::string& why) {
   return make_error(Errc::invalid_argument, std::string(what) + " '" + std::string(text) + "': " + why);
 }
 
@@ -27,7 +30,7 @@ struct Number {
   std::size_t end = 0;
 };
 
-Result<Number> leading_number(std::string_view text, std::string_view what) {
+fsio::Result<Number> leading_number(std::string_view text, std::string_view what) {
   Number n;
   std::size_t i = 0;
   constexpr auto max = std::numeric_limits<std::uint64_t>::max();
@@ -81,7 +84,7 @@ int prefix_power(char c) {
 
 }  // namespace
 
-Result<std::uint64_t> parse_fio_size(std::string_view text, unsigned kb_base) {
+fsio::Result<std::uint64_t> parse_fio_size(std::string_view text, unsigned kb_base) {
   if (text.empty()) return bad("size", text, "empty");
   if (kb_base != 1000 && kb_base != 1024) return bad("kb_base", std::to_string(kb_base), "must be 1000 or 1024");
   auto n = FSIO_TRY(leading_number(text, "size"));
@@ -123,7 +126,7 @@ std::uint64_t FioSize::resolve(std::uint64_t target, std::uint64_t granule) cons
   return v;
 }
 
-Result<FioSize> parse_fio_size_or_percent(std::string_view text, unsigned kb_base) {
+fsio::Result<FioSize> parse_fio_size_or_percent(std::string_view text, unsigned kb_base) {
   FioSize s;
   if (!text.empty() && text.back() == '%') {
     const std::string_view num = text.substr(0, text.size() - 1);
@@ -137,7 +140,7 @@ Result<FioSize> parse_fio_size_or_percent(std::string_view text, unsigned kb_bas
   return s;
 }
 
-Result<double> parse_fio_time(std::string_view text, double default_unit) {
+fsio::Result<double> parse_fio_time(std::string_view text, double default_unit) {
   if (text.empty()) return bad("time", text, "empty");
   auto n = FSIO_TRY(leading_number(text, "time"));
   const std::string unit = lower(text.substr(n.end));
@@ -157,14 +160,14 @@ Result<double> parse_fio_time(std::string_view text, double default_unit) {
   return v;
 }
 
-Result<bool> parse_fio_bool(std::string_view text) {
+fsio::Result<bool> parse_fio_bool(std::string_view text) {
   const std::string t = lower(text);
   if (t == "1" || t == "true" || t == "yes" || t == "on") return true;
   if (t == "0" || t == "false" || t == "no" || t == "off") return false;
   return bad("boolean", text, "expected 1 or 0");
 }
 
-Result<std::uint64_t> parse_fio_uint(std::string_view text, std::uint64_t min, std::uint64_t max) {
+fsio::Result<std::uint64_t> parse_fio_uint(std::string_view text, std::uint64_t min, std::uint64_t max) {
   if (text.empty()) return bad("number", text, "empty");
   auto n = FSIO_TRY(leading_number(text, "number"));
   if (n.end != text.size() || n.has_frac) return bad("number", text, "expected a whole number");
@@ -173,4 +176,4 @@ Result<std::uint64_t> parse_fio_uint(std::string_view text, std::uint64_t min, s
   return n.int_part;
 }
 
-}  // namespace fsio
+}  // namespace bench

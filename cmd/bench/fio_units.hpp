@@ -15,7 +15,7 @@
 
 #include "libfsio/result.hpp"
 
-namespace fsio {
+namespace bench {
 
 // A size: digits (or 0x and hex digits), an optional fraction ("1.5M"), then
 // an optional unit, case-insensitive:
@@ -26,7 +26,7 @@ namespace fsio {
 // The result must be a whole number of bytes and fit in 64 bits. Errors
 // are Errc::invalid_argument and quote the text ("size '12Q': unknown unit
 // 'Q'"); the caller adds the option's name.
-Result<std::uint64_t> parse_fio_size(std::string_view text, unsigned kb_base = 1024);
+fsio::Result<std::uint64_t> parse_fio_size(std::string_view text, unsigned kb_base = 1024);
 
 // A size or a percentage of the target ("10%", "12.5%"): fio's size= and
 // offset= take both.
@@ -38,18 +38,18 @@ struct FioSize {
   // multiple of `granule` (fio rounds percentages down to the block size).
   std::uint64_t resolve(std::uint64_t target, std::uint64_t granule) const;
 };
-Result<FioSize> parse_fio_size_or_percent(std::string_view text, unsigned kb_base = 1024);
+fsio::Result<FioSize> parse_fio_size_or_percent(std::string_view text, unsigned kb_base = 1024);
 
 // A time: a number (a fraction allowed) and an optional unit, case-
 // insensitive: d, h, m (minutes), s or sec, ms or msec, us or usec. Without
 // a unit, `default_unit` seconds (fio: seconds, for runtime and ramp_time).
 // Returns seconds. Negative numbers, exponents, inf and nan are refused.
-Result<double> parse_fio_time(std::string_view text, double default_unit = 1.0);
+fsio::Result<double> parse_fio_time(std::string_view text, double default_unit = 1.0);
 
 // fio's bool: 1 or 0 (also true/false, yes/no, on/off).
-Result<bool> parse_fio_bool(std::string_view text);
+fsio::Result<bool> parse_fio_bool(std::string_view text);
 
 // An unsigned integer in [min, max] (decimal or 0x hex), no unit.
-Result<std::uint64_t> parse_fio_uint(std::string_view text, std::uint64_t min, std::uint64_t max);
+fsio::Result<std::uint64_t> parse_fio_uint(std::string_view text, std::uint64_t min, std::uint64_t max);
 
-}  // namespace fsio
+}  // namespace bench

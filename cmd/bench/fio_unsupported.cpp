@@ -3,7 +3,7 @@
 // the table of fio_options.cpp is refused as unknown.
 #include "cmd/bench/fio_options.hpp"
 
-namespace fsio {
+namespace bench {
 
 const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options() {
   static const char* const rate = "ddbench runs as fast as the device goes; it does not throttle";
@@ -97,4 +97,4 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
   return list;
 }
 
-}  // namespace fsio
+}  // namespace bench

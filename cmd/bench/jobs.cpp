@@ -19,8 +19,12 @@
 #include "libfsio/buffer.hpp"
 #include "libfsio/progress.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using fsio::Errc;
+using fsio::errno_error;
+using fsio::make_error;
 
 std::string canonical(const std::string& path) {
   char buf[PATH_MAX];
@@ -30,7 +34,7 @@ std::string canonical(const std::string& path) {
 // A missing target is made the way fio makes it: a file of size= bytes (and
 // offset= before it), but never under /dev, where a typo for a device name
 // would otherwise become a file on devtmpfs.
-Status plan_creation(BenchJob& job) {
+fsio::Status plan_creation(BenchJob& job) {
   struct stat st{};
   if (::stat(job.target.c_str(), &st) == 0 || job.options.create_size) return {};
   if (job.target.rfind("/dev/", 0) == 0)
@@ -42,7 +46,7 @@ Status plan_creation(BenchJob& job) {
   return {};
 }
 
-Result<Device> open_job(BenchJob& job, std::set<std::string>& claimed) {
+fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed) {
   FSIO_TRY(plan_creation(job));
   BenchOptions& o = job.options;
   // O_EXCL claims a block device for this process; a second job on the same
@@ -61,11 +65,11 @@ Result<Device> open_job(BenchJob& job, std::set<std::string>& claimed) {
 
 // fio lays out a file it made for a read job ("Laying out IO file"), so the
 // reads find data, not holes. Through the page cache, then dropped from it.
-Status lay_out(const std::string& path, std::uint64_t size) {
+fsio::Status lay_out(const std::string& path, std::uint64_t size) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return errno_error(errno, path + ": lay out the file");
-  AlignedBuffer buf(1u << 20, 4096);
-  Status st;
+  fsio::AlignedBuffer buf(1u << 20, 4096);
+  fsio::Status st;
   for (std::uint64_t off = 0; off < size && st; off += buf.size()) {
     const std::size_t n = std::size_t(std::min<std::uint64_t>(buf.size(), size - off));
     stamp_pattern({buf.data(), n}, off, 0x6c61796f7574);  // "layout"
@@ -126,25 +130,25 @@ std::string job_label(const BenchJob& job) { return "job " + job.name + " (" + s
 
 // See run_bench_jobs: what a writing job's target may not share. Each other
 // target is asked about once, however many jobs name it.
-Status check_jobs_apart(const std::vector<BenchJob>& jobs, const std::vector<std::string>& job_files,
-                        std::size_t& failed) {
+fsio::Status check_jobs_apart(const std::vector<BenchJob>& jobs, const std::vector<std::string>& job_files,
+                              std::size_t& failed) {
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     if (!bench_writes(jobs[k].options.rw)) continue;
-    std::vector<StorageRef> reads;
+    std::vector<fsio::StorageRef> reads;
     for (const auto& f : job_files) reads.push_back({"the job file", f});
     std::set<std::tuple<std::string, std::uint64_t, std::uint64_t>> seen;
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       if (i == k) continue;
-      StorageRef r = job_storage(jobs[i], "the target of " + job_label(jobs[i]) + ",");
+      fsio::StorageRef r = job_storage(jobs[i], "the target of " + job_label(jobs[i]) + ",");
       if (seen.insert({r.name, r.begin, r.end}).second) reads.push_back(std::move(r));
     }
     failed = k;
-    FSIO_TRY(check_apart(job_storage(jobs[k], ""), reads));
+    FSIO_TRY(fsio::check_apart(job_storage(jobs[k], ""), reads));
   }
   return {};
 }
 
-Error in_job(const BenchJob& job, bool several, Error e) {
+fsio::Error in_job(const BenchJob& job, bool several, fsio::Error e) {
   if (several) e.context = "job " + job.name + " (" + std::to_string(job.clone) + "): " + e.context;
   return e;
 }
@@ -177,28 +181,29 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
   return out;
 }
 
-StorageRef job_storage(const BenchJob& job, std::string role) {
-  StorageRef r{std::move(role), job.target};
+fsio::StorageRef job_storage(const BenchJob& job, std::string role) {
+  fsio::StorageRef r{std::move(role), job.target};
   r.same_is_fine = true;
   const FioJob& s = *job.spec;
   if (s.offset.is_percent()) return r;
   const std::uint64_t step = s.offset_increment, n = job.clone;
-  const bool wraps = n && step > (kToEnd - s.offset.bytes) / n;
-  r.begin = wraps ? kToEnd : s.offset.bytes + step * n;
-  if (!s.size.is_percent() && s.size.bytes && !wraps) r.end = s.size.bytes > kToEnd - r.begin ? kToEnd : r.begin + s.size.bytes;
+  const bool wraps = n && step > (fsio::kToEnd - s.offset.bytes) / n;
+  r.begin = wraps ? fsio::kToEnd : s.offset.bytes + step * n;
+  if (!s.size.is_percent() && s.size.bytes && !wraps)
+    r.end = s.size.bytes > fsio::kToEnd - r.begin ? fsio::kToEnd : r.begin + s.size.bytes;
   return r;
 }
 
-Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, Progress* progress,
-                                const std::vector<std::string>& job_files) {
+fsio::Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, fsio::Progress* progress,
+                                      const std::vector<std::string>& job_files) {
   BenchRun run;
   const bool several = jobs.size() > 1;
   std::size_t refused = 0;
   if (auto st = check_jobs_apart(jobs, job_files, refused); !st) return in_job(jobs[refused], several, std::move(st).error());
-  std::vector<Device> devs;
+  std::vector<fsio::Device> devs;
   devs.reserve(jobs.size());
   // Files this run made go again when it fails.
-  auto fail = [&](const BenchJob& job, Error e) -> Error {
+  auto fail = [&](const BenchJob& job, fsio::Error e) -> fsio::Error {
     e = in_job(job, several, std::move(e));
     std::string removed;
     for (auto& d : devs)
@@ -207,7 +212,7 @@ Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, Progress* progress,
         removed += rm ? "; removed " + d.path() + ", which this run had created" : "; could not remove " + d.path();
       }
     if (removed.empty()) return e;
-    return Error{e.code, 0, e.message() + removed};
+    return fsio::Error{e.code, 0, e.message() + removed};
   };
   std::set<std::string> claimed;
   for (auto& job : jobs) {
@@ -227,11 +232,11 @@ Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, Progress* progress,
   for (const auto& n : disks) before.push_back(read_disk_stat(n).value_or(DiskStat{}));
   const auto t0 = std::chrono::steady_clock::now();
 
-  std::vector<std::optional<Result<BenchResult>>> out(jobs.size());
+  std::vector<std::optional<fsio::Result<BenchResult>>> out(jobs.size());
   for (std::size_t first = 0; first < jobs.size();) {
     std::size_t end = first + 1;
     while (end < jobs.size() && !jobs[end].stonewall) ++end;
-    if (first > 0 && InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
+    if (first > 0 && fsio::InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
     if (end - first == 1) {
       out[first] = run_bench(devs[first], jobs[first].options, progress);
     } else {
@@ -256,4 +261,4 @@ Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, Progress* progress,
   return run;
 }
 
-}  // namespace fsio
+}  // namespace bench

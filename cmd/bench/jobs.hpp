@@ -14,9 +14,7 @@
 #include "cmd/bench/run.hpp"
 #include "libfsio/apart.hpp"
 
-namespace fsio {
-
-class Progress;
+namespace bench {
 
 struct BenchJob {
   const FioJob* spec = nullptr;  // the job it is a copy of
@@ -61,16 +59,16 @@ struct BenchRun {
 // the in-use check would take our own claim on the one for another
 // program's. Windows count where the job file gives them in bytes
 // (offset=, size=); a percentage is taken as the whole target.
-Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, Progress* progress,
-                                const std::vector<std::string>& job_files = {});
+fsio::Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, fsio::Progress* progress,
+                                      const std::vector<std::string>& job_files = {});
 
 // The storage a job touches: its target, and the window offset= and size=
 // give it when they are bytes (a percentage: the whole target). For
 // apart.hpp's checks; role names it in messages.
-StorageRef job_storage(const BenchJob& job, std::string role);
+fsio::StorageRef job_storage(const BenchJob& job, std::string role);
 
 // A group's jobs as one (fio's group_reporting): bytes, requests and
 // latencies summed, elapsed the longest, windows added up by time.
 BenchResult merge_results(const std::vector<const BenchResult*>& results);
 
-}  // namespace fsio
+}  // namespace bench

@@ -3,7 +3,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-namespace fsio {
+namespace bench {
 
 const char* bench_log_suffix(BenchLogKind kind) {
   switch (kind) {
@@ -74,4 +74,4 @@ std::string format_bench_log(const BenchResult& r, BenchLogKind kind, bool windo
   return out;
 }
 
-}  // namespace fsio
+}  // namespace bench

@@ -11,7 +11,7 @@
 
 #include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 
 enum class BenchLogKind { bw, iops, lat, clat, slat };
 
@@ -23,4 +23,4 @@ const char* bench_log_suffix(BenchLogKind kind);
 // result.log_window_ms), else from result.io_events.
 std::string format_bench_log(const BenchResult& result, BenchLogKind kind, bool windowed, bool log_offset);
 
-}  // namespace fsio
+}  // namespace bench

@@ -12,11 +12,14 @@
 #include "libfsio/signatures.hpp"
 #include "libfsio/size.hpp"
 
-namespace fsio {
+namespace bench {
+
+using fsio::Errc;
+using fsio::make_error;
 
 // ---- options -------------------------------------------------------------
 
-Result<BenchRw> parse_bench_rw(std::string_view text) {
+fsio::Result<BenchRw> parse_bench_rw(std::string_view text) {
   if (text == "read") return BenchRw::read;
   if (text == "write") return BenchRw::write;
   if (text == "randread") return BenchRw::randread;
@@ -74,9 +77,9 @@ std::string number_text(double v) {
   return text;
 }
 
-Error usage(std::string what) { return make_error(Errc::invalid_argument, std::move(what)); }
+fsio::Error usage(std::string what) { return make_error(Errc::invalid_argument, std::move(what)); }
 
-Status validate_bs(const BenchOptions& o) {
+fsio::Status validate_bs(const BenchOptions& o) {
   if (o.bs == 0 || o.bs > max_bs) return usage("bs " + std::to_string(o.bs) + ": must be 1 byte to 256 MiB");
   for (unsigned d = 0; d < 2; ++d) {
     if (o.bssplit[d].empty()) continue;
@@ -93,20 +96,20 @@ Status validate_bs(const BenchOptions& o) {
 
 // Seconds: 0 (none) or a millisecond to ~4 months. Below a millisecond the
 // deadline in nanoseconds would round to 0, "no cap".
-Status validate_seconds(const char* name, double v) {
+fsio::Status validate_seconds(const char* name, double v) {
   if (!(v == 0 || (v >= 1e-3 && v <= 1e7)))
     return usage(std::string(name) + " " + number_text(v) + ": must be 0 (none) or 0.001 to 1e7 seconds");
   return {};
 }
 }  // namespace
 
-Status validate(const BenchOptions& o) {
+fsio::Status validate(const BenchOptions& o) {
   FSIO_TRY(validate_bs(o));
   if (o.iodepth == 0 || o.iodepth > max_iodepth)
     return usage("iodepth " + std::to_string(o.iodepth) + ": must be 1 to " + std::to_string(max_iodepth));
   if (o.max_bs() * o.iodepth > max_buffer_bytes)
-    return usage("bs x iodepth = " + format_size(o.max_bs() * o.iodepth) + " of buffers: more than " +
-                 format_size(max_buffer_bytes));
+    return usage("bs x iodepth = " + fsio::format_size(o.max_bs() * o.iodepth) + " of buffers: more than " +
+                 fsio::format_size(max_buffer_bytes));
   if (o.batch > o.iodepth)
     return usage("batch " + std::to_string(o.batch) + ": more than iodepth " + std::to_string(o.iodepth));
   FSIO_TRY(validate_seconds("runtime", o.runtime));
@@ -130,7 +133,7 @@ Status validate(const BenchOptions& o) {
   return {};
 }
 
-Result<BenchRange> plan_range(const BenchOptions& o, std::uint64_t device_size, std::uint32_t align) {
+fsio::Result<BenchRange> plan_range(const BenchOptions& o, std::uint64_t device_size, std::uint32_t align) {
   FSIO_TRY(validate(o));
   if (align == 0) align = 1;
   if (o.offset >= device_size)
@@ -185,4 +188,4 @@ std::uint64_t BlockOrder::step(std::uint64_t x) const {
   return x;
 }
 
-}  // namespace fsio
+}  // namespace bench

@@ -8,7 +8,11 @@
 #include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
 
-namespace fsio::detail {
+namespace bench::detail {
+
+using fsio::Errc;
+using fsio::errno_error;
+using fsio::make_error;
 
 namespace {
 constexpr std::uint64_t sync_tag = ~std::uint64_t{0};
@@ -18,7 +22,7 @@ void Runner::begin_pass(const PassSpec& spec, BenchResult& res) {
   spec_ = &spec;
   res_ = &res;
   stats_ = spec.measured ? &res.stats : &scratch_;
-  scratch_ = IoStats{};
+  scratch_ = fsio::IoStats{};
   free_.clear();
   for (unsigned i = o_.iodepth; i-- > 0;) free_.push_back(i);
   round_.clear();
@@ -43,14 +47,14 @@ void Runner::start_measuring(std::uint64_t t) {
   deadline_ns_ = o_.runtime > 0 ? t + std::uint64_t(o_.runtime * 1e9) : 0;
   // What the ramp did is not measured (fio zeroes its stats after ramp_time).
   const unsigned peak = engine_in_flight_;
-  *stats_ = IoStats{};
+  *stats_ = fsio::IoStats{};
   stats_->peak_in_flight = peak;
   const bool reads = bench_reads(o_.rw), writes = bench_writes(o_.rw);
   stat_sampler_.start(o_.stat_window_ms, t, reads, writes, &res_->stat_samples);
   log_sampler_.start(o_.log_window_ms, t, reads, writes, &res_->log_samples);
 }
 
-Status Runner::pass(const PassSpec& spec, BenchResult& res) {
+fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
   begin_pass(spec, res);
   const std::uint64_t syscalls0 = engine_->syscalls();
   while (true) {
@@ -73,7 +77,7 @@ Status Runner::pass(const PassSpec& spec, BenchResult& res) {
   return finish_pass(syscalls0);
 }
 
-Status Runner::finish_pass(std::uint64_t syscalls0) {
+fsio::Status Runner::finish_pass(std::uint64_t syscalls0) {
   stats_->syscalls += engine_->syscalls() - syscalls0;
   issued_bytes_ = work_->issued_bytes();
   if (spec_->measured) {
@@ -86,7 +90,7 @@ Status Runner::finish_pass(std::uint64_t syscalls0) {
   return {};
 }
 
-Status Runner::reap() {
+fsio::Status Runner::reap() {
   // Without waiting while another batch could go out now (so --batch 1 keeps
   // iodepth in flight, one submit per request, like fio's default); else at
   // least one completion, or with --batch (no merging) enough to free a
@@ -108,14 +112,14 @@ Status Runner::reap() {
   return {};
 }
 
-void Runner::handle_completion(const IoCompletion& c, std::uint64_t t) {
+void Runner::handle_completion(const fsio::IoCompletion& c, std::uint64_t t) {
   const unsigned lead = unsigned(c.user_data);
   Slot& l = slots_[lead];
   --engine_in_flight_;
   const std::int64_t r = c.result;
   if (r < 0 || (r == 0 && l.req_want > 0)) {
-    const std::string ctx =
-        std::string(l.dir == dir_read ? "read " : "write ") + std::to_string(l.req_bytes) + " bytes at " + format_hex(l.req_offset);
+    const std::string ctx = std::string(l.dir == dir_read ? "read " : "write ") + std::to_string(l.req_bytes) +
+                            " bytes at " + fsio::format_hex(l.req_offset);
     fail(r < 0 ? errno_error(int(-r), ctx) : make_error(Errc::io, ctx + ": unexpected end of file"));
     for (unsigned k = 0; k < l.nmembers; ++k) free_.push_back(l.members[k]);
     return;
@@ -191,15 +195,15 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
 
 // fio's fsync=N / fdatasync=N: once N writes are done (none in flight), one
 // flush through the engine, timed into the sync statistics.
-Status Runner::sync_now() {
-  IoRequest req;
-  req.op = IoOp::flush;
+fsio::Status Runner::sync_now() {
+  fsio::IoRequest req;
+  req.op = fsio::IoOp::flush;
   req.datasync = o_.fsync_data_only;
   req.user_data = sync_tag;
   const std::uint64_t t = now_ns();
   FSIO_TRY(engine_->queue(req));
   FSIO_TRY(engine_->commit());
-  IoCompletion c;
+  fsio::IoCompletion c;
   while (true) {
     auto got = FSIO_TRY(engine_->reap({&c, 1}, 1));
     if (got == 1) break;
@@ -220,10 +224,10 @@ void Runner::check_clock(std::uint64_t t) {
     stop_ = true;
     res_->runtime_capped = o_.time_based || work_->more();
   }
-  if (!stop_ && InterruptGuard::requested()) {
+  if (!stop_ && fsio::InterruptGuard::requested()) {
     stop_ = true;
     res_->interrupted = true;
   }
 }
 
-}  // namespace fsio::detail
+}  // namespace bench::detail

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace fsio {
+namespace bench {
 namespace {
 
 constexpr std::size_t words_per_sector = pattern_sector / 8;
@@ -153,4 +153,4 @@ std::string describe(const PatternMismatch& m, std::uint64_t seed) {
   return out;
 }
 
-}  // namespace fsio
+}  // namespace bench

@@ -18,7 +18,7 @@
 #include <span>
 #include <string>
 
-namespace fsio {
+namespace bench {
 
 inline constexpr std::uint32_t pattern_sector = 512;
 
@@ -55,4 +55,4 @@ std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std
 // sector of its own offset and seed whose bits have flipped.
 std::string describe(const PatternMismatch& m, std::uint64_t seed);
 
-}  // namespace fsio
+}  // namespace bench

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace fsio {
+namespace bench {
 namespace {
 
 constexpr double plot_w = 800, plot_h = 230, left = 90, chart_gap = 330, top0 = 70;
@@ -201,4 +201,4 @@ std::string plot_svg(const std::vector<PlotJob>& jobs, const std::string& title)
   return o + "</svg>\n";
 }
 
-}  // namespace fsio
+}  // namespace bench

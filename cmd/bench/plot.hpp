@@ -16,7 +16,7 @@
 
 #include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 
 struct PlotJob {
   std::string name;             // the legend's label
@@ -25,4 +25,4 @@ struct PlotJob {
 
 std::string plot_svg(const std::vector<PlotJob>& jobs, const std::string& title);
 
-}  // namespace fsio
+}  // namespace bench

@@ -13,19 +13,22 @@
 #include "cmd/bench/runner.hpp"
 #include "libfsio/progress.hpp"
 
-namespace fsio {
+namespace bench {
+
+using fsio::Errc;
+using fsio::make_error;
 
 namespace {
 
 // Advisory: a failure only means a warmer cache, never wrong results.
-void invalidate_cache(const Device& dev, const BenchRange& range) {
+void invalidate_cache(const fsio::Device& dev, const BenchRange& range) {
   (void)posix_fadvise(dev.fd(), off_t(dev.offset() + range.begin), off_t(range.end - range.begin),
                       POSIX_FADV_DONTNEED);
 }
 
 // The access pattern hint fio gives (fadvise_hint=1): sequential doubles the
 // readahead window of a buffered read, random turns readahead off.
-void hint_access(const Device& dev, const BenchRange& range, BenchRw rw) {
+void hint_access(const fsio::Device& dev, const BenchRange& range, BenchRw rw) {
   (void)posix_fadvise(dev.fd(), off_t(dev.offset() + range.begin), off_t(range.end - range.begin),
                       bench_random(rw) ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 }
@@ -46,7 +49,8 @@ BenchCpu operator-(const BenchCpu& a, const BenchCpu& b) {
   return {a.usr - b.usr, a.sys - b.sys, a.ctx - b.ctx, a.majf - b.majf, a.minf - b.minf};
 }
 
-BenchResult new_result(const Device& dev, const BenchOptions& o, const Engine& engine, const BenchRange& range) {
+BenchResult new_result(const fsio::Device& dev, const BenchOptions& o, const fsio::Engine& engine,
+                       const BenchRange& range) {
   BenchResult res;
   res.rw = o.rw;
   res.engine = engine.name();
@@ -70,14 +74,14 @@ void sum_directions(BenchResult& res) {
 
 }  // namespace
 
-Result<BenchResult> run_bench(Device& dev, const BenchOptions& o, Progress* progress) {
+fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, fsio::Progress* progress) {
   FSIO_TRY_CTX(validate(o), dev.path());
-  auto engine = FSIO_TRY_CTX(make_engine(o.engine, dev.fd(), o.iodepth), dev.path());
+  auto engine = FSIO_TRY_CTX(fsio::make_engine(o.engine, dev.fd(), o.iodepth), dev.path());
   return run_bench(dev, o, std::move(engine), progress);
 }
 
-Result<BenchResult> run_bench(Device& dev, const BenchOptions& o, std::unique_ptr<Engine> engine,
-                              Progress* progress) {
+fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, std::unique_ptr<fsio::Engine> engine,
+                                    fsio::Progress* progress) {
   const std::uint32_t align = dev.direct() ? std::max<std::uint32_t>(dev.topology().dio_offset_align, 1) : 1;
   auto range = FSIO_TRY_CTX(plan_range(o, dev.size(), align), dev.path());
   if (bench_writes(o.rw) && !dev.writable())
@@ -106,7 +110,7 @@ Result<BenchResult> run_bench(Device& dev, const BenchOptions& o, std::unique_pt
   measured.stamp = o.verify && pure_write;
   measured.check = o.verify && !bench_writes(o.rw);
   if (auto st = runner.pass(measured, res); !st) {
-    Error e = std::move(st).error();
+    fsio::Error e = std::move(st).error();
     if (partial_tail && e.sys_errno == EIO) e.context += " (" + res.note + ")";
     return e;
   }
@@ -136,4 +140,4 @@ Result<BenchResult> run_bench(Device& dev, const BenchOptions& o, std::unique_pt
   return res;
 }
 
-}  // namespace fsio
+}  // namespace bench

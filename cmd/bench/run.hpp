@@ -37,13 +37,15 @@
 #include "libfsio/stats.hpp"
 
 namespace fsio {
-
 class Progress;
+}
+
+namespace bench {
 
 // fio's rw= values. rw (also spelled readwrite) and randrw mix reads and
 // writes, rwmixread percent of them reads, chosen per request.
 enum class BenchRw { read, write, randread, randwrite, rw, randrw };
-Result<BenchRw> parse_bench_rw(std::string_view text);  // fio's names
+fsio::Result<BenchRw> parse_bench_rw(std::string_view text);  // fio's names
 const char* bench_rw_name(BenchRw rw);
 inline bool bench_mixed(BenchRw rw) { return rw == BenchRw::rw || rw == BenchRw::randrw; }
 // Any writes (the target is opened for writing).
@@ -72,7 +74,7 @@ struct BenchOptions {
   std::uint64_t offset = 0;         // start of the range, bytes into the target
   std::uint64_t io_size = 0;        // bytes to transfer per loop (fio io_size); 0: the range once
   unsigned iodepth = 32;            // requests in flight
-  EngineKind engine = EngineKind::automatic;
+  fsio::EngineKind engine = fsio::EngineKind::automatic;
   bool direct = true;               // O_DIRECT (falls back where the filesystem refuses it)
   bool sync = false;                // every write carries RWF_DSYNC
   unsigned rwmixread = 50;          // rw/randrw: percent of requests that read
@@ -109,7 +111,7 @@ struct BenchOptions {
 };
 
 // Checks that need no device: ranges of bs, iodepth, batch, runtime.
-Status validate(const BenchOptions& options);
+fsio::Status validate(const BenchOptions& options);
 
 // The byte range a run covers, resolved against a device of `device_size`
 // bytes whose direct I/O needs `align`-byte offsets and lengths (1 when
@@ -119,14 +121,14 @@ struct BenchRange {
   std::uint64_t end = 0;
   std::uint64_t blocks = 0;  // ceil((end - begin) / bs)
 };
-Result<BenchRange> plan_range(const BenchOptions& options, std::uint64_t device_size, std::uint32_t align);
+fsio::Result<BenchRange> plan_range(const BenchOptions& options, std::uint64_t device_size, std::uint32_t align);
 
 // Opens the target the way `options` needs it: read-write for a write or a
 // create, direct or buffered. A target in use or read-only is refused first
 // (Device::open's refusals, whatever options.force says); then a write over
 // a filesystem or partition table is refused (Errc::busy, naming it) unless
 // options.force.
-Result<Device> open_bench_target(const std::string& path, const BenchOptions& options);
+fsio::Result<fsio::Device> open_bench_target(const std::string& path, const BenchOptions& options);
 
 // The order blocks are visited in: identity for sequential runs; for random
 // ones a keyed permutation of [0, n) (a bijection on the smallest power of
@@ -311,7 +313,7 @@ struct BenchResult {
   std::vector<BenchSample> stat_samples;  // per stat window and direction
   std::vector<BenchSample> log_samples;   // per log window and direction
   std::vector<BenchIoEvent> io_events;    // with log_ios
-  IoStats stats;                      // IoQueue's counter names for the measured pass
+  fsio::IoStats stats;                      // IoQueue's counter names for the measured pass
   bool interrupted = false;           // SIGINT/SIGTERM stopped the run
   bool runtime_capped = false;        // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
@@ -326,10 +328,11 @@ struct BenchResult {
 // Runs the benchmark on an open device (see open_bench_target). Errors carry
 // the offset and size of the failed request and the device path. A verify
 // mismatch is not an error: it is reported in result.verify.
-Result<BenchResult> run_bench(Device& device, const BenchOptions& options, Progress* progress = nullptr);
+fsio::Result<BenchResult> run_bench(fsio::Device& device, const BenchOptions& options,
+                                    fsio::Progress* progress = nullptr);
 // The same on a caller-made engine over device.fd() (options.engine is
 // ignored): tests inject short-transferring or failing engines this way.
-Result<BenchResult> run_bench(Device& device, const BenchOptions& options, std::unique_ptr<Engine> engine,
-                              Progress* progress = nullptr);
+fsio::Result<BenchResult> run_bench(fsio::Device& device, const BenchOptions& options,
+                                    std::unique_ptr<fsio::Engine> engine, fsio::Progress* progress = nullptr);
 
-}  // namespace fsio
+}  // namespace bench

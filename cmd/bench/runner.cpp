@@ -8,7 +8,7 @@
 
 #include "libfsio/progress.hpp"
 
-namespace fsio::detail {
+namespace bench::detail {
 
 std::uint64_t now_ns() {
   timespec ts;
@@ -45,8 +45,8 @@ void Sampler::roll(std::uint64_t t) {
 
 // ---- runner -----------------------------------------------------------------
 
-Runner::Runner(Device& dev, const BenchOptions& o, const BenchRange& range, std::unique_ptr<Engine> engine,
-               Progress* progress)
+Runner::Runner(fsio::Device& dev, const BenchOptions& o, const BenchRange& range, std::unique_ptr<fsio::Engine> engine,
+               fsio::Progress* progress)
     : dev_(dev), o_(o), range_(range), progress_(progress) {
   const auto& topo = dev.topology();
   align_ = dev.direct() ? std::max<std::uint32_t>(topo.dio_offset_align, 1) : 1;
@@ -56,7 +56,7 @@ Runner::Runner(Device& dev, const BenchOptions& o, const BenchRange& range, std:
   max_request_ = std::max<std::uint64_t>(bs, topo.max_request);
   const std::size_t mem_align = std::max<std::size_t>({4096, topo.dio_mem_align, std::bit_ceil(align_)});
   const std::size_t stride = (bs + mem_align - 1) / mem_align * mem_align;
-  arena_ = AlignedBuffer(stride * o.iodepth, mem_align);
+  arena_ = fsio::AlignedBuffer(stride * o.iodepth, mem_align);
   slots_.resize(o.iodepth);
   iovs_.resize(std::size_t(o.iodepth) * max_merge_);
   member_ids_.resize(std::size_t(o.iodepth) * max_merge_);
@@ -141,15 +141,15 @@ bool Runner::try_merge(unsigned lead, unsigned id) {
   return true;
 }
 
-Status Runner::queue_lead(unsigned lead, bool retry) {
+fsio::Status Runner::queue_lead(unsigned lead, bool retry) {
   Slot& l = slots_[lead];
-  IoRequest req;
-  req.op = l.dir == dir_write ? IoOp::write : IoOp::read;
+  fsio::IoRequest req;
+  req.op = l.dir == dir_write ? fsio::IoOp::write : fsio::IoOp::read;
   req.offset = dev_.offset() + l.req_offset;
   req.iov = l.iov;
   req.iovcnt = l.iovcnt;
   req.bytes = l.req_bytes;
-  req.dsync = req.op == IoOp::write && o_.sync;
+  req.dsync = req.op == fsio::IoOp::write && o_.sync;
   req.user_data = lead;
   FSIO_TRY(engine_->queue(req));
   ++engine_in_flight_;
@@ -216,7 +216,7 @@ unsigned Runner::fill() {
   return taken;
 }
 
-Status Runner::commit_round() {
+fsio::Status Runner::commit_round() {
   if (engine_->in_flight() == 0 || (round_.empty() && !retry_pending_)) return {};
   const std::uint64_t before = async_ ? 0 : now_ns();
   auto n = engine_->commit();
@@ -235,4 +235,4 @@ Status Runner::commit_round() {
   return {};
 }
 
-}  // namespace fsio::detail
+}  // namespace bench::detail

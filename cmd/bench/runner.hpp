@@ -18,7 +18,7 @@ namespace fsio {
 class Progress;
 }
 
-namespace fsio::detail {
+namespace bench::detail {
 
 // One buffer and, when it leads an engine request, that request.
 struct Slot {
@@ -73,9 +73,9 @@ class Sampler {
 
 class Runner {
  public:
-  Runner(Device& dev, const BenchOptions& o, const BenchRange& range, std::unique_ptr<Engine> engine,
-         Progress* progress);
-  Status pass(const PassSpec& spec, BenchResult& res);
+  Runner(fsio::Device& dev, const BenchOptions& o, const BenchRange& range, std::unique_ptr<fsio::Engine> engine,
+         fsio::Progress* progress);
+  fsio::Status pass(const PassSpec& spec, BenchResult& res);
   std::uint64_t issued_bytes() const { return issued_bytes_; }
 
  private:
@@ -83,38 +83,38 @@ class Runner {
   bool take(const NextIo& io, Slot& s);
   void open_request(unsigned id);
   bool try_merge(unsigned lead, unsigned id);
-  Status queue_lead(unsigned lead, bool retry);
+  fsio::Status queue_lead(unsigned lead, bool retry);
   unsigned fill();  // returns the requests taken
-  Status commit_round();
+  fsio::Status commit_round();
   bool sync_due() const {
     return o_.fsync_every && !spec_->readback && writes_since_sync_ >= o_.fsync_every && work_->more();
   }
-  void fail(Error e) {
+  void fail(fsio::Error e) {
     if (!failure_) failure_ = std::move(e);
     stop_ = true;
   }
-  Status finish_pass(std::uint64_t syscalls0);
-  Status reap();
-  void handle_completion(const IoCompletion& c, std::uint64_t t);
+  fsio::Status finish_pass(std::uint64_t syscalls0);
+  fsio::Status reap();
+  void handle_completion(const fsio::IoCompletion& c, std::uint64_t t);
   void complete(unsigned lead, std::uint64_t t);
-  Status sync_now();
+  fsio::Status sync_now();
   void check_clock(std::uint64_t t);
   void start_measuring(std::uint64_t t);
 
-  Device& dev_;
+  fsio::Device& dev_;
   const BenchOptions& o_;
   BenchRange range_;
-  Progress* progress_;
+  fsio::Progress* progress_;
   std::uint32_t align_ = 1;
   bool merge_ = false;
   unsigned max_merge_ = 1;
   std::uint64_t max_request_ = 0;
   unsigned depth_ = 1;
-  AlignedBuffer arena_;
+  fsio::AlignedBuffer arena_;
   std::vector<Slot> slots_;
   std::vector<iovec> iovs_;
   std::vector<unsigned> member_ids_;
-  std::vector<IoCompletion> comps_;
+  std::vector<fsio::IoCompletion> comps_;
   std::vector<unsigned> round_;  // leads queued since the last commit
   std::vector<unsigned> free_;
   bool async_ = true;
@@ -123,8 +123,8 @@ class Runner {
   const PassSpec* spec_ = nullptr;
   BenchResult* res_ = nullptr;
   std::optional<Workload> work_;
-  IoStats scratch_;
-  IoStats* stats_ = nullptr;
+  fsio::IoStats scratch_;
+  fsio::IoStats* stats_ = nullptr;
   unsigned engine_in_flight_ = 0;
   std::uint64_t issued_bytes_ = 0;
   std::uint64_t t0_ = 0, t_last_ = 0, deadline_ns_ = 0, ramp_end_ = 0;
@@ -134,14 +134,14 @@ class Runner {
   bool retry_pending_ = false;  // a short transfer was queued again, not yet committed
   std::uint64_t writes_since_sync_ = 0;
   std::uint64_t restarts_seen_ = 0;
-  std::optional<Error> failure_;
+  std::optional<fsio::Error> failure_;
   Sampler stat_sampler_, log_sampler_;
 
   // Last member, so it is destroyed first: an engine torn down after a
   // failed reap waits for the kernel to finish with arena_'s buffers.
-  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<fsio::Engine> engine_;
 };
 
 std::uint64_t now_ns();
 
-}  // namespace fsio::detail
+}  // namespace bench::detail

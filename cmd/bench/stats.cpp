@@ -8,7 +8,7 @@
 #include "cmd/bench/jobs.hpp"
 #include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 
 void LatencyStats::merge(const LatencyStats& o) {
   if (o.n_ == 0) return;
@@ -207,4 +207,4 @@ BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
   return m;
 }
 
-}  // namespace fsio
+}  // namespace bench

@@ -12,8 +12,11 @@
 #include "cmd/bench/run.hpp"
 #include "libfsio/signatures.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using fsio::Errc;
+using fsio::make_error;
 
 // The first 64 KiB of a regular file, or "" for anything else (a block
 // device, a missing or empty file, one we cannot read).
@@ -37,7 +40,7 @@ std::string head_of_regular_file(const std::string& path) {
 // A write would replace text someone wrote by hand: a fio job file never
 // (whatever --force says: `ddbench --rw=write job.fio` runs the job file,
 // it does not write over it), a script or config only with --force.
-Status check_text_target(const std::string& path, bool force) {
+fsio::Status check_text_target(const std::string& path, bool force) {
   const std::string head = head_of_regular_file(path);
   const auto kind = describe_text(head);
   if (!kind) return {};
@@ -52,9 +55,9 @@ Status check_text_target(const std::string& path, bool force) {
 
 }  // namespace
 
-Result<Device> open_bench_target(const std::string& path, const BenchOptions& o) {
+fsio::Result<fsio::Device> open_bench_target(const std::string& path, const BenchOptions& o) {
   FSIO_TRY(validate(o));
-  OpenOptions open;
+  fsio::OpenOptions open;
   open.write = bench_writes(o.rw) || o.create_size.has_value();
   open.direct = o.direct;
   open.create_size = o.create_size;
@@ -64,17 +67,17 @@ Result<Device> open_bench_target(const std::string& path, const BenchOptions& o)
   // read-only opens, since opening for writing with create_size would grow
   // the file.
   if (open.write && ::access(path.c_str(), F_OK) == 0) {
-    OpenOptions check;
+    fsio::OpenOptions check;
     check.check_write = true;
     check.direct = false;
     check.exclusive = o.exclusive;
-    FSIO_TRY(Device::open(path, check));
+    FSIO_TRY(fsio::Device::open(path, check));
   }
   if (bench_writes(o.rw)) {
     FSIO_TRY(check_text_target(path, o.force));
-    if (!o.force) FSIO_TRY(check_overwrite(path, 0, std::nullopt, false, "writing"));
+    if (!o.force) FSIO_TRY(fsio::check_overwrite(path, 0, std::nullopt, false, "writing"));
   }
-  return Device::open(path, open);
+  return fsio::Device::open(path, open);
 }
 
-}  // namespace fsio
+}  // namespace bench

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace fsio::detail {
+namespace bench::detail {
 
 Workload::Workload(const BenchOptions& o, const BenchRange& r, bool readback, std::uint64_t budget, bool endless)
     : o_(o), range_(r),
@@ -88,4 +88,4 @@ bool Workload::next(NextIo& out) {
   return true;
 }
 
-}  // namespace fsio::detail
+}  // namespace bench::detail

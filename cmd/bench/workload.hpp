@@ -13,7 +13,7 @@
 
 #include "cmd/bench/run.hpp"
 
-namespace fsio::detail {
+namespace bench::detail {
 
 struct NextIo {
   BenchDir dir = dir_read;
@@ -65,4 +65,4 @@ class Workload {
   std::uint64_t restarts_ = 0;
 };
 
-}  // namespace fsio::detail
+}  // namespace bench::detail

@@ -6,8 +6,10 @@
 #include "cmd/bench/log.hpp"
 #include "cmd/bench/plot.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 BenchResult windows() {
   BenchResult r;
@@ -64,4 +66,4 @@ TEST(BenchPlot, ThreeChartsAndASeriesPerJobAndDirection) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

@@ -4,8 +4,10 @@
 
 #include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 BenchOptions opts() {
   BenchOptions o;
@@ -154,4 +156,4 @@ TEST(PlanRange, InvalidOptionsAreCaughtToo) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

@@ -12,7 +12,7 @@
 
 #include "cmd/bench/pattern.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
 
 constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ULL;  // splitmix64's increment
@@ -200,4 +200,4 @@ TEST(Pattern, AHeaderWithNoPatternAfterItIsNoValidStamp) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

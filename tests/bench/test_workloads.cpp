@@ -14,8 +14,10 @@
 #include "cmd/bench/jobs.hpp"
 #include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 class File {
  public:
@@ -197,4 +199,4 @@ TEST(BenchJobs, AMissingFileWithASizeIsMadeAndLaidOutForReads) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench
