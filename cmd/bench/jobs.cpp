@@ -34,7 +34,7 @@ std::string canonical(const std::string& path) {
 // A missing target is made the way fio makes it: a file of size= bytes (and
 // offset= before it), but never under /dev, where a typo for a device name
 // would otherwise become a file on devtmpfs.
-fsio::Status plan_creation(BenchJob& job) {
+fsio::Status choose_create_size(BenchJob& job) {
   struct stat st{};
   if (::stat(job.target.c_str(), &st) == 0 || job.options.create_size) return {};
   if (job.target.rfind("/dev/", 0) == 0)
@@ -47,7 +47,7 @@ fsio::Status plan_creation(BenchJob& job) {
 }
 
 fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed) {
-  FSIO_TRY(plan_creation(job));
+  FSIO_TRY(choose_create_size(job));
   BenchOptions& o = job.options;
   // O_EXCL claims a block device for this process; a second job on the same
   // device must not ask again (the kernel would say EBUSY to ourselves).

@@ -1,6 +1,6 @@
-// ddbench's plan: options and their checks, the byte range a run covers,
-// the order it visits blocks in, and fio's latency histogram. Pure parts, no
-// I/O except opening the target; the run itself is in run.cpp.
+// ddbench's options and their checks, the byte range a run covers and the
+// order it visits blocks in. Pure parts, no I/O: opening the target is in
+// target.cpp, the run itself in run.cpp.
 #include <unistd.h>
 
 #include <algorithm>
@@ -133,7 +133,7 @@ fsio::Status validate(const BenchOptions& o) {
   return {};
 }
 
-fsio::Result<BenchRange> plan_range(const BenchOptions& o, std::uint64_t device_size, std::uint32_t align) {
+fsio::Result<BenchRange> resolve_range(const BenchOptions& o, std::uint64_t device_size, std::uint32_t align) {
   FSIO_TRY(validate(o));
   if (align == 0) align = 1;
   if (o.offset >= device_size)

@@ -83,7 +83,7 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, fs
 fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, std::unique_ptr<fsio::Engine> engine,
                                     fsio::Progress* progress) {
   const std::uint32_t align = dev.direct() ? std::max<std::uint32_t>(dev.topology().dio_offset_align, 1) : 1;
-  auto range = FSIO_TRY_CTX(plan_range(o, dev.size(), align), dev.path());
+  auto range = FSIO_TRY_CTX(resolve_range(o, dev.size(), align), dev.path());
   if (bench_writes(o.rw) && !dev.writable())
     return make_error(Errc::invalid_argument, dev.path() + ": opened read-only for a write benchmark");
   const BenchCpu cpu0 = thread_cpu();

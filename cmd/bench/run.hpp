@@ -121,7 +121,7 @@ struct BenchRange {
   std::uint64_t end = 0;
   std::uint64_t blocks = 0;  // ceil((end - begin) / bs)
 };
-fsio::Result<BenchRange> plan_range(const BenchOptions& options, std::uint64_t device_size, std::uint32_t align);
+fsio::Result<BenchRange> resolve_range(const BenchOptions& options, std::uint64_t device_size, std::uint32_t align);
 
 // Opens the target the way `options` needs it: read-write for a write or a
 // create, direct or buffered. A target in use or read-only is refused first

@@ -11,7 +11,7 @@
 //         s_first_data_block (the boot block with 1 KiB blocks) too.
 //   raw:  every block (all-zero blocks are elided later, frame by frame).
 //
-// Planning opens the source read-only and refuses a source that something
+// Mapping a source opens it read-only and refuses a source that something
 // has mounted read-write, or uses as swap: its blocks would change while
 // they are copied. A read-only mount is fine.
 #pragma once
@@ -36,21 +36,21 @@ struct SourceOptions {
   fsio::EngineKind engine = fsio::EngineKind::automatic;
 };
 
-struct Plan {
+struct Source {
   Header header;              // fs_type, sizes, block size and the map; save fills in the rest
-  std::string source;
+  std::string path;           // the source as named
   std::uint64_t offset = 0;
   std::string detail;         // "FAT32, 4 KiB clusters", "ext4, 16 groups of 128 MiB, 4 KiB blocks"
   std::vector<std::string> notes;  // "mounted read-only on /mnt", ...
 };
 
-fsio::Result<Plan> plan_source(const std::string& path, const SourceOptions& options);
+fsio::Result<Source> map_source(const std::string& path, const SourceOptions& options);
 
 // The parts, for tests. Each fills header and detail from an open source;
 // the device window already starts at the filesystem.
-fsio::Result<Plan> plan_fat(const std::string& path, const SourceOptions& options);
-fsio::Result<Plan> plan_ext(const std::string& path, const SourceOptions& options);
-fsio::Result<Plan> plan_raw(const std::string& path, const SourceOptions& options);
+fsio::Result<Source> map_fat(const std::string& path, const SourceOptions& options);
+fsio::Result<Source> map_ext(const std::string& path, const SourceOptions& options);
+fsio::Result<Source> map_raw(const std::string& path, const SourceOptions& options);
 
 // The block size of a FAT image: the largest power of two up to 4 KiB that
 // divides both the data area's start and the cluster size, so every

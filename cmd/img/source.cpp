@@ -1,5 +1,5 @@
 // Choosing what to save: the mount check, filesystem detection, raw maps.
-#include "cmd/img/plan.hpp"
+#include "cmd/img/source.hpp"
 
 #include <algorithm>
 
@@ -74,7 +74,7 @@ std::uint32_t fat_block_size(std::uint64_t data_start_bytes, std::uint64_t clust
   return std::uint32_t(bs);
 }
 
-fsio::Result<Plan> plan_raw(const std::string& path, const SourceOptions& o) {
+fsio::Result<Source> map_raw(const std::string& path, const SourceOptions& o) {
   auto dev = FSIO_TRY(open_source(path, o));
   const std::uint64_t size = dev.size();
   if (size == 0) return make_error(Errc::invalid_argument, path + ": empty; nothing to save");
@@ -82,7 +82,7 @@ fsio::Result<Plan> plan_raw(const std::string& path, const SourceOptions& o) {
   if (size % bs)
     return make_error(Errc::unsupported, path + ": size " + std::to_string(size) +
                                              " is not a whole number of 512-byte sectors; --fs raw saves whole sectors");
-  Plan p;
+  Source p;
   p.header.fs_type = FsType::raw;
   p.header.block_size = bs;
   p.header.source_bytes = p.header.image_bytes = size;
@@ -95,7 +95,7 @@ fsio::Result<Plan> plan_raw(const std::string& path, const SourceOptions& o) {
   return p;
 }
 
-fsio::Result<Plan> plan_source(const std::string& path, const SourceOptions& o) {
+fsio::Result<Source> map_source(const std::string& path, const SourceOptions& o) {
   std::vector<std::string> notes;
   FsChoice fs = o.fs;
   {
@@ -103,13 +103,13 @@ fsio::Result<Plan> plan_source(const std::string& path, const SourceOptions& o) 
     FSIO_TRY(check_not_written(path, dev, notes));
     if (fs == FsChoice::automatic) fs = FSIO_TRY(detect(dev));
   }
-  Plan p;
+  Source p;
   switch (fs) {
-    case FsChoice::fat: p = FSIO_TRY(plan_fat(path, o)); break;
-    case FsChoice::ext: p = FSIO_TRY(plan_ext(path, o)); break;
-    default: p = FSIO_TRY(plan_raw(path, o)); break;
+    case FsChoice::fat: p = FSIO_TRY(map_fat(path, o)); break;
+    case FsChoice::ext: p = FSIO_TRY(map_ext(path, o)); break;
+    default: p = FSIO_TRY(map_raw(path, o)); break;
   }
-  p.source = path;
+  p.path = path;
   p.offset = o.offset;
   p.notes.insert(p.notes.begin(), notes.begin(), notes.end());
   return p;

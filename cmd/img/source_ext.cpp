@@ -13,7 +13,7 @@
 
 #include "ext/alloc.hpp"
 #include "ext/fs.hpp"
-#include "cmd/img/plan.hpp"
+#include "cmd/img/source.hpp"
 #include "libfsio/buffer.hpp"
 #include "libfsio/size.hpp"
 
@@ -147,7 +147,7 @@ fsio::Status add_batch(ext::Filesystem& fs, std::uint32_t g0, std::uint32_t n, c
 
 }  // namespace
 
-fsio::Result<Plan> plan_ext(const std::string& path, const SourceOptions& o) {
+fsio::Result<Source> map_ext(const std::string& path, const SourceOptions& o) {
   ext::OpenOptions eo;
   eo.offset = o.offset;
   eo.engine = o.engine;
@@ -167,7 +167,7 @@ fsio::Result<Plan> plan_ext(const std::string& path, const SourceOptions& o) {
       uninit += l.group_csum() && (fs->group(g).flags & ext::EXT4_BG_BLOCK_UNINIT) ? 1 : 0;
   }
 
-  Plan p;
+  Source p;
   p.header.fs_type = FsType::ext;
   p.header.block_size = l.block_size;
   p.header.source_bytes = fs->device().size();

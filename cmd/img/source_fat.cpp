@@ -3,13 +3,13 @@
 // bad marker is 0xFF7 / 0xFFF7 / 0x0FFFFFF7), in one streaming pass over
 // the active FAT copy (FatTable::scan, 4 MiB reads).
 #include "fat/volume.hpp"
-#include "cmd/img/plan.hpp"
+#include "cmd/img/source.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/size.hpp"
 
 namespace img {
 
-fsio::Result<Plan> plan_fat(const std::string& path, const SourceOptions& o) {
+fsio::Result<Source> map_fat(const std::string& path, const SourceOptions& o) {
   fsio::OpenOptions oo;
   oo.offset = o.offset;
   auto dev = FSIO_TRY(fsio::Device::open(path, oo));
@@ -43,7 +43,7 @@ fsio::Result<Plan> plan_fat(const std::string& path, const SourceOptions& o) {
                    2),
                path + ": FAT");
 
-  Plan p;
+  Source p;
   p.header.fs_type = FsType::fat;
   p.header.block_size = bs;
   p.header.source_bytes = dev.size();
