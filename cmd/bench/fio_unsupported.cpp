@@ -5,6 +5,9 @@
 
 namespace bench {
 
+// One function on purpose, although it runs to 90 lines: it is a list of
+// names with their reasons, read from top to bottom against fio's
+// --cmdhelp=all; nothing in it is a step to name apart.
 const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options() {
   static const char* const rate = "ddbench runs as fast as the device goes; it does not throttle";
   static const char* const files = "ddbench runs one target per job (use one job per file)";

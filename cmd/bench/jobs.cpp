@@ -153,6 +153,80 @@ fsio::Error in_job(const BenchJob& job, bool several, fsio::Error e) {
   return e;
 }
 
+// Opens every job's target in order (open_job), and lays out a file made for
+// a read job. On a failure, `failed` is the job's index.
+fsio::Status open_targets(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs,
+                          std::vector<std::string>& notes, std::size_t& failed) {
+  std::set<std::string> claimed;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    BenchJob& job = jobs[k];
+    failed = k;
+    auto dev = FSIO_TRY(open_job(job, claimed));
+    if (!dev.direct_fallback().empty()) notes.push_back(dev.direct_fallback());
+    devs.push_back(std::move(dev));
+    if (devs.back().created() && bench_reads(job.options.rw)) FSIO_TRY(lay_out(job.target, devs.back().size()));
+  }
+  return {};
+}
+
+// The disks under the targets, each once, and their counters before the run.
+struct DiskCounters {
+  std::vector<std::string> names;
+  std::vector<DiskStat> before;
+};
+
+DiskCounters read_disks_before(const std::vector<fsio::Device>& devs) {
+  DiskCounters c;
+  for (const auto& d : devs)
+    if (auto name = disk_of(d.fd()); name && std::find(c.names.begin(), c.names.end(), *name) == c.names.end())
+      c.names.push_back(*name);
+  for (const auto& n : c.names) c.before.push_back(read_disk_stat(n).value_or(DiskStat{}));
+  return c;
+}
+
+// The jobs wave by wave: a wave is a job and the ones after it up to the next
+// stonewall, each on a thread of its own when there are several. After a
+// failed wave, `failed` is the index of its first failed job and that job's
+// error is returned; after Ctrl-C no further wave starts.
+fsio::Status run_waves(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs, fsio::Progress* progress,
+                       std::vector<std::optional<fsio::Result<BenchResult>>>& out, std::size_t& failed) {
+  for (std::size_t first = 0; first < jobs.size();) {
+    std::size_t end = first + 1;
+    while (end < jobs.size() && !jobs[end].stonewall) ++end;
+    if (first > 0 && fsio::InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
+    if (end - first == 1) {
+      out[first] = run_bench(devs[first], jobs[first].options, progress);
+    } else {
+      std::vector<std::thread> threads;
+      for (std::size_t k = first; k < end; ++k)
+        threads.emplace_back([&, k] { out[k] = run_bench(devs[k], jobs[k].options, progress); });
+      for (auto& t : threads) t.join();
+    }
+    for (std::size_t k = first; k < end; ++k)
+      if (!*out[k]) {
+        failed = k;
+        return std::move(*out[k]).error();
+      }
+    first = end;
+  }
+  return {};
+}
+
+// One result per job, in order; a job of a wave that never started (Ctrl-C)
+// is an empty, interrupted one. Files made for jobs with unlink=1 go now.
+std::vector<BenchResult> collect_results(const std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs,
+                                         std::vector<std::optional<fsio::Result<BenchResult>>>& out) {
+  std::vector<BenchResult> results;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    BenchResult r;
+    if (out[k]) r = std::move(**out[k]);
+    else r.interrupted = true;  // a later wave that never started
+    results.push_back(std::move(r));
+    if (jobs[k].spec && jobs[k].spec->unlink && devs[k].created()) (void)devs[k].remove_created();
+  }
+  return results;
+}
+
 }  // namespace
 
 std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
@@ -199,7 +273,8 @@ fsio::Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, fsio::Progres
   BenchRun run;
   const bool several = jobs.size() > 1;
   std::size_t refused = 0;
-  if (auto st = check_jobs_apart(jobs, job_files, refused); !st) return in_job(jobs[refused], several, std::move(st).error());
+  if (auto st = check_jobs_apart(jobs, job_files, refused); !st)
+    return in_job(jobs[refused], several, std::move(st).error());
   std::vector<fsio::Device> devs;
   devs.reserve(jobs.size());
   // Files this run made go again when it fails.
@@ -214,50 +289,16 @@ fsio::Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, fsio::Progres
     if (removed.empty()) return e;
     return fsio::Error{e.code, 0, e.message() + removed};
   };
-  std::set<std::string> claimed;
-  for (auto& job : jobs) {
-    auto dev = open_job(job, claimed);
-    if (!dev) return fail(job, std::move(dev).error());
-    if (!dev->direct_fallback().empty()) run.notes.push_back(dev->direct_fallback());
-    devs.push_back(std::move(*dev));
-    if (devs.back().created() && bench_reads(job.options.rw))
-      if (auto st = lay_out(job.target, devs.back().size()); !st) return fail(job, std::move(st).error());
-  }
+  std::size_t failed = 0;
+  if (auto st = open_targets(jobs, devs, run.notes, failed); !st) return fail(jobs[failed], std::move(st).error());
 
-  std::vector<std::string> disks;
-  for (const auto& d : devs)
-    if (auto name = disk_of(d.fd()); name && std::find(disks.begin(), disks.end(), *name) == disks.end())
-      disks.push_back(*name);
-  std::vector<DiskStat> before;
-  for (const auto& n : disks) before.push_back(read_disk_stat(n).value_or(DiskStat{}));
+  const DiskCounters disks = read_disks_before(devs);
   const auto t0 = std::chrono::steady_clock::now();
-
   std::vector<std::optional<fsio::Result<BenchResult>>> out(jobs.size());
-  for (std::size_t first = 0; first < jobs.size();) {
-    std::size_t end = first + 1;
-    while (end < jobs.size() && !jobs[end].stonewall) ++end;
-    if (first > 0 && fsio::InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
-    if (end - first == 1) {
-      out[first] = run_bench(devs[first], jobs[first].options, progress);
-    } else {
-      std::vector<std::thread> threads;
-      for (std::size_t k = first; k < end; ++k)
-        threads.emplace_back([&, k] { out[k] = run_bench(devs[k], jobs[k].options, progress); });
-      for (auto& t : threads) t.join();
-    }
-    for (std::size_t k = first; k < end; ++k)
-      if (!*out[k]) return fail(jobs[k], std::move(*out[k]).error());
-    first = end;
-  }
+  if (auto st = run_waves(jobs, devs, progress, out, failed); !st) return fail(jobs[failed], std::move(st).error());
   const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  for (std::size_t k = 0; k < jobs.size(); ++k) {
-    BenchResult r;
-    if (out[k]) r = std::move(**out[k]);
-    else r.interrupted = true;  // a later wave that never started
-    run.results.push_back(std::move(r));
-    if (jobs[k].spec && jobs[k].spec->unlink && devs[k].created()) (void)devs[k].remove_created();
-  }
-  run.disks = disk_delta(disks, before, elapsed_ms);
+  run.results = collect_results(jobs, devs, out);
+  run.disks = disk_delta(disks.names, disks.before, elapsed_ms);
   return run;
 }
 
