@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <string>
 
-#include "cmd/img/plan.hpp"
 #include "cmd/img/restore.hpp"
 #include "cmd/img/save.hpp"
+#include "cmd/img/source.hpp"
 
 namespace fsimg {
 

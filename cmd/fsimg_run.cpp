@@ -104,13 +104,13 @@ std::uint64_t created_time() {
   return std::uint64_t(std::time(nullptr));
 }
 
-void print_plan(std::FILE* f, const img::Plan& p) {
+void print_source(std::FILE* f, const img::Source& p) {
   const img::Header& h = p.header;
   const std::uint64_t mapped = h.mapped_blocks * h.block_size;
-  std::fprintf(f, "%s: %s; %s used of %s (%.1f%%) in %zu runs of %u-byte blocks\n", p.source.c_str(), p.detail.c_str(),
+  std::fprintf(f, "%s: %s; %s used of %s (%.1f%%) in %zu runs of %u-byte blocks\n", p.path.c_str(), p.detail.c_str(),
                fsio::format_size(mapped).c_str(), fsio::format_size(h.image_bytes).c_str(),
                100.0 * ratio(mapped, h.image_bytes), h.runs.size(), h.block_size);
-  for (const auto& n : p.notes) std::fprintf(f, "%s: note: %s\n", p.source.c_str(), n.c_str());
+  for (const auto& n : p.notes) std::fprintf(f, "%s: note: %s\n", p.path.c_str(), n.c_str());
 }
 
 }  // namespace
@@ -121,17 +121,17 @@ int run_save(const Args& a) {
   if (a.out == "-" && a.json) return fail(make_error(Errc::invalid_argument, "--json with OUT -: stdout carries the image"));
   fsio::InterruptGuard interrupt;
   if (auto st = check_out_apart(a); !st) return fail(st.error());
-  auto plan = img::plan_source(a.source, {*choice, a.offset, fsio::EngineKind::automatic});
-  if (!plan) return fail(plan.error());
+  auto source = img::map_source(a.source, {*choice, a.offset, fsio::EngineKind::automatic});
+  if (!source) return fail(source.error());
   std::FILE* text = a.out == "-" ? stderr : stdout;
-  json out = {{"source", a.source}, {"out", a.out}, {"detail", plan->detail}, {"notes", plan->notes}};
+  json out = {{"source", a.source}, {"out", a.out}, {"detail", source->detail}, {"notes", source->notes}};
   if (a.dry_run) {
-    out["header"] = header_json(plan->header);
+    out["header"] = header_json(source->header);
     if (a.json) std::cout << out.dump(2) << '\n';
-    else if (!a.quiet) print_plan(text, *plan);
+    else if (!a.quiet) print_source(text, *source);
     return fsio::cli::exit_ok;
   }
-  const std::uint32_t bs = plan->header.block_size;
+  const std::uint32_t bs = source->header.block_size;
   if (a.frame_bytes < bs || a.frame_bytes % bs || a.frame_bytes > img::kMaxFrameBytes)
     return fail(make_error(Errc::invalid_argument, "--frame-size " + std::to_string(a.frame_bytes) +
                                                        ": must be a multiple of the block size (" + std::to_string(bs) +
@@ -139,11 +139,11 @@ int run_save(const Args& a) {
   bool created = false;
   auto fd = open_out(a, &created);
   if (!fd) return fail(fd.error());
-  if (!a.quiet && !a.json) print_plan(text, *plan);
-  fsio::Progress progress("fsimg save", plan->header.mapped_blocks * plan->header.block_size, progress_on(a));
+  if (!a.quiet && !a.json) print_source(text, *source);
+  fsio::Progress progress("fsimg save", source->header.mapped_blocks * source->header.block_size, progress_on(a));
   img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + fsio::kVersion, created_time(),
                       fsio::EngineKind::automatic, &progress};
-  auto rep = img::save(*plan, *fd, a.out, so);
+  auto rep = img::save(*source, *fd, a.out, so);
   if (*fd != STDOUT_FILENO && ::close(*fd) != 0 && rep) rep = fsio::errno_error(a.out + ": close");
   if (!rep) {
     std::string msg = rep.error().code == Errc::interrupted ? a.out + ": interrupted, the image is incomplete"
@@ -153,7 +153,7 @@ int run_save(const Args& a) {
   }
   const auto& r = *rep;
   if (a.json) {
-    out["header"] = header_json(plan->header);
+    out["header"] = header_json(source->header);
     out.update({{"frames", r.frames}, {"threads", r.threads}, {"mapped_bytes", r.mapped_bytes},
                 {"zero_bytes", r.zero_bytes}, {"stored_bytes", r.stored_bytes},
                 {"compressed_bytes", r.compressed_bytes}, {"stream_bytes", r.stream_bytes},

@@ -161,9 +161,9 @@ bool all_zero(std::span<const std::byte> d) {
   return d[0] == std::byte{0} && std::memcmp(d.data(), d.data() + 1, d.size() - 1) == 0;
 }
 
-fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_name, const SaveOptions& o) {
+fsio::Result<SaveReport> save(Source& source, int out_fd, const std::string& out_name, const SaveOptions& o) {
   const auto start = std::chrono::steady_clock::now();
-  Header& h = plan.header;
+  Header& h = source.header;
   if (o.frame_bytes < h.block_size || o.frame_bytes % h.block_size || o.frame_bytes > kMaxFrameBytes)
     return make_error(Errc::invalid_argument, "frame size " + std::to_string(o.frame_bytes) +
                                                   ": must be a multiple of the block size up to 64 MiB");
@@ -173,13 +173,13 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   h.created = o.created;
 
   fsio::OpenOptions oo;
-  oo.offset = plan.offset;
-  auto dev = FSIO_TRY(fsio::Device::open(plan.source, oo));
+  oo.offset = source.offset;
+  auto dev = FSIO_TRY(fsio::Device::open(source.path, oo));
   if (h.block_size % dev.topology().dio_offset_align != 0 && dev.direct()) {
     oo.direct = false;  // blocks smaller than the device's O_DIRECT unit: let the page cache split them
-    dev = FSIO_TRY(fsio::Device::open(plan.source, oo));
+    dev = FSIO_TRY(fsio::Device::open(source.path, oo));
   }
-  auto queue = FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), plan.source);
+  auto queue = FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), source.path);
 
   SaveReport rep;
   rep.threads = resolve_threads(o.threads);
@@ -236,7 +236,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   }
   pool.stop();
   reader.join();
-  if (!read_status) return fsio::Error(read_status.error()).wrap(plan.source);
+  if (!read_status) return fsio::Error(read_status.error()).wrap(source.path);
   if (!write_status) return write_status.error();
 
   End end{rep.frames, h.mapped_blocks, rep.stored_bytes, rep.compressed_bytes, rep.stream_bytes};
