@@ -2,7 +2,9 @@
 // a name. Each is one transaction: checks and refusals first, then the data,
 // then one ordered commit (ext/commit.hpp). A failure or interruption before
 // the commit leaves the filesystem as it was (data blocks written into free
-// space are simply not referenced).
+// space are simply not referenced). put_file is in put.cpp, put_tree in
+// put_tree.cpp, make_dirs in mkdir.cpp, remove_path in remove.cpp, FdSource
+// and current_time in op_inputs.cpp; the steps they share in op_steps.hpp.
 #pragma once
 
 #include <atomic>
