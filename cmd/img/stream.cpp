@@ -96,7 +96,8 @@ fsio::Result<std::vector<std::byte>> ImageReader::read_record(std::uint32_t min,
                                                               const std::string& what) {
   const std::uint64_t start = in_->offset();
   std::byte head[sizeof(RecordHead)];
-  FSIO_TRY(in_->read_exact(head, what + " record head"));
+  // "frame 3 index record head", "end record head" (not "end record record head").
+  FSIO_TRY(in_->read_exact(head, what + (what.ends_with(" record") ? " head" : " record head")));
   auto size = check_record_head(head, min, max, what);
   if (!size) return at(start, std::move(size).error());
   std::vector<std::byte> rec;
