@@ -43,9 +43,11 @@ CLI::App* add_save(CLI::App& app, fsimg::Args& a) {
 }
 
 CLI::App* add_restore(CLI::App& app, fsimg::Args& a) {
-  auto* restore = app.add_subcommand("restore", "write an image onto a device or file");
-  restore->add_option("IN", a.in, "image file, or - for stdin")->required();
-  restore->add_option("TARGET", a.target, "block device or image file")->required();
+  auto* restore = app.add_subcommand("restore", "write an image onto one or more devices or files at once");
+  restore->add_option("IN", a.in, "fsimg stream, raw image (.img, .img.zst, .img.xz), or - for stdin")->required();
+  restore->add_option("TARGET", a.targets, "block devices or image files, written at once")->required();
+  restore->add_flag("--verify", a.verify, "read every written range back from each target (O_DIRECT) and compare");
+  restore->add_option("--bmap", a.bmap, "bmaptool's block map of a raw image: write only its ranges, each checked");
   add_offset(restore, a, "where the filesystem starts in TARGET");
   restore->add_flag("-f,--force", a.force, "overwrite a filesystem or partition table (never a mounted one)");
   restore->add_flag("--keep-unused", a.keep_unused, "leave the blocks the image does not hold as they are");

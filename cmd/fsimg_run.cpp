@@ -84,9 +84,9 @@ fsio::Status check_input_apart(const Args& a, const img::Header& h) {
                            {{"the input", in_stdin ? "standard input" : a.in, in_stdin ? STDIN_FILENO : -1}});
 }
 
-// Opens IN (a file, or "-" for a pipe) and its header, then runs `body` on
-// the reader; an error on the way is reported and its exit code returned.
-int with_stream(const std::string& in, const std::function<int(img::ImageReader&)>& body) {
+// Opens IN (a file, or "-" for a pipe) and runs `body` on its reader; an
+// error on the way is reported and its exit code returned.
+int with_input(const std::string& in, const std::function<int(img::StreamReader&)>& body) {
   int fd = STDIN_FILENO;
   if (in == "-") {
     if (::isatty(STDIN_FILENO)) return fail(make_error(Errc::invalid_argument, "stdin is a terminal; pipe an image in"));
@@ -94,9 +94,16 @@ int with_stream(const std::string& in, const std::function<int(img::ImageReader&
     return fail(fsio::errno_error(in + ": open"));
   }
   img::StreamReader stream(fd, in == "-" ? "stdin" : in);
-  auto reader = img::ImageReader::open(stream);
-  if (!reader) return fail(reader.error());
-  return body(*reader);
+  return body(stream);
+}
+
+// The same, with the fsimg header read.
+int with_stream(const std::string& in, const std::function<int(img::ImageReader&)>& body) {
+  return with_input(in, [&](img::StreamReader& stream) {
+    auto reader = img::ImageReader::open(stream);
+    if (!reader) return fail(reader.error());
+    return body(*reader);
+  });
 }
 
 std::uint64_t created_time() {
@@ -169,36 +176,51 @@ int run_save(const Args& a) {
   return fsio::cli::exit_ok;
 }
 
+// An fsimg stream to one target, without --verify: restore() (restore.hpp).
+int restore_one(const Args& a, img::StreamReader& stream) {
+  auto image = img::ImageReader::open(stream);
+  if (!image) return fail(image.error());
+  img::ImageReader& reader = *image;
+  const img::Header& h = reader.header();
+  if (auto st = check_input_apart(a, h); !st) return fail(st.error());
+  fsio::Progress progress("fsimg restore", h.image_bytes, progress_on(a) && !a.dry_run);
+  img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads,
+                         fsio::EngineKind::automatic, &progress};
+  auto rep = img::restore(reader, a.target, ro);
+  if (!rep) return fail(rep.error());
+  const auto& r = *rep;
+  const double mbps = r.seconds > 0 ? double(r.data_bytes) / r.seconds / 1e6 : 0;
+  if (a.json) {
+    json out = {{"in", a.in}, {"target", a.target}, {"dry_run", a.dry_run}, {"header", header_json(h)},
+                {"frames", r.frames}, {"data_bytes", r.data_bytes}, {"zero_written", r.zero_written},
+                {"zero_punched", r.zero_punched}, {"kept_bytes", r.kept_bytes},
+                {"wiped_signatures", r.wiped_signatures}, {"zeroing", r.zeroing}, {"direct", r.direct},
+                {"created", r.created}, {"seconds", r.seconds}, {"write_stats", fsio::cli::to_json(r.write_stats)}};
+    std::cout << out.dump(2) << '\n';
+  } else if (!a.quiet) {
+    std::printf("%s%s: %s %s filesystem from %s: %s of data in %u frames, zeros: %s written, %s by %s%s; %.2f s, "
+                "%.0f MB/s\n",
+                a.dry_run ? "would restore " : "", a.target.c_str(), fsio::format_size(h.image_bytes).c_str(),
+                img::fs_type_name(h.fs_type), a.in.c_str(), fsio::format_size(r.data_bytes).c_str(), r.frames,
+                fsio::format_size(r.zero_written).c_str(), fsio::format_size(r.zero_punched).c_str(),
+                r.zeroing == "written" ? "punching" : r.zeroing.c_str(),
+                a.keep_unused ? (", " + fsio::format_size(r.kept_bytes) + " unused left as it was").c_str() : "",
+                r.seconds, mbps);
+  }
+  return fsio::cli::exit_ok;
+}
+
 int run_restore(const Args& a) {
   fsio::InterruptGuard interrupt;
-  return with_stream(a.in, [&](img::ImageReader& reader) -> int {
-    const img::Header& h = reader.header();
-    if (auto st = check_input_apart(a, h); !st) return fail(st.error());
-    fsio::Progress progress("fsimg restore", h.image_bytes, progress_on(a) && !a.dry_run);
-    img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads,
-                           fsio::EngineKind::automatic, &progress};
-    auto rep = img::restore(reader, a.target, ro);
-    if (!rep) return fail(rep.error());
-    const auto& r = *rep;
-    const double mbps = r.seconds > 0 ? double(r.data_bytes) / r.seconds / 1e6 : 0;
-    if (a.json) {
-      json out = {{"in", a.in}, {"target", a.target}, {"dry_run", a.dry_run}, {"header", header_json(h)},
-                  {"frames", r.frames}, {"data_bytes", r.data_bytes}, {"zero_written", r.zero_written},
-                  {"zero_punched", r.zero_punched}, {"kept_bytes", r.kept_bytes},
-                  {"wiped_signatures", r.wiped_signatures}, {"zeroing", r.zeroing}, {"direct", r.direct},
-                  {"created", r.created}, {"seconds", r.seconds}, {"write_stats", fsio::cli::to_json(r.write_stats)}};
-      std::cout << out.dump(2) << '\n';
-    } else if (!a.quiet) {
-      std::printf("%s%s: %s %s filesystem from %s: %s of data in %u frames, zeros: %s written, %s by %s%s; %.2f s, "
-                  "%.0f MB/s\n",
-                  a.dry_run ? "would restore " : "", a.target.c_str(), fsio::format_size(h.image_bytes).c_str(),
-                  img::fs_type_name(h.fs_type), a.in.c_str(), fsio::format_size(r.data_bytes).c_str(), r.frames,
-                  fsio::format_size(r.zero_written).c_str(), fsio::format_size(r.zero_punched).c_str(),
-                  r.zeroing == "written" ? "punching" : r.zeroing.c_str(),
-                  a.keep_unused ? (", " + fsio::format_size(r.kept_bytes) + " unused left as it was").c_str() : "",
-                  r.seconds, mbps);
+  return with_input(a.in, [&](img::StreamReader& stream) -> int {
+    auto kind = img::detect_input(stream);
+    if (!kind) return fail(kind.error());
+    if (*kind == img::InputKind::fsimg && a.targets.size() == 1 && !a.verify && a.bmap.empty()) {
+      Args one = a;
+      one.target = a.targets[0];
+      return restore_one(one, stream);
     }
-    return fsio::cli::exit_ok;
+    return run_restore_many(a, stream, *kind);
   });
 }
 

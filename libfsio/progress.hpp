@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace fsio {
 
@@ -26,6 +27,26 @@ class Progress {
  private:
   struct Impl;
   std::atomic<std::uint64_t> done_{0};
+  std::unique_ptr<Impl> impl_;
+};
+
+// Several progress bars at once, one line each, redrawn together five times
+// a second (one work on several devices: fsimg restore to many targets):
+//   /dev/sdb  120 MiB / 512 MiB  23%  19 MB/s
+//   /dev/sdc  verify  40 MiB / 200 MiB  20%  38 MB/s
+// Each line reads its own counter, which any thread may store to; phase()
+// starts a line over with a new total and a word before it. Does nothing
+// unless enabled; the lines are erased when it goes.
+class ProgressLines {
+ public:
+  ProgressLines(std::vector<std::string> labels, std::uint64_t total_bytes, bool enabled);
+  ~ProgressLines();
+  std::atomic<std::uint64_t>& counter(std::size_t line) { return counters_[line]; }
+  void phase(std::size_t line, std::string what, std::uint64_t total_bytes);
+
+ private:
+  struct Impl;
+  std::unique_ptr<std::atomic<std::uint64_t>[]> counters_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -11,6 +11,7 @@
 #include "cmd/img/decode.hpp"
 #include "cmd/img/save.hpp"
 #include "cmd/img/target.hpp"
+#include "cmd/img/wipe.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/signatures.hpp"
 #include "libfsio/size.hpp"
@@ -81,46 +82,6 @@ fsio::Result<Target> open_target(const std::string& image, const std::string& pa
   return t;
 }
 
-// Zeroes the magic bytes of the signatures given (window offsets; each has
-// a magic, which wipe() checks), by reading the sectors that hold them and
-// writing them back.
-fsio::Status zero_magics(fsio::IoQueue& q, const std::vector<fsio::Signature>& sigs) {
-  const std::uint64_t unit = std::max<std::uint64_t>(4096, q.device().topology().dio_offset_align);
-  for (const auto& s : sigs) {
-    const std::uint64_t begin = s.offset / unit * unit;
-    const std::uint64_t end = std::min((s.offset + s.length + unit - 1) / unit * unit, q.device().size());
-    fsio::AlignedBuffer buf(end - begin);
-    FSIO_TRY(q.read(begin, buf.span()));
-    std::memset(buf.data() + (s.offset - begin), 0, s.length);
-    FSIO_TRY(q.write(begin, buf.span()));
-  }
-  if (!sigs.empty()) FSIO_TRY(q.flush());
-  return {};
-}
-
-// Wipes every signature in the filesystem's range, so that a restore
-// stopped before its head is written leaves no filesystem: libblkid names
-// one magic of a filesystem at a time (FAT has three: the type string at
-// 0x36, the jump at 0 and 0x55AA at 510, and is still recognised by the
-// last two), so after each wipe the range is probed again, as wipefs -a
-// does. A magic that is found again where it was zeroed is an error.
-fsio::Status wipe(fsio::IoQueue& q, std::vector<fsio::Signature> sigs, std::uint64_t length) {
-  const fsio::Device& dev = q.device();
-  std::vector<std::uint64_t> zeroed;
-  while (!sigs.empty()) {
-    for (const auto& s : sigs) {
-      const std::string what = dev.path() + ": the " + fsio::describe(s) + " at byte " + std::to_string(s.offset);
-      if (s.length == 0) return make_error(Errc::unsupported, what + " has no magic that libblkid names; wipe it first (wipefs -a)");
-      if (std::find(zeroed.begin(), zeroed.end(), s.offset) != zeroed.end())
-        return make_error(Errc::io, what + " is still found after its magic was zeroed");
-    }
-    FSIO_TRY(zero_magics(q, sigs));
-    for (const auto& s : sigs) zeroed.push_back(s.offset);
-    sigs = FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset(), length, true, "restoring"));
-  }
-  return {};
-}
-
 // What the target holds after a failed restore, to follow the error (which
 // names the failed write's offset and errno). A file --create made is
 // removed afterwards, so it gets no advice about running again.
@@ -153,7 +114,7 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
     std::optional<fsio::IoQueue> queue;
     if (!o.dry_run) {
       queue.emplace(FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), target));
-      FSIO_TRY_CTX(wipe(*queue, sigs, h.image_bytes), target);
+      FSIO_TRY_CTX(wipe_signatures(*queue, sigs, h.image_bytes), target);
     }
     TargetWriter w(queue ? &*queue : nullptr, h, o.keep_unused, o.progress);
     auto end = decode_frames(reader, resolve_threads(o.threads), [&](Decoded& f) { return w.frame(f); });

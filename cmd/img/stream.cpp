@@ -83,6 +83,24 @@ fsio::Status StreamReader::skip(std::uint64_t n, const std::string& what) {
   return {};
 }
 
+fsio::Result<std::size_t> StreamReader::peek(std::span<std::byte> out) {
+  FSIO_ASSERT(out.size() <= buf_.size());
+  // Move what is buffered to the front, then fill behind it until enough.
+  if (pos_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + pos_, len_ - pos_);
+    len_ -= pos_;
+    pos_ = 0;
+  }
+  while (len_ < out.size()) {
+    const std::size_t n = FSIO_TRY(fsio::read_some(fd_, kind_, std::span(buf_).subspan(len_), name_, offset_ + len_));
+    if (n == 0) break;
+    len_ += n;
+  }
+  const std::size_t n = std::min(len_, out.size());
+  std::memcpy(out.data(), buf_.data(), n);
+  return n;
+}
+
 fsio::Result<bool> StreamReader::at_end() {
   if (pos_ < len_) return false;
   return FSIO_TRY(fill()) == 0;
