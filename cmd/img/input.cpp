@@ -112,16 +112,19 @@ const char* describe(InputKind kind) {
 fsio::Result<InputKind> detect_input(StreamReader& in) {
   std::array<std::byte, 12> head{};
   const std::size_t n = FSIO_TRY(in.peek(head));
+  if (n == 0) return make_error(Errc::corrupt, in.name() + ": empty: the input ends at byte 0, no image in it");
   if (n >= kXzMagic.size() && std::memcmp(head.data(), kXzMagic.data(), kXzMagic.size()) == 0) return InputKind::xz;
+  // fsimg's header is the skippable frame 0x184D2A5F holding "FSIH". Either
+  // half is enough: a stream cut or damaged in the other is still an fsimg
+  // stream, and its reader names the damage, where taking it for a zstd or
+  // a raw image would restore its records as data.
+  const bool fsih = n >= 12 && std::memcmp(head.data() + 8, "FSIH", 4) == 0;
+  const std::uint32_t magic = n >= 4 ? le32_at(head.data()) : 0;
+  if (fsih || (n >= 4 && magic == kSkippableMagic) || (n < 4 && std::memcmp(head.data(), "\x5F\x2A\x4D\x18", n) == 0))
+    return InputKind::fsimg;
   if (n < 4) return InputKind::raw;
-  const std::uint32_t magic = le32_at(head.data());
-  if (magic == kZstdMagic) return InputKind::zstd;
-  // Skippable frames: 0x184D2A50..0x184D2A5F. fsimg's header is one that
-  // holds "FSIH"; a zstd stream may start with any other.
-  if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {
-    if (magic == kSkippableMagic && n >= 12 && std::memcmp(head.data() + 8, "FSIH", 4) == 0) return InputKind::fsimg;
-    return InputKind::zstd;
-  }
+  // zstd: its frame magic, or any other skippable frame (0x184D2A50..5E).
+  if (magic == kZstdMagic || (magic & 0xFFFFFFF0u) == 0x184D2A50u) return InputKind::zstd;
   return InputKind::raw;
 }
 

@@ -23,10 +23,11 @@ enum class InputKind { fsimg, raw, zstd, xz };
 // "an fsimg stream", "a raw image", "a zstd-compressed raw image", ...
 const char* describe(InputKind kind);
 
-// By the magic at byte 0 (fsimg: a zstd skippable frame holding "FSIH";
-// zstd: 28 B5 2F FD or any other skippable frame, RFC 8878 3.1; xz: FD 37
-// 7A 58 5A 00, the .xz file format 2.1.1.1); anything else is raw. Reads
-// nothing away from `in`.
+// By the magic at byte 0 (fsimg: the zstd skippable frame 0x184D2A5F, or
+// "FSIH" at byte 8 where a damaged stream has lost the other; zstd: 28 B5
+// 2F FD or any other skippable frame, RFC 8878 3.1; xz: FD 37 7A 58 5A 00,
+// the .xz file format 2.1.1.1); anything else is raw. An empty input is
+// Errc::corrupt. Reads nothing away from `in`.
 fsio::Result<InputKind> detect_input(StreamReader& in);
 
 class RawInput {
