@@ -95,8 +95,11 @@ fsio::Result<Opened> open_target(const std::string& path, const Image& im, const
     if (!im.size)
       return make_error(Errc::invalid_argument, "--create: the image's size is not known before it is read (" +
                                                     im.detail + "); give it as a file, or create the targets first");
-    if (*im.size > fsio::kToEnd / 2 - o.offset)
-      return make_error(Errc::invalid_argument, "--create: --offset + the image's size is past the largest file size");
+    constexpr std::uint64_t kMaxFile = UINT64_MAX / 2;  // off_t, what ftruncate takes
+    if (o.offset > kMaxFile || *im.size > kMaxFile - o.offset)
+      return make_error(Errc::invalid_argument, "--create: --offset " + std::to_string(o.offset) + " + the image's " +
+                                                    std::to_string(*im.size) + " bytes is past the largest file size "
+                                                    "(2^63 - 1 bytes)");
     oo.create_size = o.offset + *im.size;
     oo.create_new = true;
   }

@@ -11,6 +11,7 @@
 #include "cmd/img/save.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/io_queue.hpp"
+#include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
 
 namespace img {
@@ -86,6 +87,7 @@ class Checker {
 };
 
 fsio::Status Checker::check() {
+  if (fsio::InterruptGuard::requested()) return make_error(Errc::interrupted, "interrupted");
   FSIO_TRY(plug_.finish());
   for (const Part& p : parts_) {
     if (!diff_) compare(p, buf_.data() + p.at);

@@ -73,8 +73,8 @@ done
 pass "fsimg stream --keep-unused: free blocks still hold the old bytes"
 
 # Raw, zstd and xz: the whole image, the deleted file's blocks included.
-zstd -q -19 "$T/src.img" -o "$T/src.img.zst"
-xz -T2 -k "$T/src.img"
+zstd -q "$T/src.img" -o "$T/src.img.zst"
+xz -T2 -1 -k "$T/src.img"  # blocks of 3 MiB: decoded on several threads
 for input in src.img src.img.zst src.img.xz; do
   renew
   restored "$input" --force "$T/$input"
@@ -100,7 +100,7 @@ mcopy -i "$T/fat.img" "$T/f1.bin" "$T/f2.txt" ::/
 fallocate -p -o $((1 << 20)) -l $((512 << 10)) "$T/fat.img"
 bmaptool create -o "$T/fat.bmap" "$T/fat.img"
 [ "$(grep -c "<Range" "$T/fat.bmap")" -ge 2 ] || fail "the bmap has one range only: $(cat "$T/fat.bmap")"
-xz -T2 -k "$T/fat.img"
+xz -T2 -1 -k "$T/fat.img"
 for mode in zero keep; do
   renew
   opt=(); [ "$mode" = keep ] && opt=(--keep-unused)

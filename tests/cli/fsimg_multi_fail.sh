@@ -113,12 +113,17 @@ umount "$T/mnt"
 pass "mixed targets (mounted, read-only, too small): all named, none of the four written"
 
 # Targets that share storage: a loop device and its own file, one device
-# twice, a target over the input itself.
+# twice, two loop devices over one file, a target over the input itself.
 before=$(shas "${loops[0]}" "$T/t1.img")
 expect_rc 1 "$FSIMG" restore --force "$T/src.img" "${loops[0]}" "$T/t1.img"
 grep -q "$T/t1.img: shares storage with the target ${loops[0]}" "$T/err" || { cat "$T/err"; fail "a loop and its file: not refused"; }
 expect_rc 1 "$FSIMG" restore --force "$T/src.img" "${loops[0]}" "${loops[0]}"
 grep -q "shares storage with the target ${loops[0]} (the same" "$T/err" || { cat "$T/err"; fail "one target twice: not refused"; }
+twin=$(new_loop "$T/t1.img")  # a second loop device over loops[0]'s file
+expect_rc 1 "$FSIMG" restore --force "$T/src.img" "${loops[0]}" "$twin"
+grep -q "$twin: shares storage with the target ${loops[0]} (both use $T/t1.img)" "$T/err" ||
+  { cat "$T/err"; fail "two loop devices over one file: not refused"; }
+loop_detach "$twin"
 cp "$T/src.img" "$T/in.img"; over=$(new_loop "$T/in.img")
 expect_rc 1 "$FSIMG" restore --force "$T/in.img" "${loops[0]}" "$over"
 grep -q "$over: shares storage with the input $T/in.img" "$T/err" || { cat "$T/err"; fail "a target over the input: not refused"; }
