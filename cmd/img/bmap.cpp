@@ -83,11 +83,13 @@ void on_end(void* data, const XML_Char* name) {
   std::uint64_t* fields[] = {&c.bmap.image_size, &c.bmap.block_size, &c.bmap.blocks_count, &c.bmap.mapped_blocks};
   for (int i = 0; i < 4; ++i) {
     if (std::strcmp(name, kNumbers[i]) != 0) continue;
-    if (!parse_u64(c.text, fields[i]) && c.error.empty()) c.error = std::string(kNumbers[i]) + ": '" + trim(c.text) + "' is not a number";
+    if (!parse_u64(c.text, fields[i]) && c.error.empty())
+      c.error = std::string(kNumbers[i]) + ": '" + trim(c.text) + "' is not a number";
     c.have[i] = true;
   }
   if (std::strcmp(name, "ChecksumType") == 0) c.bmap.checksum_type = trim(c.text);
-  if (std::strcmp(name, "BmapFileChecksum") == 0 || std::strcmp(name, "BmapFileSHA1") == 0) c.file_checksum = trim(c.text);
+  if (std::strcmp(name, "BmapFileChecksum") == 0 || std::strcmp(name, "BmapFileSHA1") == 0)
+    c.file_checksum = trim(c.text);
   if (std::strcmp(name, "Range") == 0) add_range(c);
   c.text.clear();
 }
@@ -99,16 +101,20 @@ fsio::Status check_fields(const Collect& c) {
   for (int i = 0; i < 4; ++i)
     if (!c.have[i]) return make_error(Errc::corrupt, std::string("no <") + kNumbers[i] + ">");
   if (b.block_size < 512 || b.block_size > (1u << 20) || (b.block_size & (b.block_size - 1)))
-    return make_error(Errc::corrupt, "BlockSize " + std::to_string(b.block_size) + ": not a power of two from 512 to 1 MiB");
+    return make_error(Errc::corrupt,
+                      "BlockSize " + std::to_string(b.block_size) + ": not a power of two from 512 to 1 MiB");
   if (b.blocks_count != (b.image_size + b.block_size - 1) / b.block_size)
     return make_error(Errc::corrupt, "BlocksCount " + std::to_string(b.blocks_count) + " is not ImageSize " +
-                                         std::to_string(b.image_size) + " in blocks of " + std::to_string(b.block_size));
+                                         std::to_string(b.image_size) + " in blocks of " +
+                                         std::to_string(b.block_size));
   std::uint64_t mapped = 0, next = 0;
   for (std::size_t i = 0; i < b.ranges.size(); ++i) {
     const BmapRange& r = b.ranges[i];
-    const std::string what = "range " + std::to_string(i) + " (blocks " + std::to_string(r.first) + "-" + std::to_string(r.last) + ")";
+    const std::string what =
+        "range " + std::to_string(i) + " (blocks " + std::to_string(r.first) + "-" + std::to_string(r.last) + ")";
     if (r.first < next) return make_error(Errc::corrupt, what + ": overlaps or precedes the range before it");
-    if (r.last >= b.blocks_count) return make_error(Errc::corrupt, what + ": past BlocksCount " + std::to_string(b.blocks_count));
+    if (r.last >= b.blocks_count)
+      return make_error(Errc::corrupt, what + ": past BlocksCount " + std::to_string(b.blocks_count));
     mapped += r.last - r.first + 1;
     next = r.last + 1;
   }
@@ -141,7 +147,8 @@ fsio::Status check_checksums(std::span<const char> text, Collect& c) {
   Bmap& b = c.bmap;
   const auto dot = b.version.find('.');
   std::uint64_t major = 0, minor = 0;
-  if (dot == std::string::npos || !parse_u64(b.version.substr(0, dot), &major) || !parse_u64(b.version.substr(dot + 1), &minor))
+  if (dot == std::string::npos || !parse_u64(b.version.substr(0, dot), &major) ||
+      !parse_u64(b.version.substr(dot + 1), &minor))
     return make_error(Errc::corrupt, "version '" + b.version + "' is not MAJOR.MINOR");
   if (major > 2) return make_error(Errc::unsupported, "format version " + b.version + ": only up to 2.x is known");
   if (major == 1 && minor == 3) b.checksum_type = "sha1";  // 1.3: SHA-1, before ChecksumType existed
@@ -152,7 +159,8 @@ fsio::Status check_checksums(std::span<const char> text, Collect& c) {
   if (b.checksum_type.empty()) return make_error(Errc::corrupt, "no <ChecksumType>");
   const std::size_t hex = FSIO_TRY(Digest::make(b.checksum_type)).hex_length();
   for (std::size_t i = 0; i < b.ranges.size(); ++i)
-    if (b.ranges[i].checksum.size() != hex || b.ranges[i].checksum.find_first_not_of("0123456789abcdef") != std::string::npos)
+    if (b.ranges[i].checksum.size() != hex ||
+        b.ranges[i].checksum.find_first_not_of("0123456789abcdef") != std::string::npos)
       return make_error(Errc::corrupt, "range " + std::to_string(i) + ": checksum '" + b.ranges[i].checksum +
                                            "' is not a " + b.checksum_type);
   return check_file_checksum(text, c);
@@ -214,9 +222,12 @@ Digest::~Digest() = default;
 
 fsio::Result<Digest> Digest::make(const std::string& type) {
   auto impl = std::make_unique<Impl>();
-  if (type == "sha256") impl->md = EVP_sha256();
-  else if (type == "sha1") impl->md = EVP_sha1();
-  else return make_error(Errc::unsupported, "checksum type '" + type + "': only sha256 and sha1 are known");
+  if (type == "sha256")
+    impl->md = EVP_sha256();
+  else if (type == "sha1")
+    impl->md = EVP_sha1();
+  else
+    return make_error(Errc::unsupported, "checksum type '" + type + "': only sha256 and sha1 are known");
   impl->ctx = EVP_MD_CTX_new();
   if (!impl->ctx || EVP_DigestInit_ex(impl->ctx, impl->md, nullptr) != 1)
     return make_error(Errc::io, "cannot start a " + type + " digest (libcrypto)");

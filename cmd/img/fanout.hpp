@@ -40,9 +40,9 @@ struct Piece {
 };
 
 struct Batch {
-  std::vector<Piece> pieces;          // in offset order, apart
-  std::shared_ptr<const void> keep;   // what the pieces' data points into
-  std::uint64_t end = 0;              // everything before this image offset has been handed out
+  std::vector<Piece> pieces;         // in offset order, apart
+  std::shared_ptr<const void> keep;  // what the pieces' data points into
+  std::uint64_t end = 0;             // everything before this image offset has been handed out
 };
 using BatchPtr = std::shared_ptr<const Batch>;
 

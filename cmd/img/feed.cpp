@@ -128,7 +128,8 @@ fsio::Status feed_bmap(RawInput& in, const Bmap& m, Sender& s) {
       const std::size_t n = FSIO_TRY(read_full(in, buf.span().first(want)));
       if (n < want)
         return make_error(Errc::corrupt, "the image ends at byte " + std::to_string(at + n) + ", inside " +
-                                             range_name(m, i) + " of the bmap (ImageSize " + std::to_string(m.image_size) + ")");
+                                             range_name(m, i) + " of the bmap (ImageSize " +
+                                             std::to_string(m.image_size) + ")");
       if (digest) digest->update(buf.span().first(n));
       held.emplace_back(std::move(buf), n);
       at += n;
@@ -137,8 +138,8 @@ fsio::Status feed_bmap(RawInput& in, const Bmap& m, Sender& s) {
       const std::string sum = digest->finish();
       if (sum != r.checksum)
         return make_error(Errc::corrupt, "bytes " + std::to_string(begin) + "-" + std::to_string(end - 1) + ", " +
-                                             range_name(m, i) + ": " + m.checksum_type + " " + sum + ", the bmap says " +
-                                             r.checksum + "; nothing of this range was written");
+                                             range_name(m, i) + ": " + m.checksum_type + " " + sum +
+                                             ", the bmap says " + r.checksum + "; nothing of this range was written");
     }
     if (begin > pos) FSIO_TRY(s.send({{pos, begin - pos, nullptr, true}}, nullptr, begin));
     std::uint64_t at = begin;

@@ -101,10 +101,14 @@ fsio::Result<std::optional<std::uint64_t>> seekable_size(int fd, const std::stri
 
 const char* describe(InputKind kind) {
   switch (kind) {
-    case InputKind::fsimg: return "an fsimg stream";
-    case InputKind::raw: return "a raw image";
-    case InputKind::zstd: return "a zstd-compressed raw image";
-    case InputKind::xz: return "an xz-compressed raw image";
+    case InputKind::fsimg:
+      return "an fsimg stream";
+    case InputKind::raw:
+      return "a raw image";
+    case InputKind::zstd:
+      return "a zstd-compressed raw image";
+    case InputKind::xz:
+      return "an xz-compressed raw image";
   }
   return "?";
 }
@@ -133,8 +137,9 @@ fsio::Status RawInput::skip(std::uint64_t n) {
   for (std::uint64_t done = 0; done < n;) {
     const auto step = std::size_t(std::min<std::uint64_t>(n - done, sink.size()));
     const std::size_t got = FSIO_TRY(read({sink.data(), step}));
-    if (got == 0) return make_error(Errc::corrupt, "the image ends at byte " + std::to_string(position_) +
-                                                       ", before byte " + std::to_string(position_ + (n - done)));
+    if (got == 0)
+      return make_error(Errc::corrupt, "the image ends at byte " + std::to_string(position_) + ", before byte " +
+                                           std::to_string(position_ + (n - done)));
     done += got;
   }
   return {};

@@ -47,7 +47,9 @@ std::optional<std::uint64_t> zstd_file_size(StreamReader& in) {
 
 class ZstdInput final : public RawInput {
  public:
-  ZstdInput(StreamReader& in, ZSTD_DStream* d) : in_(in), d_(d), inbuf_(ZSTD_DStreamInSize()) { size_ = zstd_file_size(in); }
+  ZstdInput(StreamReader& in, ZSTD_DStream* d) : in_(in), d_(d), inbuf_(ZSTD_DStreamInSize()) {
+    size_ = zstd_file_size(in);
+  }
   ~ZstdInput() override { ZSTD_freeDStream(d_); }
 
   fsio::Result<std::size_t> read(std::span<std::byte> out) override {

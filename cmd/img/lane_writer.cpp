@@ -48,13 +48,15 @@ fsio::Status LaneWriter::fit_direct(std::uint64_t offset, std::uint64_t length, 
                     reinterpret_cast<std::uintptr_t>(data) % t.dio_mem_align == 0;
   if (fits) return {};
   FSIO_TRY(submit());
-  return dev_.use_buffered("the image's bytes at " + fsio::format_hex(offset) + " do not fit the device's direct-I/O unit");
+  return dev_.use_buffered("the image's bytes at " + fsio::format_hex(offset) +
+                           " do not fit the device's direct-I/O unit");
 }
 
 fsio::Status LaneWriter::write(std::uint64_t offset, std::span<const std::byte> bytes) {
   if (offset + bytes.size() > dev_.size())
-    return make_error(Errc::invalid_argument, "the image goes on past the target's end (" + std::to_string(dev_.size()) +
-                                                  " bytes; the image has bytes at " + std::to_string(offset + bytes.size() - 1) +
+    return make_error(Errc::invalid_argument, "the image goes on past the target's end (" +
+                                                  std::to_string(dev_.size()) + " bytes; the image has bytes at " +
+                                                  std::to_string(offset + bytes.size() - 1) +
                                                   "): the target is smaller than the image");
   if (!plug_) return {};
   FSIO_TRY(fit_direct(offset, bytes.size(), bytes.data()));

@@ -23,7 +23,8 @@ fsio::Status check_bmap(const Image& im, const std::string& in_name, const std::
   const Bmap& m = *im.bmap;
   if (im.raw->size() && *im.raw->size() != m.image_size)
     return make_error(Errc::invalid_argument, in_name + " holds " + size_text(*im.raw->size()) + ", and " + bmap_name +
-                                                  " is the map of an image of " + size_text(m.image_size) + " (ImageSize)");
+                                                  " is the map of an image of " + size_text(m.image_size) +
+                                                  " (ImageSize)");
   for (std::size_t i = 0; i < m.ranges.size(); ++i) {
     const std::uint64_t bytes = (m.ranges[i].last - m.ranges[i].first + 1) * m.block_size;
     if (bytes > kMaxHeldRange)
@@ -39,14 +40,15 @@ fsio::Result<Image> open_image(StreamReader& in, InputKind kind, const ManyOptio
   im.kind = kind;
   if (kind == InputKind::fsimg) {
     if (!o.bmap.empty())
-      return make_error(Errc::invalid_argument, "--bmap: " + in.name() + " is an fsimg stream, which holds its own "
-                                                "map; --bmap is for a raw image");
+      return make_error(Errc::invalid_argument, "--bmap: " + in.name() +
+                                                    " is an fsimg stream, which holds its own "
+                                                    "map; --bmap is for a raw image");
     im.stream.emplace(FSIO_TRY(ImageReader::open(in)));
     const Header& h = im.stream->header();
     im.size = h.image_bytes;
     im.block = h.block_size;
-    im.detail = std::string(describe(kind)) + " of a " + fsio::format_size(h.image_bytes) + " " + fs_type_name(h.fs_type) +
-                " filesystem, " + fsio::format_size(h.mapped_blocks * h.block_size) + " used";
+    im.detail = std::string(describe(kind)) + " of a " + fsio::format_size(h.image_bytes) + " " +
+                fs_type_name(h.fs_type) + " filesystem, " + fsio::format_size(h.mapped_blocks * h.block_size) + " used";
     return im;
   }
   im.raw = FSIO_TRY(open_raw_input(in, kind, o.threads));
@@ -78,10 +80,12 @@ fsio::StorageRef target_ref(const std::string& path, const Image& im, const Many
 fsio::Status check_target_apart(const std::vector<std::string>& targets, std::size_t i, const Image& im,
                                 const ManyOptions& o) {
   const bool in_stdin = o.in_path == "-";
-  std::vector<fsio::StorageRef> reads{{"the input", in_stdin ? "standard input" : o.in_path, in_stdin ? STDIN_FILENO : -1}};
+  std::vector<fsio::StorageRef> reads{
+      {"the input", in_stdin ? "standard input" : o.in_path, in_stdin ? STDIN_FILENO : -1}};
   if (!o.bmap.empty()) reads.push_back({"the bmap", o.bmap});
   FSIO_TRY(fsio::check_apart(target_ref(targets[i], im, o), reads));
-  for (std::size_t j = 0; j < i; ++j) FSIO_TRY(fsio::check_apart(target_ref(targets[i], im, o), {target_ref(targets[j], im, o)}));
+  for (std::size_t j = 0; j < i; ++j)
+    FSIO_TRY(fsio::check_apart(target_ref(targets[i], im, o), {target_ref(targets[j], im, o)}));
   return {};
 }
 
@@ -98,7 +102,8 @@ fsio::Result<Opened> open_target(const std::string& path, const Image& im, const
     constexpr std::uint64_t kMaxFile = UINT64_MAX / 2;  // off_t, what ftruncate takes
     if (o.offset > kMaxFile || *im.size > kMaxFile - o.offset)
       return make_error(Errc::invalid_argument, "--create: --offset " + std::to_string(o.offset) + " + the image's " +
-                                                    std::to_string(*im.size) + " bytes is past the largest file size "
+                                                    std::to_string(*im.size) +
+                                                    " bytes is past the largest file size "
                                                     "(2^63 - 1 bytes)");
     oo.create_size = o.offset + *im.size;
     oo.create_new = true;
@@ -111,8 +116,8 @@ fsio::Result<Opened> open_target(const std::string& path, const Image& im, const
   };
   if (im.size && t.dev.size() < *im.size)
     return fail(make_error(Errc::invalid_argument, path + ": " + size_text(t.dev.size()) +
-                                                       (o.offset ? " from --offset on" : "") + " is smaller than the image, " +
-                                                       size_text(*im.size)));
+                                                       (o.offset ? " from --offset on" : "") +
+                                                       " is smaller than the image, " + size_text(*im.size)));
   if (!t.created) {
     auto sigs = fsio::check_overwrite(path, o.offset, im.size, o.force, "restoring");
     if (!sigs) return fail(std::move(sigs).error());
@@ -132,8 +137,10 @@ fsio::Result<std::vector<Opened>> open_targets(const std::vector<std::string>& t
       continue;
     }
     auto t = open_target(targets[i], im, o);
-    if (!t) refused.push_back(std::move(t).error());
-    else opened.push_back(std::move(*t));
+    if (!t)
+      refused.push_back(std::move(t).error());
+    else
+      opened.push_back(std::move(*t));
   }
   if (refused.empty()) return opened;
   for (auto& t : opened)

@@ -32,15 +32,15 @@
 namespace img {
 
 struct ManyOptions {
-  std::string in_path;        // IN as given ("-": standard input), for the shared-storage check
-  std::uint64_t offset = 0;   // where the image starts in every target
+  std::string in_path;       // IN as given ("-": standard input), for the shared-storage check
+  std::uint64_t offset = 0;  // where the image starts in every target
   bool force = false;
   bool keep_unused = false;
-  bool create = false;        // each target a new file of the image's size
-  bool dry_run = false;       // every check and the whole input, nothing written
+  bool create = false;   // each target a new file of the image's size
+  bool dry_run = false;  // every check and the whole input, nothing written
   bool verify = false;
-  std::string bmap;           // a bmaptool map of a raw image: only its ranges
-  unsigned threads = 0;       // decompression workers (fsimg, xz); 0: one per CPU
+  std::string bmap;      // a bmaptool map of a raw image: only its ranges
+  unsigned threads = 0;  // decompression workers (fsimg, xz); 0: one per CPU
   fsio::EngineKind engine = fsio::EngineKind::automatic;
   // Runs after every target is written and flushed, before any is read
   // back (tests change a byte on a target here).
@@ -50,14 +50,14 @@ struct ManyOptions {
 
 struct TargetReport {
   std::string path;
-  bool written = false;       // the whole image on it, flushed
+  bool written = false;  // the whole image on it, flushed
   LaneCounts counts;
   std::uint64_t wiped_signatures = 0;
   bool direct = false;
   bool created = false;
-  double seconds = 0;         // from the start to its last flush
+  double seconds = 0;                // from the start to its last flush
   std::optional<fsio::Error> error;  // why it was dropped or stopped
-  std::string holds;          // after an error: what it holds now
+  std::string holds;                 // after an error: what it holds now
   std::optional<ReadbackReport> readback;
   std::optional<fsio::Error> verify_error;  // the read-back itself failed
   bool verified() const { return readback && !readback->difference; }
@@ -68,7 +68,7 @@ struct TargetReport {
 
 struct ManyReport {
   InputKind kind = InputKind::raw;
-  std::string detail;                       // what the input holds, for the header line
+  std::string detail;                        // what the input holds, for the header line
   std::optional<std::uint64_t> image_bytes;  // nullopt: not known before it was read
   std::uint64_t read_bytes = 0;              // image bytes handed out
   std::optional<fsio::Error> input_error;    // the input failed (or Ctrl-C) part way

@@ -24,12 +24,12 @@ struct Difference {
   std::uint64_t offset = 0;  // image offset: the byte itself, or the chunk's first byte when !exact
   std::uint64_t length = 0;  // the chunk (data) compared by checksum
   bool exact = false;
-  std::string text;          // "byte 8392704 (0x801000) is 0x5A, 0 was written", ...
+  std::string text;  // "byte 8392704 (0x801000) is 0x5A, 0 was written", ...
 };
 
 struct ReadbackReport {
   bool direct = false;
-  std::string cache_note;  // without O_DIRECT: why, and how the cache was dropped
+  std::string cache_note;   // without O_DIRECT: why, and how the cache was dropped
   std::uint64_t bytes = 0;  // read back and compared
   double seconds = 0;
   std::optional<Difference> difference;  // the first; nullopt: every byte as written

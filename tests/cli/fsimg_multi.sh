@@ -79,7 +79,8 @@ for input in src.img src.img.zst src.img.xz; do
   renew
   restored "$input" --force "$T/$input"
   same_as_source "$input"
-  json "$T/out" "j['kind'] + ' ' + str(j['image_bytes'])" | grep -qx "$(case $input in *.zst) echo zstd ;; *.xz) echo xz ;; *) echo raw ;; esac) $size" ||
+  kind=raw; case $input in *.zst) kind=zstd ;; *.xz) kind=xz ;; esac
+  json "$T/out" "j['kind'] + ' ' + str(j['image_bytes'])" | grep -qx "$kind $size" ||
     { cat "$T/out"; fail "$input: kind or size not reported"; }
   pass "$input onto 4 loop devices: byte-identical, e2fsck clean, verified"
 done

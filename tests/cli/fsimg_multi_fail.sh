@@ -33,7 +33,9 @@ expect_rc 1 env FSIO_FAULT=fail:5 FSIO_FAULT_PATH="${loops[1]}" "$FSIMG" restore
 grep -q "note: FSIO_FAULT_PATH=${loops[1]} is set: FSIO_FAULT applies only to ${loops[1]}" "$T/err" ||
   { cat "$T/err"; fail "FSIO_FAULT_PATH not announced"; }
 json "$T/out" "[(t['target'], t['written'], t['verified']) for t in j['targets']]" > "$T/states"
-[ "$(cat "$T/states")" = "[('${loops[0]}', True, True), ('${loops[1]}', False, False), ('${loops[2]}', True, True), ('${loops[3]}', True, True)]" ] ||
+want="[('${loops[0]}', True, True), ('${loops[1]}', False, False), ('${loops[2]}', True, True), "
+want+="('${loops[3]}', True, True)]"
+[ "$(cat "$T/states")" = "$want" ] ||
   { cat "$T/out"; fail "fault on one target: $(cat "$T/states")"; }
 json "$T/out" "j['targets'][1]['error']" | grep -q "Input/output error" || { cat "$T/out"; fail "the failed write's error not named"; }
 json "$T/out" "j['targets'][1]['holds']" | grep -q "nothing was written past byte [0-9]* of $size.*holds no filesystem" ||
@@ -60,7 +62,8 @@ printf "$(printf '\\%03o' "$new")" | dd of="${loops[2]}" bs=1 seek="$off" conv=n
 rm "$T/pause"
 rc=0; ends_within "$pid" 30 || rc=$?
 [ "$rc" -eq 1 ] || { cat "$T/err"; fail "a changed byte: exit $rc, expected 1"; }
-json "$T/out" "[t['verified'] for t in j['targets']]" | grep -qx "\[True, True, False, True\]" || { cat "$T/out"; fail "a changed byte: not caught on ${loops[2]} alone"; }
+json "$T/out" "[t['verified'] for t in j['targets']]" | grep -qx "\[True, True, False, True\]" ||
+  { cat "$T/out"; fail "a changed byte: not caught on ${loops[2]} alone"; }
 json "$T/out" "j['targets'][2]['verify']['difference']['offset'], j['targets'][2]['verify']['difference']['exact']" |
   grep -qx "$off True" || { cat "$T/out"; fail "a changed byte at $off: not named by its offset"; }
 json "$T/out" "j['targets'][2]['verify']['difference']['text']" | grep -q "^byte $off (0x[0-9a-f]*) is $(printf '0x%02X' "$new")" ||
@@ -92,7 +95,8 @@ pass "a bmap range whose SHA-256 does not match: refused before any of it was wr
 sed 's/chksum="\(.\)/chksum="0/' "$T/fat.bmap" > "$T/edited.bmap"
 before=$(shas "${loops[0]}")
 expect_rc 1 "$FSIMG" restore --force --bmap "$T/edited.bmap" "$T/fat.img" "${loops[0]}"
-grep -q "BmapFileChecksum says .*: the bmap was changed after bmaptool made it" "$T/err" || { cat "$T/err"; fail "an edited bmap: not said"; }
+grep -q "BmapFileChecksum says .*: the bmap was changed after bmaptool made it" "$T/err" ||
+  { cat "$T/err"; fail "an edited bmap: not said"; }
 [ "$(shas "${loops[0]}")" = "$before" ] || fail "an edited bmap: the target was written"
 pass "a bmap changed after bmaptool made it: refused, nothing written"
 
@@ -133,7 +137,8 @@ pass "targets sharing storage with each other or with the input: refused, nothin
 # --dry-run: the whole input read and checked, nothing written.
 before=$(shas "${loops[@]}")
 expect_rc 0 "$FSIMG" restore --dry-run --json --force --bmap "$T/fat.bmap" "$T/fat.img" "${loops[@]}"
-json "$T/out" "j['dry_run'] and all(t['data_bytes'] > 0 for t in j['targets'])" | grep -qx True || { cat "$T/out"; fail "--dry-run: not counted"; }
+json "$T/out" "j['dry_run'] and all(t['data_bytes'] > 0 for t in j['targets'])" | grep -qx True ||
+  { cat "$T/out"; fail "--dry-run: not counted"; }
 [ "$(shas "${loops[@]}")" = "$before" ] || fail "--dry-run wrote"
 pass "--dry-run: every target checked, nothing written"
 

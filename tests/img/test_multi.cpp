@@ -86,10 +86,12 @@ std::string hand_bmap(const std::string& file_sum = "df243bbf780d1078ebb580cb80f
   <BlocksCount> 3 </BlocksCount>
   <MappedBlocksCount> 2 </MappedBlocksCount>
   <ChecksumType> sha256 </ChecksumType>
-  <BmapFileChecksum> )") + file_sum + R"( </BmapFileChecksum>
+  <BmapFileChecksum> )") +
+         file_sum + R"( </BmapFileChecksum>
   <BlockMap>
     <Range chksum="c93eee2d0db02f10acc7460d9576e122dcf8cd53c4bf8dfcae1b3e74ebcfff5a"> 0 </Range>
-    <Range chksum="d27d18c3f7e58fb5b92aa3cf23d816ecbcaf97aecb34dd68ddd04facab6e6a30"> )" + second + R"( </Range>
+    <Range chksum="d27d18c3f7e58fb5b92aa3cf23d816ecbcaf97aecb34dd68ddd04facab6e6a30"> )" +
+         second + R"( </Range>
   </BlockMap>
 </bmap>
 )";
@@ -194,12 +196,16 @@ img::InputKind kind_of(const std::string& bytes) {
 
 TEST(DetectInput, MagicsOfEachKind) {
   using K = img::InputKind;
-  EXPECT_EQ(kind_of(std::string("\x28\xB5\x2F\xFD", 4) + "rest"), K::zstd);           // RFC 8878 3.1.1
-  EXPECT_EQ(kind_of(std::string("\x50\x2A\x4D\x18\0\0\0\0", 8) + "data"), K::zstd);   // another skippable frame
-  EXPECT_EQ(kind_of(std::string("\xFD" "7zXZ\0", 6) + "rest"), K::xz);                // .xz 2.1.1.1
+  EXPECT_EQ(kind_of(std::string("\x28\xB5\x2F\xFD", 4) + "rest"), K::zstd);          // RFC 8878 3.1.1
+  EXPECT_EQ(kind_of(std::string("\x50\x2A\x4D\x18\0\0\0\0", 8) + "data"), K::zstd);  // another skippable frame
+  EXPECT_EQ(kind_of(std::string("\xFD"
+                                "7zXZ\0",
+                                6) +
+                    "rest"),
+            K::xz);  // .xz 2.1.1.1
   EXPECT_EQ(kind_of(std::string("\x5F\x2A\x4D\x18\x80\0\0\0", 8) + "FSIH"), K::fsimg);
-  EXPECT_EQ(kind_of(std::string("\x5F\x2A", 2)), K::fsimg);                          // a cut fsimg header
-  EXPECT_EQ(kind_of(std::string("\x00\x2A\x4D\x18\x80\0\0\0", 8) + "FSIH"), K::fsimg); // a damaged one
+  EXPECT_EQ(kind_of(std::string("\x5F\x2A", 2)), K::fsimg);                             // a cut fsimg header
+  EXPECT_EQ(kind_of(std::string("\x00\x2A\x4D\x18\x80\0\0\0", 8) + "FSIH"), K::fsimg);  // a damaged one
   EXPECT_EQ(kind_of(std::string(512, '\0')), K::raw);
   EXPECT_EQ(kind_of("\xEB\x3C\x90mkfs.fat"), K::raw);
   Memfd empty("");
@@ -209,8 +215,8 @@ TEST(DetectInput, MagicsOfEachKind) {
 
 TEST(SplitZeros, WholeBlocksOfZerosBecomeZeroPiecesAndTheShortTailStaysData) {
   std::vector<std::byte> d(4 * 512 + 100);
-  d[512 * 1 + 7] = std::byte{1};  // block 1 holds data
-  d[4 * 512 + 99] = std::byte{2}; // the 100-byte tail too
+  d[512 * 1 + 7] = std::byte{1};   // block 1 holds data
+  d[4 * 512 + 99] = std::byte{2};  // the 100-byte tail too
   auto p = img::split_zeros(d.data(), d.size(), 1 << 20, 512);
   ASSERT_EQ(p.size(), 4u);
   EXPECT_EQ(p[0].offset, 1u << 20);

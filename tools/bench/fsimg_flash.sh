@@ -145,8 +145,9 @@ done
 # Every card holds the image at the end (the last row wrote it whole).
 for l in "${loops[@]}"; do cmp -n "$size" "$dir/card.img" "$l" || { echo "$l differs from the image" >&2; exit 1; }; done
 
-printf '\n%s image (%s mapped), .img.zst level %s, writes throttled to %s B/s and reads to %s B/s per card, %s CPUs; medians of %s runs\n\n' \
-  "$SIZE" "$mapped" "$LEVEL" "$WBPS" "$RBPS" "$(nproc)" "$REPS"
+printf '\n%s image (%s mapped), .img.zst level %s, writes throttled to %s B/s and reads to %s B/s per card, ' \
+  "$SIZE" "$mapped" "$LEVEL" "$WBPS" "$RBPS"
+printf '%s CPUs; medians of %s runs\n\n' "$(nproc)" "$REPS"
 printf '| %-36s | %8s | %8s | %9s |\n' row seconds "CPU s" "MB/s/card"
 printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..38})" ---------- ---------- -----------
 for k in "${rows[@]}"; do
