@@ -188,12 +188,7 @@ fsio::Status Writer::stage(const Item& it, std::set<std::size_t>& touched) {
     auto e = fsio::load<DirEntry>(parent->slot(it.slot));
     const DirEntry fresh = make_entry(NameSlots{}, attr::archive, first, it.size, opt_.when, l_.type);
     e.attributes = attr::archive;
-    e.create_time_tenth = fresh.create_time_tenth;
-    e.create_time = fresh.create_time;
-    e.create_date = fresh.create_date;
-    e.access_date = fresh.access_date;
-    e.write_time = fresh.write_time;
-    e.write_date = fresh.write_date;
+    set_times(e, opt_.when);
     e.first_cluster_hi = fresh.first_cluster_hi;
     e.first_cluster_lo = fresh.first_cluster_lo;
     e.file_size = it.size;
