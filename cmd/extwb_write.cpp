@@ -50,6 +50,14 @@ std::uint64_t physical_memory() {
   return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
+// SOURCE_DATE_EPOCH's time when it is set (cmd/common.hpp), else the clock's.
+fsio::Result<ext::Timestamp> current_time() {
+  if (const auto sde = FSIO_TRY(fsio::cli::source_date_epoch())) return ext::Timestamp{*sde, 0};
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return ext::Timestamp{ts.tv_sec, std::uint32_t(ts.tv_nsec)};
+}
+
 // Times the filesystem's inodes cannot hold are refused before anything is
 // written, naming where they came from (ext/inode.hpp time_limits).
 fsio::Status check_times(const ext::Filesystem& fs, const ext::Timestamp& now, const std::optional<ext::Timestamp>& mtime,
@@ -117,7 +125,7 @@ int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
 }  // namespace
 
 int cmd_put(const Common& c, const WriteArgs& a) {
-  auto now = ext::current_time();
+  auto now = current_time();
   if (!now) return fsio::cli::report(kTool, now.error());
   auto own = owner(a, 0644);
   if (!own) return fsio::cli::report(kTool, own.error());
@@ -196,7 +204,7 @@ int cmd_put(const Common& c, const WriteArgs& a) {
 }
 
 int cmd_mkdir(const Common& c, const WriteArgs& a) {
-  auto now = ext::current_time();
+  auto now = current_time();
   if (!now) return fsio::cli::report(kTool, now.error());
   auto own = owner(a, 0755);
   if (!own) return fsio::cli::report(kTool, own.error());
@@ -217,7 +225,7 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
 }
 
 int cmd_rm(const Common& c, const WriteArgs& a) {
-  auto now = ext::current_time();
+  auto now = current_time();
   if (!now) return fsio::cli::report(kTool, now.error());
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());

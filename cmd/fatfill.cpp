@@ -60,8 +60,7 @@ fsio::Status finish_options(Args& a) {
   if (a.mirror == "batched") f.mirror = fat::MirrorMode::batched;
   else if (a.mirror == "serial") f.mirror = fat::MirrorMode::serial;
   else return usage("--mirror '" + a.mirror + "': expected batched or serial");
-  const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
-  f.when = FSIO_TRY(fat::fill_time(epoch ? std::optional<std::string_view>(epoch) : std::nullopt));
+  f.when = fat::fill_time(FSIO_TRY(fsio::cli::source_date_epoch()));
   return {};
 }
 

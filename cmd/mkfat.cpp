@@ -112,7 +112,7 @@ fsio::Status judge(const MkfatArgs& a, bool children, const std::vector<fsio::Si
 
 // Everything that can refuse, before a single byte is written: the
 // geometry, the signatures in the volume, the boot message.
-Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev) {
+Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev, std::optional<std::int64_t> source_date_epoch) {
   Plan p;
   const fat::DeviceFacts facts = fat::device_facts(dev);
   if (a.offset_parsed)
@@ -132,8 +132,7 @@ Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev) {
     p.extras.boot.message = fat::boot_message_from_text(FSIO_TRY(read_file(*a.message_file, "-m", kMessageRead, true)));
     if (p.extras.boot.message->size() > fat::boot_message_capacity(p.g)) p.g.warnings.push_back("message too long; truncated");
   }
-  const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
-  p.extras.identity = FSIO_TRY(fat::resolve_identity(a.fmt, epoch ? std::optional<std::string_view>(epoch) : std::nullopt));
+  p.extras.identity = fat::resolve_identity(a.fmt, source_date_epoch);
   return p;
 }
 
@@ -167,6 +166,8 @@ int run(MkfatArgs& a) {
     oo.create_new = true;  // O_EXCL, as mkfs.fat -C: never follows a symlink
   }
   if (auto st = check_reads_apart(a); !st) return fail(a, st.error());
+  const auto sde = source_date_epoch();  // before -C makes anything
+  if (!sde) return fail(a, sde.error());
   auto dev = fsio::Device::open(a.target, oo);
   if (!dev) return fail(a, dev.error());
   // From here on a failure removes the image -C created: a half-made image
@@ -181,7 +182,7 @@ int run(MkfatArgs& a) {
     return fail(a, fsio::Error{e.code, 0, msg});
   };
 
-  auto p = plan(a, *dev);
+  auto p = plan(a, *dev, *sde);
   if (!p) return failed(p.error());
   // mkfs.fat prints this one on stdout, in these words; scripts compare stdout.
   if (p->g.needs_tos_104 && as_mkfs(a) && !a.json)

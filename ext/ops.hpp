@@ -87,7 +87,4 @@ struct RmReport {
 };
 fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, const Timestamp& now, bool dry_run);
 
-// SOURCE_DATE_EPOCH when set (Errc::invalid_argument when not a number), else the clock.
-fsio::Result<Timestamp> current_time();
-
 }  // namespace ext

@@ -108,8 +108,8 @@ fsio::Result<std::pair<std::string, std::string>> split_path(std::string_view pa
   return std::pair{dir.empty() ? std::string("/") : dir, std::string(parts.back())};
 }
 
-fsio::Result<DosDateTime> fill_time(std::optional<std::string_view> source_date_epoch) {
-  const VolumeIdentity id = FSIO_TRY(resolve_identity(FormatOptions{}, source_date_epoch));
+DosDateTime fill_time(std::optional<std::int64_t> source_date_epoch) {
+  const VolumeIdentity id = resolve_identity(FormatOptions{}, source_date_epoch);
   const std::time_t t = std::time_t(id.time);
   std::tm tm{};
   if (!(id.utc ? gmtime_r(&t, &tm) : localtime_r(&t, &tm))) return kDosEpoch;
