@@ -110,7 +110,7 @@ int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   fsio::InterruptGuard interrupt;
   o.interrupted = [] { return fsio::InterruptGuard::requested(); };
   auto rep = ext::put_tree(**fs, a.dest, a.source, o);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("put " + a.dest).at(c.target));
   if (c.json) {
     print_put_json(c, *rep, **fs, true);
   } else if (!c.quiet) {
@@ -184,7 +184,7 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   o.progress = &progress;
   auto rep = ext::put_file(**fs, a.dest, src, o);
   if (fd != STDIN_FILENO) ::close(fd);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("put " + a.dest).at(c.target));
   const auto& s = (*fs)->queue().stats();
   if (c.json) {
     print_put_json(c, *rep, **fs, false);
@@ -212,7 +212,7 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
   if (!fs) return fsio::cli::report(kTool, fs.error());
   if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::make_dirs(**fs, a.dest, a.parents, *own, *now, c.dry_run);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": mkdir " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("mkdir " + a.dest).at(c.target));
   if (c.json) {
     std::cout << json{{"target", c.target}, {"dry_run", c.dry_run}, {"created", rep->created},
                       {"stats", stats_json((*fs)->queue().stats())}}.dump(2)
@@ -231,7 +231,7 @@ int cmd_rm(const Common& c, const WriteArgs& a) {
   if (!fs) return fsio::cli::report(kTool, fs.error());
   if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::remove_path(**fs, a.dest, *now, c.dry_run);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": rm " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("rm " + a.dest).at(c.target));
   if (c.json) {
     std::cout << json{{"target", c.target}, {"path", a.dest}, {"dry_run", c.dry_run}, {"inode", rep->ino},
                       {"inode_freed", rep->inode_freed}, {"blocks_freed", rep->blocks_freed},

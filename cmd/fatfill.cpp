@@ -146,7 +146,7 @@ int run(Args& a) {
   auto off = offset_bytes(a, *dev);
   if (!off) return fsio::cli::report(tool, off.error());
   auto queue = fsio::IoQueue::create(*dev);
-  if (!queue) return fsio::cli::report(tool, std::move(queue).error().wrap(a.target));
+  if (!queue) return fsio::cli::report(tool, queue.error());
   auto vol = fat::Volume::open(*queue, {*off, fat::fill_fat_cache()});
   if (!vol) return fsio::cli::report(tool, vol.error());
   std::uint64_t total = a.fill.size * a.fill.names.size();  // < 2^32 * 2^17: no overflow

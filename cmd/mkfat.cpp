@@ -97,17 +97,18 @@ struct Plan {
 fsio::Status judge(const MkfatArgs& a, bool children, const std::vector<fsio::Signature>& sigs) {
   if (a.force || a.dry_run) return {};
   if (children)
-    return fsio::make_error(Errc::busy, as_mkfs(a) ? "Partitions or virtual mappings on device '" + a.target +
-                                                         "', not making filesystem (use -I to override)"
-                                                   : a.target + ": has partitions or virtual mappings (dm, md) in "
-                                                                "use of it; formatting would destroy them (use "
-                                                                "--force, or -I as with mkfs.fat, to override)");
+    return as_mkfs(a) ? fsio::make_error(Errc::busy, "Partitions or virtual mappings on device '" + a.target +
+                                                         "', not making filesystem (use -I to override)")
+                      : fsio::make_error(Errc::busy, "has partitions or virtual mappings (dm, md) in use of it; "
+                                                     "formatting would destroy them (use --force, or -I as with "
+                                                     "mkfs.fat, to override)")
+                            .at(a.target);
   if (sigs.empty() || as_mkfs(a)) return {};
   const auto& first = sigs.front();
   const bool table = first.usage == "partition_table";
-  return fsio::make_error(Errc::busy, a.target + ": holds " + fsio::describe(first) +
-                                          "; formatting would destroy it (use --force" +
-                                          (table ? ", or -I as with mkfs.fat," : "") + " to overwrite it)");
+  return fsio::make_error(Errc::busy, "holds " + fsio::describe(first) + "; formatting would destroy it (use --force" +
+                                          (table ? ", or -I as with mkfs.fat," : "") + " to overwrite it)")
+      .at(a.target);
 }
 
 // Everything that can refuse, before a single byte is written: the
@@ -117,7 +118,7 @@ Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev, std::optional<std::int6
   const fat::DeviceFacts facts = fat::device_facts(dev);
   if (a.offset_parsed)
     a.fmt.offset_sectors = FSIO_TRY(offset_sectors(a, dev.size(), fat::logical_sector_size(a.fmt, facts)));
-  p.g = FSIO_TRY_CTX(fat::compute_geometry(dev.size(), a.fmt, facts), a.target);
+  p.g = FSIO_TRY_AT(fat::compute_geometry(dev.size(), a.fmt, facts), a.target);
   // mkfs.fat warns when BLOCKS is not what the target holds after the offset.
   const std::uint64_t before = a.fmt.offset_sectors * fat::logical_sector_size(a.fmt, facts);
   if (a.fmt.blocks && dev.size() > before && (dev.size() - before) / 1024 != a.fmt.blocks)
@@ -144,9 +145,9 @@ fsio::Status find_bad(const MkfatArgs& a, fsio::IoQueue& queue, Plan& p) {
   } else if (a.check) {
     if (a.verbose && !a.json) std::printf("Searching for bad blocks \n");
     fsio::Progress progress(a.inv.tool + " -c", p.g.filesystem_bytes(), !a.quiet && !a.json && fsio::stderr_is_terminal());
-    blocks = FSIO_TRY_CTX(fat::scan_bad_blocks(queue, p.g, &progress), a.target);
+    blocks = FSIO_TRY_AT(fat::scan_bad_blocks(queue, p.g, &progress), a.target);
   }
-  p.extras.bad_clusters = FSIO_TRY_CTX(fat::bad_clusters(p.g, blocks), a.target);
+  p.extras.bad_clusters = FSIO_TRY_AT(fat::bad_clusters(p.g, blocks), a.target);
   if (!blocks.empty() && !a.json) std::printf("%zu bad block%s\n", blocks.size(), blocks.size() == 1 ? "" : "s");
   return {};
 }
@@ -209,15 +210,16 @@ int run(MkfatArgs& a) {
         !st)
       return failed(st.error());
   auto queue = fsio::IoQueue::create(*dev);
-  if (!queue) return failed(std::move(queue).error().wrap(a.target));
+  if (!queue) return failed(queue.error());
   if (auto st = find_bad(a, *queue, *p); !st) return failed(st.error());
   // Like mke2fs: a device that cannot discard is still formatted, with a word.
   if (a.discard) {
     if (auto d = dev->discard(p->g.offset_bytes, p->g.filesystem_bytes()); !d)
       say(a, "warning", "discard failed, formatting anyway: " + d.error().message());
     if (fsio::InterruptGuard::requested())
-      return failed(fsio::make_error(Errc::interrupted, a.target + ": interrupted after --discard: the old contents "
-                                                                   "are discarded and no filesystem was made"));
+      return failed(fsio::make_error(Errc::interrupted, "interrupted after --discard: the old contents are discarded "
+                                                        "and no filesystem was made")
+                        .at(a.target));
   }
   fsio::Progress progress(a.inv.tool, fat::format_bytes(p->g), !a.quiet && !a.json && fsio::stderr_is_terminal());
   auto rep = fat::format_volume(*queue, p->g, a.fmt, &progress, p->extras);

@@ -129,10 +129,10 @@ fsio::Result<FillReport> fill(Volume& volume, const FillOptions& options, fsio::
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   auto plan = fill_detail::make_plan(volume, options, report);
-  if (!plan) return std::move(plan).error().wrap(volume.path());
+  if (!plan) return std::move(plan).error().at(volume.path());
   // A replaced file's old chain must be its own before it is freed; the
   // dry run meets this refusal too.
-  if (auto own = fill_detail::check_unshared(volume, *plan); !own) return std::move(own).error().wrap(volume.path());
+  if (auto own = fill_detail::check_unshared(volume, *plan); !own) return std::move(own).error().at(volume.path());
   const auto t1 = Clock::now();
   report.plan_seconds = std::chrono::duration<double>(t1 - t0).count();
   if (options.dry_run) return report;

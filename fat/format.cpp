@@ -267,7 +267,7 @@ fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& g
                                          fsio::Progress* progress, const FormatExtras& extras) {
   // Every error names the device, whichever step it comes from.
   auto report = format_steps(queue, g, o, progress, extras);
-  if (!report) return std::move(report).error().wrap(queue.device().path());
+  if (!report) return std::move(report).error().at(queue.device().path());
   return report;
 }
 

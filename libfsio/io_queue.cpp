@@ -57,9 +57,10 @@ IoQueue& IoQueue::operator=(IoQueue&&) noexcept = default;
 IoQueue::~IoQueue() = default;
 
 Result<IoQueue> IoQueue::create(Device& device, const QueueOptions& options) {
-  if (options.depth == 0) return make_error(Errc::invalid_argument, "queue depth must be at least 1");
-  auto engine = FSIO_TRY(make_engine(options.engine, device.fd(), options.depth));
-  return create(device, std::move(engine), options);
+  if (options.depth == 0) return make_error(Errc::invalid_argument, "queue depth must be at least 1").at(device.path());
+  auto engine = make_engine(options.engine, device.fd(), options.depth);
+  if (!engine) return std::move(engine).error().at(device.path());
+  return create(device, std::move(*engine), options);
 }
 
 Result<IoQueue> IoQueue::create(Device& device, std::unique_ptr<Engine> engine,
@@ -116,6 +117,7 @@ Status IoQueue::flush() {
   auto status = flush_engine();
   stats_.syscalls += engine_->syscalls() - syscalls;
   stats_.elapsed_seconds += seconds_since(start);
+  if (!status) return std::move(status).error().at(dev_->path());
   return status;
 }
 
@@ -142,6 +144,7 @@ Status IoQueue::run(std::vector<Plug::Pending>& reqs) {
   if (status && wrote && opts_.sync == SyncPolicy::flush_after) status = flush_engine();
   stats_.syscalls += engine_->syscalls() - syscalls;
   stats_.elapsed_seconds += seconds_since(start);
+  if (!status) return std::move(status).error().at(dev_->path());
   return status;
 }
 
@@ -166,7 +169,8 @@ Status IoQueue::prepare(std::vector<Plug::Pending>& reqs, std::vector<Unit>& uni
                               std::to_string(topo.dio_offset_align) + ", buffer address of " +
                               std::to_string(topo.dio_mem_align) + ")");
     }
-    std::uint64_t len = FSIO_TRY_CTX(dev_->clamp(p.offset, p.len), describe(p.op, p.len, p.offset));
+    // The guard's error says the request's size and offset and the device's size.
+    std::uint64_t len = FSIO_TRY_CTX(dev_->clamp(p.offset, p.len), p.op == IoOp::read ? "read" : "write");
     // guard_bio_eod: the part of a read past the end reads as zeros.
     if (len < p.len && p.op == IoOp::read) std::memset(p.data + len, 0, p.len - len);
 

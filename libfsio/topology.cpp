@@ -75,9 +75,9 @@ bool valid_sector_size(std::uint32_t s) { return s >= 512 && s <= 65536 && std::
 Result<Topology> query_topology(int fd, const std::string& path, bool is_block,
                                 std::uint32_t sector_size_override) {
   if (sector_size_override != 0 && !valid_sector_size(sector_size_override))
-    return make_error(Errc::invalid_argument,
-                      path + ": sector size " + std::to_string(sector_size_override) +
-                          " is not a power of two between 512 and 65536");
+    return make_error(Errc::invalid_argument, "sector size " + std::to_string(sector_size_override) +
+                                                  " is not a power of two between 512 and 65536")
+        .at(path);
   Topology t;
   if (!is_block) {
     t.logical_sector = sector_size_override != 0 ? sector_size_override : 512;
@@ -106,7 +106,7 @@ Result<Topology> query_topology(int fd, const std::string& path, bool is_block,
         out = bt.*field;
         return {};
       }
-      return errno_error(err, path + ": " + name);
+      return errno_error(err, name).at(path);
     };
     FSIO_TRY(ioctl_u32(BLKSSZGET, "BLKSSZGET", &BlkidTopology::logical, t.logical_sector));
     if (!ioctl_u32(BLKPBSZGET, "BLKPBSZGET", &BlkidTopology::physical, t.physical_sector))
@@ -116,15 +116,16 @@ Result<Topology> query_topology(int fd, const std::string& path, bool is_block,
     if (!ioctl_u32(BLKIOOPT, "BLKIOOPT", &BlkidTopology::optimal, t.optimal_io)) t.optimal_io = 0;
     if (!valid_sector_size(t.logical_sector))
       return make_error(Errc::unsupported,
-                        path + ": logical sector size " + std::to_string(t.logical_sector) + " is not supported");
+                        "logical sector size " + std::to_string(t.logical_sector) + " is not supported")
+          .at(path);
     if (sector_size_override != 0) {
       // Only a larger multiple makes sense: the device cannot address less
       // than its own logical sector.
       if (sector_size_override < t.logical_sector)
-        return make_error(Errc::invalid_argument,
-                          path + ": sector size " + std::to_string(sector_size_override) +
-                              " is smaller than the device's logical sector size " +
-                              std::to_string(t.logical_sector));
+        return make_error(Errc::invalid_argument, "sector size " + std::to_string(sector_size_override) +
+                                                      " is smaller than the device's logical sector size " +
+                                                      std::to_string(t.logical_sector))
+            .at(path);
       t.logical_sector = sector_size_override;
     }
     if (t.physical_sector < t.logical_sector) t.physical_sector = t.logical_sector;

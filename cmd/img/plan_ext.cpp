@@ -162,7 +162,7 @@ fsio::Result<Plan> plan_ext(const std::string& path, const SourceOptions& o) {
   std::uint32_t uninit = 0;
   for (std::uint32_t g0 = 0; g0 < l.group_count; g0 += kBatchGroups) {
     const std::uint32_t n = std::min(kBatchGroups, l.group_count - g0);
-    FSIO_TRY_CTX(add_batch(*fs, g0, n, meta, buf, map), path);
+    FSIO_TRY_AT(add_batch(*fs, g0, n, meta, buf, map), path);
     for (std::uint32_t g = g0; g < g0 + n; ++g)
       uninit += l.group_csum() && (fs->group(g).flags & ext::EXT4_BG_BLOCK_UNINIT) ? 1 : 0;
   }

@@ -70,10 +70,10 @@ fsio::Result<Target> open_target(const std::string& image, const std::string& pa
     return e;
   };
   if (t.dev.size() < h.image_bytes)
-    return fail(make_error(Errc::invalid_argument, path + ": " + size_text(t.dev.size()) +
-                                                       (o.offset ? " from --offset on" : "") +
+    return fail(make_error(Errc::invalid_argument, size_text(t.dev.size()) + (o.offset ? " from --offset on" : "") +
                                                        " is smaller than the image's filesystem, " +
-                                                       size_text(h.image_bytes)));
+                                                       size_text(h.image_bytes))
+                    .at(path));
   // The same descriptor, buffered: a second open would meet our own O_EXCL claim.
   if (t.dev.direct() && !direct_fits(t.dev, h))
     if (auto st = t.dev.use_buffered("the image's blocks do not fit the device's direct-I/O unit"); !st)
@@ -109,10 +109,12 @@ fsio::Status wipe(fsio::IoQueue& q, std::vector<fsio::Signature> sigs, std::uint
   std::vector<std::uint64_t> zeroed;
   while (!sigs.empty()) {
     for (const auto& s : sigs) {
-      const std::string what = dev.path() + ": the " + fsio::describe(s) + " at byte " + std::to_string(s.offset);
-      if (s.length == 0) return make_error(Errc::unsupported, what + " has no magic that libblkid names; wipe it first (wipefs -a)");
+      const std::string what = "the " + fsio::describe(s) + " at byte " + std::to_string(s.offset);
+      if (s.length == 0)
+        return make_error(Errc::unsupported, what + " has no magic that libblkid names; wipe it first (wipefs -a)")
+            .at(dev.path());
       if (std::find(zeroed.begin(), zeroed.end(), s.offset) != zeroed.end())
-        return make_error(Errc::io, what + " is still found after its magic was zeroed");
+        return make_error(Errc::io, what + " is still found after its magic was zeroed").at(dev.path());
     }
     FSIO_TRY(zero_magics(q, sigs));
     for (const auto& s : sigs) zeroed.push_back(s.offset);
@@ -152,8 +154,8 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
                         : FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset(), h.image_bytes, o.force, "restoring"));
     std::optional<fsio::IoQueue> queue;
     if (!o.dry_run) {
-      queue.emplace(FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), target));
-      FSIO_TRY_CTX(wipe(*queue, sigs, h.image_bytes), target);
+      queue.emplace(FSIO_TRY(fsio::IoQueue::create(dev, {.engine = o.engine})));
+      FSIO_TRY(wipe(*queue, sigs, h.image_bytes));
     }
     TargetWriter w(queue ? &*queue : nullptr, h, o.keep_unused, o.progress);
     auto end = decode_frames(reader, resolve_threads(o.threads), [&](Decoded& f) { return w.frame(f); });
@@ -161,10 +163,7 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
       auto fin = w.finish();
       if (!fin) end = std::move(fin).error();
     }
-    // message() already ends in strerror: the note follows it, and errno
-    // is not kept, or strerror would be said a second time after the note.
-    if (!end && !o.dry_run)
-      return fsio::Error{end.error().code, 0, end.error().message() + stopped_note(w, h, end.error(), created)};
+    if (!end && !o.dry_run) return fsio::Error(end.error()).with_note(stopped_note(w, h, end.error(), created));
     if (!end) return std::move(end).error();
     RestoreReport rep = w.report();
     rep.wiped_signatures = sigs.size();

@@ -179,7 +179,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
     oo.direct = false;  // blocks smaller than the device's O_DIRECT unit: let the page cache split them
     dev = FSIO_TRY(fsio::Device::open(plan.source, oo));
   }
-  auto queue = FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), plan.source);
+  auto queue = FSIO_TRY(fsio::IoQueue::create(dev, {.engine = o.engine}));
 
   SaveReport rep;
   rep.threads = resolve_threads(o.threads);
@@ -236,7 +236,7 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   }
   pool.stop();
   reader.join();
-  if (!read_status) return fsio::Error(read_status.error()).wrap(plan.source);
+  if (!read_status) return fsio::Error(read_status.error()).at(plan.source);
   if (!write_status) return write_status.error();
 
   End end{rep.frames, h.mapped_blocks, rep.stored_bytes, rep.compressed_bytes, rep.stream_bytes};
