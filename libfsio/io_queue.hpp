@@ -103,10 +103,13 @@ class IoQueue {
 
  private:
   IoQueue(Device& dev, QueueOptions opts, std::unique_ptr<Engine> engine);
-  struct Unit;  // one merged request on its way through the engine
+  struct Unit;   // one merged request on its way through the engine
+  struct Batch;  // one submit()'s units waiting, in flight, and its first error
   Status run(std::vector<Plug::Pending>& reqs);
   Status prepare(std::vector<Plug::Pending>& reqs, std::vector<Unit>& units);
   Status submit(std::vector<Unit>& units);
+  unsigned queue_wave(Batch& batch);
+  void complete(Batch& batch, const IoCompletion& completion);
   Status flush_engine();
   Device* dev_;
   QueueOptions opts_;
