@@ -17,6 +17,7 @@
 #include <limits>
 #include <utility>
 
+#include "libfsio/created_file.hpp"
 #include "libfsio/mount.hpp"
 #include "libfsio/size.hpp"
 
@@ -208,11 +209,7 @@ Status Device::finish_open(const OpenOptions& o) {
 
 Status Device::remove_created() {
   if (!created_ || fd_ < 0) return {};
-  struct stat mine {}, now {};
-  if (::fstat(fd_, &mine) != 0) return errno_error("fstat").at(path_);
-  // Only if the path still names the file we made.
-  if (::lstat(path_.c_str(), &now) != 0 || now.st_dev != mine.st_dev || now.st_ino != mine.st_ino) return {};
-  if (::unlink(path_.c_str()) != 0) return errno_error("remove the image this run created").at(path_);
+  FSIO_TRY(CreatedFile(*this, "").remove());
   created_ = false;
   return {};
 }
