@@ -88,8 +88,7 @@ fsio::Status flush(fsio::IoQueue& queue, const std::string& after, FormatReport&
 
 }  // namespace
 
-fsio::Result<VolumeIdentity> resolve_identity(const FormatOptions& o,
-                                              std::optional<std::string_view> source_date_epoch) {
+VolumeIdentity resolve_identity(const FormatOptions& o, std::optional<std::int64_t> source_date_epoch) {
   VolumeIdentity id;
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
@@ -102,19 +101,9 @@ fsio::Result<VolumeIdentity> resolve_identity(const FormatOptions& o,
     id.utc = true;
   }
   if (source_date_epoch) {
-    const std::string_view s = *source_date_epoch;
-    std::int64_t t = 0;
-    bool ok = !s.empty() && s.size() <= 18;
-    for (char c : s) {
-      if (c < '0' || c > '9') ok = false;
-      else t = t * 10 + (c - '0');
-    }
-    if (!ok)
-      return make_error(Errc::invalid_argument,
-                        "SOURCE_DATE_EPOCH '" + std::string(s) + "' is not a number of seconds since 1970");
-    id.time = t;
+    id.time = *source_date_epoch;
     id.utc = true;
-    if (!o.invariant) id.volume_id = std::uint32_t(std::uint64_t(t) << 20);
+    if (!o.invariant) id.volume_id = std::uint32_t(std::uint64_t(*source_date_epoch) << 20);
   }
   if (o.volume_id) id.volume_id = *o.volume_id;
   return id;
@@ -231,7 +220,7 @@ fsio::Status write_metadata(fsio::IoQueue& queue, const Geometry& g, const Secto
 fsio::Result<FormatReport> format_steps(fsio::IoQueue& queue, const Geometry& g, const FormatOptions& o,
                                         fsio::Progress* progress, const FormatExtras& extras) {
   const auto label = FSIO_TRY(parse_label(o.label, o.uppercase_label, o.label_in_codepage));
-  const VolumeIdentity id = extras.identity ? *extras.identity : FSIO_TRY(resolve_identity(o, std::nullopt));
+  const VolumeIdentity id = extras.identity ? *extras.identity : resolve_identity(o, std::nullopt);
   FSIO_TRY(check_fits(queue, g));
   Sectors s;
   build_sectors(queue, g, label, id, extras, s);
@@ -278,7 +267,7 @@ fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& g
                                          fsio::Progress* progress, const FormatExtras& extras) {
   // Every error names the device, whichever step it comes from.
   auto report = format_steps(queue, g, o, progress, extras);
-  if (!report) return std::move(report).error().wrap(queue.device().path());
+  if (!report) return std::move(report).error().at(queue.device().path());
   return report;
 }
 

@@ -40,12 +40,11 @@ struct VolumeIdentity {
 };
 
 // Precedence: -i wins for the id; --invariant fixes id and time;
-// SOURCE_DATE_EPOCH (the caller passes the variable's text) fixes the time and
-// derives the id from it the way mkfs.fat derives it from the clock
-// (seconds << 20); otherwise the clock: id = seconds << 20 | microseconds,
-// local time. A malformed SOURCE_DATE_EPOCH is Errc::invalid_argument.
-fsio::Result<VolumeIdentity> resolve_identity(const FormatOptions& options,
-                                              std::optional<std::string_view> source_date_epoch);
+// SOURCE_DATE_EPOCH (the caller passes its seconds, read by the tool) fixes
+// the time and derives the id from it the way mkfs.fat derives it from the
+// clock (seconds << 20); otherwise the clock: id = seconds << 20 |
+// microseconds, local time.
+VolumeIdentity resolve_identity(const FormatOptions& options, std::optional<std::int64_t> source_date_epoch);
 
 struct FormatExtras {
   std::vector<ByteRange> wipe;               // zeroed in the same pass
