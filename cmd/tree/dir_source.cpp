@@ -1,6 +1,7 @@
 // The directory source: a host directory walked with openat and statx,
 // each directory's names sorted bytewise, so the Tree does not depend on
-// readdir's order; its files read back with read-ahead (read_ahead.hpp).
+// readdir's order; its files read back in that order straight into the
+// sink's buffers, with the next files' data asked for ahead.
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,10 +11,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <utility>
 
-#include "cmd/tree/read_ahead.hpp"
+#include "cmd/tree/file_ref.hpp"
 #include "cmd/tree/source.hpp"
 #include "libfsio/progress.hpp"
 
@@ -85,6 +87,10 @@ std::string link_text(int dirfd, const std::string& name) {
   return n > 0 ? std::string(buf, std::size_t(n)) : std::string();
 }
 
+Error changed(const FileRef& f, const std::string& how) {
+  return make_error(Errc::corrupt, f.path + ": changed while it was read (" + how + ")");
+}
+
 class DirSource final : public TreeSource {
  public:
   DirSource(std::string root, const SourceOptions& o) : root_(std::move(root)), opt_(o) {}
@@ -101,11 +107,11 @@ class DirSource final : public TreeSource {
   Status list_dir(int dirfd, std::uint32_t self, const std::string& path, Walk& w);
   Result<struct statx> stat_entry(int dirfd, const std::string& name, const std::string& path) const;
   Status add_entry(int dirfd, const std::string& name, std::uint32_t self, const std::string& path, Walk& w);
-  Status deliver(std::uint32_t content, const FileBytes& bytes, ContentSink& sink) const;
-  Status read_in_place(std::uint32_t content, ContentSink& sink) const;
+  Status read_file(std::uint32_t content, int fd, ContentSink& sink) const;
 
   std::string root_;
   SourceOptions opt_;
+  bool root_user_ = ::geteuid() == 0;
   std::vector<FileRef> files_;  // per content
 };
 
@@ -134,8 +140,9 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
   if (node.kind == NodeKind::symlink) {
     node.link_target = link_text(dirfd, name);
   } else if (node.kind == NodeKind::file) {
-    // Root reads anything; others get EACCES here rather than mid-write.
-    if (::faccessat(dirfd, name.c_str(), R_OK, AT_EACCESS) != 0) return errno_error(path + ": cannot be read");
+    // EACCES here rather than mid-write (root reads anything: no call).
+    if (!root_user_ && ::faccessat(dirfd, name.c_str(), R_OK, AT_EACCESS) != 0)
+      return errno_error(path + ": cannot be read");
     auto [it, fresh] = w.content_of.try_emplace(id, std::uint32_t(w.tree.contents.size()));
     if (fresh) {
       w.tree.contents.push_back({node.size, index});
@@ -190,64 +197,69 @@ Result<Tree> DirSource::list() {
   return std::move(w.tree);
 }
 
-Status DirSource::deliver(std::uint32_t content, const FileBytes& bytes, ContentSink& sink) const {
-  for (std::uint64_t off = 0; off < bytes.size;) {
-    const std::span<std::byte> room = FSIO_TRY(sink.reserve(content, off, bytes.size - off));
-    const std::size_t n = std::size_t(std::min<std::uint64_t>(room.size(), bytes.size - off));
-    std::memcpy(room.data(), bytes.data.get() + off, n);
-    FSIO_TRY(sink.commit(content, off, n));
-    off += n;
-  }
-  return {};
-}
-
-// A large file: read by this thread straight into the sink's buffers.
-Status DirSource::read_in_place(std::uint32_t content, ContentSink& sink) const {
+// One file, read by this thread straight into the sink's buffers.
+Status DirSource::read_file(std::uint32_t content, int fd, ContentSink& sink) const {
   const FileRef& f = files_[content];
-  const int fd = FSIO_TRY(open_listed(f));
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  Status st;
-  for (std::uint64_t off = 0; off < f.size && st;) {
-    auto room = sink.reserve(content, off, f.size - off);
-    if (!room) {
-      st = std::move(room).error();
-      break;
-    }
-    const std::size_t want = std::size_t(std::min<std::uint64_t>(room->size(), f.size - off));
+  for (std::uint64_t off = 0; off < f.size;) {
+    const std::span<std::byte> room = FSIO_TRY(sink.reserve(content, off, f.size - off));
+    const std::size_t want = std::size_t(std::min<std::uint64_t>(room.size(), f.size - off));
     std::size_t got = 0;
     while (got < want) {
-      const ssize_t n = ::read(fd, room->data() + got, want - got);
+      const ssize_t n = ::read(fd, room.data() + got, want - got);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) st = errno_error("read " + f.path + " at byte " + std::to_string(off + got));
-      else if (n == 0) st = make_error(Errc::corrupt, f.path + ": changed while it was read (it ended at byte " +
-                                                          std::to_string(off + got) + ")");
-      if (n <= 0) break;
+      if (n < 0) return errno_error("read " + f.path + " at byte " + std::to_string(off + got));
+      if (n == 0)
+        return make_error(Errc::corrupt, f.path + ": changed while it was read (it ended at byte " +
+                                             std::to_string(off + got) + ")");
       got += std::size_t(n);
     }
-    if (st) st = sink.commit(content, off, got);
+    FSIO_TRY(sink.commit(content, off, got));
     off += got;
   }
-  ::close(fd);
-  return st;
+  return {};
 }
 
+// In tree order, a file at a time, while the next files (up to
+// read_ahead_files of them and read_ahead_bytes) are open with their data
+// asked for (POSIX_FADV_WILLNEED): on a cold cache the kernel reads them all
+// at once while this thread copies the earlier ones, and no thread hands
+// bytes to another.
 Status DirSource::read_contents(ContentSink& sink) {
-  std::vector<std::uint32_t> small;
-  for (std::uint32_t c = 0; c < files_.size(); ++c)
-    if (files_[c].size > 0 && files_[c].size <= opt_.small_file_bytes) small.push_back(c);
-  ReadAhead ahead(files_, small, opt_.read_threads, opt_.read_ahead_bytes);
-  std::size_t next_small = 0;
-  for (std::uint32_t c = 0; c < files_.size(); ++c) {
-    if (files_[c].size == 0) continue;
-    if (InterruptGuard::requested()) return make_error(Errc::interrupted, "interrupted while reading " + root_);
-    if (next_small < small.size() && small[next_small] == c) {
-      const FileBytes bytes = FSIO_TRY(ahead.take(next_small++));
-      FSIO_TRY(deliver(c, bytes, sink));
-    } else {
-      FSIO_TRY(read_in_place(c, sink));
+  std::deque<std::pair<std::uint32_t, int>> ahead;  // content, descriptor
+  std::uint64_t ahead_bytes = 0;
+  std::uint32_t next = 0;
+  auto close_all = [&] {
+    for (auto& [c, fd] : ahead) ::close(fd);
+    ahead.clear();
+  };
+  Status st;
+  while (st && (next < files_.size() || !ahead.empty())) {
+    while (next < files_.size() && (ahead.empty() || (ahead.size() < opt_.read_ahead_files &&
+                                                      ahead_bytes + files_[next].size <= opt_.read_ahead_bytes))) {
+      const std::uint32_t c = next++;
+      if (files_[c].size == 0) continue;
+      auto fd = open_listed(files_[c]);
+      if (!fd) {
+        st = std::move(fd).error();
+        break;
+      }
+      ::posix_fadvise(*fd, 0, 0, POSIX_FADV_WILLNEED);
+      ahead.emplace_back(c, *fd);
+      ahead_bytes += files_[c].size;
     }
+    if (!st || ahead.empty()) break;
+    if (InterruptGuard::requested()) {
+      st = make_error(Errc::interrupted, "interrupted while reading " + root_);
+      break;
+    }
+    const auto [c, fd] = ahead.front();
+    ahead.pop_front();
+    ahead_bytes -= files_[c].size;
+    st = read_file(c, fd, sink);
+    ::close(fd);
   }
-  return {};
+  close_all();
+  return st;
 }
 
 std::vector<StorageRef> DirSource::storage() const {
@@ -258,6 +270,27 @@ std::vector<StorageRef> DirSource::storage() const {
 }
 
 }  // namespace
+
+Result<int> open_listed(const FileRef& f) {
+  const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return errno_error("open " + f.path);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    return errno_error(e, "stat " + f.path);
+  }
+  std::string how;
+  if (!S_ISREG(st.st_mode)) how = "no longer a regular file";
+  else if (st.st_dev != f.dev || st.st_ino != f.ino) how = "another file is there now";
+  else if (std::uint64_t(st.st_size) != f.size)
+    how = std::to_string(f.size) + " bytes when listed, " + std::to_string(st.st_size) + " now";
+  if (!how.empty()) {
+    ::close(fd);
+    return changed(f, how);
+  }
+  return fd;
+}
 
 Result<std::unique_ptr<TreeSource>> open_directory(const std::string& path, const SourceOptions& options) {
   struct stat st {};

@@ -26,16 +26,14 @@ namespace fsio::tree {
 
 struct SourceOptions {
   SymlinkPolicy symlinks = SymlinkPolicy::follow;
-  // Directories: files up to small_file_bytes are read whole, ahead of the
-  // filler, on read_threads threads, keeping at most read_ahead_bytes read
-  // but not yet taken (the first waiting file is always admitted, so a
-  // file larger than the budget still goes). Larger files are read by the
-  // calling thread straight into the sink's buffers. On many small files
-  // the source costs more than the target (an open, a read and a close
-  // each, and on a cold cache a seek each), so they are read in parallel.
-  unsigned read_threads = 4;
-  std::uint64_t small_file_bytes = 1u << 20;
-  std::uint64_t read_ahead_bytes = 32u << 20;
+  // Directories: files are read in tree order by the calling thread, while
+  // the next ones (up to read_ahead_files files and read_ahead_bytes, the
+  // first always) are open with their data asked for ahead
+  // (POSIX_FADV_WILLNEED): on many small files the source costs more than
+  // the target (an open, a read and a close each, and on a cold cache a
+  // seek each), and so the kernel reads many at once.
+  unsigned read_ahead_files = 64;
+  std::uint64_t read_ahead_bytes = 64u << 20;
   // Archives read from standard input are kept in an unnamed temporary file
   // in this directory for the second pass (read_contents); "" is $TMPDIR,
   // else /var/tmp. A seekable standard input (a file) is read twice instead.

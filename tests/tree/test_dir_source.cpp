@@ -173,9 +173,9 @@ TEST(DirSource, RefusesAFileTheCallerCannotRead) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "3/4: setup, 5: listed, 6: another message";
 }
 
-// Small files through the read-ahead threads with a budget smaller than
-// one file (the next file is always admitted), large ones in place in
-// spans of a few bytes: every byte arrives once, in order.
+// A read-ahead budget smaller than one file (the next file is always
+// admitted), files longer than the sink's spans: every byte arrives once,
+// in order.
 TEST(DirSource, DeliversEveryFileOnceInOrder) {
   TempDir t;
   std::map<std::string, std::string> want;
@@ -187,9 +187,8 @@ TEST(DirSource, DeliversEveryFileOnceInOrder) {
   want["empty"] = "";
   put(t / "src/empty", "");
   fsio::tree::SourceOptions o;
-  o.small_file_bytes = 300;
+  o.read_ahead_files = 3;
   o.read_ahead_bytes = 100;
-  o.read_threads = 3;
   auto src = fsio::tree::open_directory(t / "src", o);
   const fsio::Tree tree = *(*src)->list();
   CollectSink sink(777);
@@ -204,9 +203,7 @@ TEST(DirSource, AFileThatChangedSinceTheListingIsAnError) {
   put(t / "src/a", "12345");
   put(t / "src/b", pattern(3000, 1));
   for (const char* name : {"a", "b"}) {
-    fsio::tree::SourceOptions o;
-    o.small_file_bytes = 100;  // a: read ahead; b: in place
-    auto src = fsio::tree::open_directory(t / "src", o);
+    auto src = fsio::tree::open_directory(t / "src", {});
     ASSERT_TRUE((*src)->list());
     put(t / ("src/" + std::string(name)), "123");
     CollectSink sink;
