@@ -13,6 +13,7 @@
 #include "cmd/common.hpp"
 #include "cmd/mkfat_args.hpp"
 #include "cmd/mkfat_report.hpp"
+#include "cmd/mkfat_tree.hpp"
 #include "fat/badblocks.hpp"
 #include "fat/device_facts.hpp"
 #include "libfsio/apart.hpp"
@@ -157,6 +158,18 @@ int run(MkfatArgs& a) {
   // Ctrl-C from here on is reported (exit 130) with the state it leaves.
   std::optional<fsio::InterruptGuard> interrupt;
   if (!a.dry_run) interrupt.emplace();
+  std::unique_ptr<TreeBuild> tree;  // -d: listed and named before the target is opened (-C auto needs its size)
+  if (a.root) {
+    const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
+    auto t = TreeBuild::start(a, epoch ? std::optional<std::string_view>(epoch) : std::nullopt);
+    if (!t) return fail(a, t.error());
+    tree = std::move(*t);
+    for (const auto& s : tree->skipped()) say(a, "warning", "skipped " + s);
+    if (a.create && a.dry_run) {
+      auto st = tree->dry_run_image(a);
+      return st ? exit_ok : fail(a, st.error());
+    }
+  }
   fsio::OpenOptions oo;
   oo.write = !a.dry_run;
   oo.check_write = a.dry_run;
@@ -169,6 +182,11 @@ int run(MkfatArgs& a) {
   if (auto st = check_reads_apart(a); !st) return fail(a, st.error());
   auto dev = fsio::Device::open(a.target, oo);
   if (!dev) return fail(a, dev.error());
+  if (tree)
+    if (auto st = tree->check_apart(a.target); !st) {
+      if (dev->created()) (void)dev->remove_created();
+      return fail(a, st.error());
+    }
   // From here on a failure removes the image -C created: a half-made image
   // would only block the retry.
   auto failed = [&](const fsio::Error& e) {
@@ -190,12 +208,16 @@ int run(MkfatArgs& a) {
     p->g.warnings.push_back("more than 32765 sectors need TOS 1.04 or higher");
   for (const auto& w : p->g.warnings) say(a, "warning", w);
   if (a.verbose && !a.json) std::fputs(verbose_text(a, p->g, p->extras.identity->volume_id).c_str(), stdout);
+  if (tree && a.dry_run)
+    if (auto st = tree->lay_out(p->g, {}, *p->extras.identity, a.target); !st) return failed(st.error());
   nlohmann::json out = plan_json(a, p->g, p->sigs);
+  if (tree) out["tree"] = tree->json(false);
   if (a.dry_run) {
     if (a.json) std::cout << out.dump(2) << '\n';
     for (const auto& s : p->sigs)
       if (!a.json && !a.quiet) std::printf("would overwrite %s\n", fsio::describe(s).c_str());
     if (!a.json && !a.quiet && !as_mkfs(a)) print_summary(a.target, p->g, true);
+    if (tree && !a.json && !a.quiet) std::printf("%s\n", tree->summary(true).c_str());
     return exit_ok;
   }
   for (const auto& s : p->sigs) say(a, "note", "overwriting " + fsio::describe(s) + " on " + a.target);
@@ -210,6 +232,11 @@ int run(MkfatArgs& a) {
   auto queue = fsio::IoQueue::create(*dev);
   if (!queue) return failed(std::move(queue).error().wrap(a.target));
   if (auto st = find_bad(a, *queue, *p); !st) return failed(st.error());
+  if (tree) {
+    if (auto st = tree->lay_out(p->g, p->extras.bad_clusters, *p->extras.identity, a.target); !st)
+      return failed(st.error());
+    p->extras.content = &tree->content();
+  }
   // Like mke2fs: a device that cannot discard is still formatted, with a word.
   if (a.discard) {
     if (auto d = dev->discard(p->g.offset_bytes, p->g.filesystem_bytes()); !d)
@@ -218,12 +245,16 @@ int run(MkfatArgs& a) {
       return failed(fsio::make_error(Errc::interrupted, a.target + ": interrupted after --discard: the old contents "
                                                                    "are discarded and no filesystem was made"));
   }
-  fsio::Progress progress(a.inv.tool, fat::format_bytes(p->g), !a.quiet && !a.json && fsio::stderr_is_terminal());
+  fsio::Progress progress(a.inv.tool, fat::format_bytes(p->g) + (tree ? tree->file_bytes() : 0),
+                          !a.quiet && !a.json && fsio::stderr_is_terminal());
+  if (tree) progress.count_items(tree->files(), "files");
   auto rep = fat::format_volume(*queue, p->g, a.fmt, &progress, p->extras);
   if (!rep) return failed(rep.error());
   add_result_json(out, *rep, *queue);
+  if (tree) out["tree"] = tree->json(true);
   if (a.json) std::cout << out.dump(2) << '\n';
   else if (!a.quiet && !as_mkfs(a)) print_result(a, p->g, *rep, *queue);
+  if (tree && !a.json && !a.quiet) std::printf("%s\n", tree->summary(false).c_str());
   return exit_ok;
 }
 

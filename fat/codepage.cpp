@@ -104,7 +104,8 @@ fsio::Result<OemCodepage> OemCodepage::load(unsigned codepage) {
     const char in = char(b);
     const int e = to_unicode.convert(std::string_view(&in, 1), out);
     if (e == EINVAL)  // a lead byte: a multi-byte code page
-      return make_error(Errc::invalid_argument, "code page " + std::to_string(codepage) + " is not a single-byte code page");
+      return make_error(Errc::invalid_argument,
+                        "code page " + std::to_string(codepage) + " is not a single-byte code page");
     if (e || out.size() != 4) continue;  // a byte the code page leaves undefined
     char32_t u = 0;
     std::memcpy(&u, out.data(), 4);

@@ -79,7 +79,7 @@ struct TreeNames {
 
 // Names, refusals and slot counts: everything that does not depend on the
 // geometry. `label` says whether the root's first slot holds a volume label.
-// Errc::invalid_argument (unsupported for specials and links) naming the path.
+// Errc::unsupported naming the path: the tree, not the command line, is at fault.
 fsio::Result<TreeNames> plan_names(const fsio::Tree& tree, const TreeOptions& options, bool label);
 
 // What the tree takes on a volume of this type and cluster size.
@@ -92,7 +92,7 @@ TreeNeeds tree_needs(const fsio::Tree& tree, const TreeNames& names, const TreeO
                      std::uint64_t cluster_bytes);
 
 // Whether `layout` (with `bad` clusters marked bad) holds the tree and the
-// slack: Errc::invalid_argument with the numbers otherwise ("the tree needs
+// slack: Errc::busy (no room, as fill refuses) with the numbers otherwise ("the tree needs
 // 1,234 clusters of 4 KiB (and 10 free: --slack); the volume has 1,100";
 // "the root directory needs 600 slots; FAT16's holds 512 (-r)").
 fsio::Status check_tree_fits(const Layout& layout, const TreeNeeds& needs, std::uint64_t bad);
@@ -104,8 +104,8 @@ fsio::Status check_tree_fits(const Layout& layout, const TreeNeeds& needs, std::
 // never smaller than 65525 clusters (fatgen103: fewer is FAT16 to every
 // reader that counts). Searches each run of sizes of one FAT type and
 // cluster size (mkfs.fat's choice moves through them in order as the size
-// grows) and takes the smallest that fits. Errc::invalid_argument when no
-// size up to what FAT can address holds it.
+// grows) and takes the smallest that fits. Errc::busy when no size up to
+// what FAT can address holds it.
 fsio::Result<std::uint64_t> smallest_blocks(const fsio::Tree& tree, const TreeNames& names,
                                             const TreeOptions& options, FormatOptions format,
                                             const DeviceFacts& facts = {});
@@ -127,7 +127,7 @@ struct TreeLayout {
 };
 
 // Allocates and builds. `bad_clusters` (sorted) are skipped and marked bad.
-// Errc::invalid_argument from check_tree_fits when it does not fit.
+// Errc::busy from check_tree_fits when it does not fit.
 fsio::Result<TreeLayout> lay_out(const fsio::Tree& tree, const TreeNames& names, const Geometry& geometry,
                                  const std::vector<std::uint32_t>& bad_clusters, const TreeOptions& options);
 

@@ -156,7 +156,8 @@ fsio::Result<TreeLayout> lay_out(const fsio::Tree& tree, const TreeNames& names,
   // Directories first, in tree order (the FAT32 root first, at cluster 2),
   // then the files: the data is one stream after them.
   for (std::uint32_t i = 0; i < tree.nodes.size(); ++i) {
-    const bool dir = i == 0 ? g.type == FatType::fat32 : names.nodes[i].kept && tree.nodes[i].kind == NodeKind::directory;
+    const bool dir =
+        i == 0 ? g.type == FatType::fat32 : names.nodes[i].kept && tree.nodes[i].kind == NodeKind::directory;
     if (!dir) continue;
     out.extents[i] = cursor.take(dir_clusters(names.nodes[i], cb));
     out.dir_clusters += dir_clusters(names.nodes[i], cb);

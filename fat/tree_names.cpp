@@ -28,6 +28,12 @@ struct DirNames {
   std::unordered_map<std::u16string, std::uint32_t> folded;  // -> node
 };
 
+// A name FAT cannot hold is the tree's problem, not the command line's: exit 1, not 2.
+fsio::Error unsupported(fsio::Error e, const std::string& where) {
+  e.code = fsio::Errc::unsupported;
+  return std::move(e).wrap(where);
+}
+
 std::u16string fold(std::u16string_view name) {
   std::u16string out(name);
   for (char16_t& c : out)
@@ -42,14 +48,15 @@ fsio::Status refuse_or_skip_special(const fsio::Tree& tree, std::uint32_t i, con
   if (n.kind == NodeKind::symlink)
     return make_error(Errc::unsupported, what + "; FAT cannot hold one (the source should have followed it)");
   if (!o.skip_special)
-    return make_error(Errc::unsupported, what + "; FAT holds only files and directories (--skip-special leaves it out)");
+    return make_error(Errc::unsupported,
+                      what + "; FAT holds only files and directories (--skip-special leaves it out)");
   out.skipped.push_back(what);
   return {};
 }
 
 fsio::Status check_file_size(const fsio::Tree& tree, std::uint32_t i) {
   if (tree.nodes[i].size > kMaxFileSize)
-    return make_error(Errc::invalid_argument, tree.where(i) + ": " + std::to_string(tree.nodes[i].size) +
+    return make_error(Errc::unsupported, tree.where(i) + ": " + std::to_string(tree.nodes[i].size) +
                                                   " bytes; a FAT file holds at most 4 GiB - 1 (4294967295 bytes)");
   return {};
 }
@@ -61,13 +68,15 @@ fsio::Status claim_exact(const fsio::Tree& tree, const std::vector<std::uint32_t
                          DirNames& dir, TreeNames& out) {
   for (std::uint32_t i : kids) {
     const std::string& name = tree.nodes[i].name;
-    const std::u16string wide = FSIO_TRY_CTX(utf8_to_utf16(name), tree.where(i));
+    auto utf16 = utf8_to_utf16(name);
+    if (!utf16) return unsupported(std::move(utf16).error(), tree.where(i));
+    const std::u16string wide = std::move(*utf16);
     const auto [it, fresh] = dir.folded.emplace(fold(wide), i);
     if (!fresh)
-      return make_error(Errc::invalid_argument, tree.where(it->second) + " and " + tree.where(i) +
+      return make_error(Errc::unsupported, tree.where(it->second) + " and " + tree.where(i) +
                                                     ": the same name when case is ignored; FAT cannot hold both");
     auto slots = make_name(name, [](const ShortName&) { return false; }, o.style, o.codepage);
-    if (!slots) return std::move(slots).error().wrap(tree.where(i));
+    if (!slots) return unsupported(std::move(slots).error(), tree.where(i));
     if (slots->tail) continue;
     out.nodes[i].name = std::move(*slots);
     dir.taken.insert(out.nodes[i].name.short_name);
@@ -82,7 +91,7 @@ fsio::Status name_the_rest(const fsio::Tree& tree, const std::vector<std::uint32
     if (out.nodes[i].name.short_name[0] != 0) continue;  // claimed in pass 1
     auto slots = make_name(tree.nodes[i].name, [&](const ShortName& s) { return dir.taken.count(s) > 0; }, o.style,
                            o.codepage);
-    if (!slots) return std::move(slots).error().wrap(tree.where(i));
+    if (!slots) return unsupported(std::move(slots).error(), tree.where(i));
     out.nodes[i].name = std::move(*slots);
     dir.taken.insert(out.nodes[i].name.short_name);
   }
@@ -118,7 +127,7 @@ fsio::Result<std::vector<std::vector<std::uint32_t>>> kept_children(const fsio::
 
 fsio::Result<TreeNames> plan_names(const fsio::Tree& tree, const TreeOptions& o, bool label) {
   if (tree.nodes.empty() || tree.nodes[0].kind != NodeKind::directory)
-    return make_error(Errc::invalid_argument, tree.label + ": the tree's root is not a directory");
+    return make_error(Errc::unsupported, tree.label + ": the tree's root is not a directory");
   TreeNames out;
   out.label = label;
   out.nodes.resize(tree.nodes.size());
@@ -131,7 +140,7 @@ fsio::Result<TreeNames> plan_names(const fsio::Tree& tree, const TreeOptions& o,
     std::uint64_t slots = d == 0 ? (label ? 1 : 0) : 2;
     for (std::uint32_t i : kids[d]) slots += out.nodes[i].name.slot_count();
     if (slots > kMaxDirSlots)
-      return make_error(Errc::invalid_argument, tree.where(d) + ": its entries need " + std::to_string(slots) +
+      return make_error(Errc::unsupported, tree.where(d) + ": its entries need " + std::to_string(slots) +
                                                     " slots of 32 bytes; a FAT directory holds at most 65536");
     out.nodes[d].slots = std::uint32_t(slots);
   }
@@ -159,7 +168,7 @@ TreeNeeds tree_needs(const fsio::Tree& tree, const TreeNames& names, const TreeO
 
 fsio::Status check_tree_fits(const Layout& l, const TreeNeeds& needs, std::uint64_t bad) {
   if (l.type != FatType::fat32 && needs.root_slots > l.root_entries)
-    return make_error(Errc::invalid_argument,
+    return make_error(Errc::busy,
                       "the root directory needs " + fsio::format_count(needs.root_slots) + " slots; " +
                           fat_type_name(l.type) + "'s holds " + fsio::format_count(l.root_entries) +
                           " (-r sets more; FAT32's root grows)");
@@ -170,7 +179,7 @@ fsio::Status check_tree_fits(const Layout& l, const TreeNeeds& needs, std::uint6
   if (needs.slack) msg += " and " + fsio::format_count(needs.slack) + " free (--slack)";
   msg += "; the volume has " + fsio::format_count(have);
   if (bad) msg += " (" + fsio::format_count(bad) + " more are bad)";
-  return make_error(Errc::invalid_argument, msg);
+  return make_error(Errc::busy, msg);
 }
 
 }  // namespace fat

@@ -101,7 +101,7 @@ fsio::Result<std::uint64_t> some_fit(Search& s, const TreeNames& names, unsigned
     if (p.fits) return k;
     if (p.valid) why = p.why;
     if (k == s.limit_kib())
-      return make_error(Errc::invalid_argument, "no FAT" + (fat_type ? std::to_string(fat_type) : std::string()) +
+      return make_error(Errc::busy, "no FAT" + (fat_type ? std::to_string(fat_type) : std::string()) +
                                                     " volume holds the tree: at " + fsio::format_size(k * 1024) +
                                                     ", " + why);
   }

@@ -5,13 +5,14 @@
 // source reads each file straight into the window that holds its place
 // (ContentSink::reserve), and a window whose clusters have all arrived goes
 // out as one plug of large merged requests while the source reads on: the
-// source runs on a thread of its own, the caller's thread writes. A cluster's tail after a file's last byte is zeroed in the
-// window, never left as what the buffer held. A source that delivers out of
-// disk order (an archive made in readdir order) leaves windows partly
-// filled: when more than kMaxLive are held, the runs that have arrived are
-// written and the windows let go, so memory stays bounded whatever the
-// order. A content that several files share (hard links, links followed to
-// one file) is copied into each file's place as it arrives.
+// source runs on a thread of its own, the caller's thread writes. A
+// cluster's tail after a file's last byte is zeroed in the window, never
+// left as what the buffer held. A source that delivers out of disk order
+// (an archive made in readdir order) leaves windows partly filled: when
+// more than kMaxLive are held, the runs that have arrived are written and
+// the windows let go, so memory stays bounded whatever the order. A content
+// that several files share (hard links, links followed to one file) is
+// copied into each file's place as it arrives.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -245,9 +246,10 @@ fsio::Status DataSink::commit(std::uint32_t c, std::uint64_t off, std::size_t n)
   const std::uint64_t ready = complete ? (size + cb_ - 1) / cb_ * cb_ : delivered_[c] / cb_ * cb_;
   for (std::uint32_t node : dests_[c]) {
     if (complete)  // the last cluster's tail: zeros, not what the buffer held
-      each_piece(node, size, ready, [&](std::uint64_t w, std::uint64_t at, std::uint64_t, std::uint64_t, std::uint64_t len) {
-        std::memset(window(w).buf.data() + at, 0, len);
-      });
+      each_piece(node, size, ready,
+                 [&](std::uint64_t w, std::uint64_t at, std::uint64_t, std::uint64_t, std::uint64_t len) {
+                   std::memset(window(w).buf.data() + at, 0, len);
+                 });
     if (ready > ready_[c]) FSIO_TRY(mark(node, ready_[c], ready));
   }
   ready_[c] = std::max(ready_[c], ready);

@@ -125,8 +125,9 @@ Result<struct statx> DirSource::stat_entry(int dirfd, const std::string& name, c
   const int e = errno;
   const std::string to = " (to '" + link_text(dirfd, name) + "')";
   if (e == ENOENT || e == ENOTDIR)
-    return make_error(Errc::not_found, path + ": a dangling symbolic link" + to + "; it is copied as what it points to");
-  if (e == ELOOP) return make_error(Errc::invalid_argument, path + ": a symbolic link loop" + to);
+    return make_error(Errc::not_found,
+                      path + ": a dangling symbolic link" + to + "; it is copied as what it points to");
+  if (e == ELOOP) return make_error(Errc::unsupported, path + ": a symbolic link loop" + to);
   return errno_error(e, "stat " + path + to);
 }
 
@@ -151,9 +152,9 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
     node.content = it->second;
   } else if (node.kind == NodeKind::directory) {
     if (std::find(w.up.begin(), w.up.end(), id) != w.up.end())
-      return make_error(Errc::invalid_argument, path + ": a symbolic link loop (to '" + link_text(dirfd, name) +
+      return make_error(Errc::unsupported, path + ": a symbolic link loop (to '" + link_text(dirfd, name) +
                                                     "', a directory that contains it)");
-    if (w.up.size() >= kMaxDepth) return make_error(Errc::invalid_argument, path + ": nested too deep");
+    if (w.up.size() >= kMaxDepth) return make_error(Errc::unsupported, path + ": nested too deep");
     const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (opt_.symlinks == SymlinkPolicy::keep ? O_NOFOLLOW : 0);
     const int fd = ::openat(dirfd, name.c_str(), flags);
     if (fd < 0) return errno_error("open directory " + path);

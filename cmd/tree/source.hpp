@@ -7,7 +7,8 @@
 //   ... plan the image ...
 //   FSIO_TRY(src->read_contents(sink));
 //
-// Both refuse, in list(), what no filler could copy faithfully: a name with
+// Both refuse, in list(), with Errc::unsupported (not_found for a dangling
+// link, corrupt for a damaged archive), what no filler could copy faithfully: a name with
 // a '/' or NUL inside (an archive's), a path that climbs out of the tree
 // ("../x" in an archive), a file that cannot be read (EACCES), and with
 // SymlinkPolicy::follow a dangling link or a loop, each naming the path.

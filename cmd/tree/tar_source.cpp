@@ -140,7 +140,7 @@ Result<ArchivePtr> TarSource::start(bool first_pass) {
     if (::lseek(fd, spool_ >= 0 ? 0 : start_, SEEK_SET) < 0) return errno_error("seek in " + name());
     rc = archive_read_open_fd(a.get(), fd, kReadBlock);
   }
-  if (rc != ARCHIVE_OK) return archive_error(a.get(), "not a tar archive (plain, gzip, zstd or xz) it can read");
+  if (rc != ARCHIVE_OK) return archive_error(a.get(), "cannot be read as a tar archive (plain, gzip, zstd or xz)");
   return a;
 }
 

@@ -35,7 +35,7 @@ Result<std::vector<std::string>> split(const std::string& path, const std::strin
     pos = slash + 1;
     if (part.empty() || part == ".") continue;
     if (part == "..")
-      return make_error(Errc::invalid_argument, where + ": '" + path + "' climbs out of the archive with '..'");
+      return make_error(Errc::unsupported, where + ": '" + path + "' climbs out of the archive with '..'");
     parts.push_back(std::move(part));
   }
   return parts;
@@ -109,7 +109,7 @@ Result<std::uint32_t> TarTreeBuilder::parent_of(const std::vector<std::string>& 
       nodes_[dir].children.emplace(parts[i], index);
       dir = index;
     } else if (nodes_[it->second].attrs.kind != NodeKind::directory) {
-      return make_error(Errc::invalid_argument, archive_ + ": '" + path + "': '" + parts[i] +
+      return make_error(Errc::unsupported, archive_ + ": '" + path + "': '" + parts[i] +
                                                     "' on its way is not a directory in the archive");
     } else {
       dir = it->second;
@@ -146,7 +146,7 @@ Status TarTreeBuilder::add(const MemberInfo& m) {
     }
   }
   if (parts.empty()) {  // the root itself ("./")
-    if (attrs.kind != NodeKind::directory) return make_error(Errc::invalid_argument, here + ": the root is not a directory");
+    if (attrs.kind != NodeKind::directory) return make_error(Errc::unsupported, here + ": the root is not a directory");
     nodes_[0].attrs = attrs;
     return {};
   }
@@ -156,7 +156,7 @@ Status TarTreeBuilder::add(const MemberInfo& m) {
     Node& old = nodes_[it->second];
     const bool was_dir = old.attrs.kind == NodeKind::directory, is_dir = attrs.kind == NodeKind::directory;
     if (was_dir != is_dir)
-      return make_error(Errc::invalid_argument, here + ": appears both as a directory and as a " +
+      return make_error(Errc::unsupported, here + ": appears both as a directory and as a " +
                                                     node_kind_name(was_dir ? attrs.kind : old.attrs.kind));
     old.attrs = attrs;  // tar -x: the later member wins
     old.data_member = data;
@@ -206,7 +206,7 @@ Result<std::uint32_t> TarTreeBuilder::resolve(std::uint32_t link, int& hops) con
   std::uint32_t cur = link;
   while (nodes_[cur].attrs.kind == NodeKind::symlink) {
     if (++hops > kMaxLinks)
-      return make_error(Errc::invalid_argument, where(link) + ": a symbolic link loop (to '" +
+      return make_error(Errc::unsupported, where(link) + ": a symbolic link loop (to '" +
                                                     nodes_[link].attrs.link_target + "')");
     cur = FSIO_TRY(walk(nodes_[cur].parent, nodes_[cur].attrs.link_target, hops, cur));
   }
@@ -237,8 +237,8 @@ Status TarTreeBuilder::emit(std::uint32_t dir, std::uint32_t out, std::vector<st
     tree.nodes.push_back(std::move(n));
     if (tree.nodes.back().kind != NodeKind::directory) continue;
     if (std::find(up.begin(), up.end(), node) != up.end())
-      return make_error(Errc::invalid_argument, where(child) + ": a symbolic link loop (to '" +
-                                                    nodes_[child].attrs.link_target + "', a directory that contains it)");
+      return make_error(Errc::unsupported, where(child) + ": a symbolic link loop (to '" + nodes_[child].attrs.link_target +
+                                               "', a directory that contains it)");
     up.push_back(node);
     FSIO_TRY(emit(node, index, up, tree, shape));
     up.pop_back();

@@ -167,12 +167,14 @@ TEST(TarSource, BuildsTheTreeTarWouldExtract) {
 TEST(TarSource, RefusesWhatTarWouldNotExtractNamingTheMember) {
   TempDir t;
   python_tar(t / "up.tar", "f('a/../../x', b'1')\n");
-  EXPECT_EQ(archive_list_error(t / "up.tar").message(), t / "up.tar" + ": a/../../x: 'a/../../x' climbs out of the archive with '..'");
+  EXPECT_EQ(archive_list_error(t / "up.tar").message(),
+            t / "up.tar" + ": a/../../x: 'a/../../x' climbs out of the archive with '..'");
   python_tar(t / "dangling.tar", "d('d')\nl('d/l', '../nowhere')\n");
   EXPECT_EQ(archive_list_error(t / "dangling.tar").message(),
-            t / "dangling.tar" + ": d/l: a dangling symbolic link (to '../nowhere'); it is copied as what it points to");
+            t / "dangling.tar" +
+                ": d/l: a dangling symbolic link (to '../nowhere'); it is copied as what it points to");
   python_tar(t / "loop.tar", "l('x', 'y')\nl('y', 'x')\n");
-  EXPECT_EQ(archive_list_error(t / "loop.tar").code, fsio::Errc::invalid_argument);
+  EXPECT_EQ(archive_list_error(t / "loop.tar").code, fsio::Errc::unsupported);
   python_tar(t / "up-loop.tar", "d('d')\nl('d/up', '..')\n");
   EXPECT_EQ(archive_list_error(t / "up-loop.tar").message(),
             t / "up-loop.tar" + ": d/up: a symbolic link loop (to '..', a directory that contains it)");
