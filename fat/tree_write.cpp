@@ -35,7 +35,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::uint64_t kWriteWindow = 8u << 20;  // a multiple of every cluster size (at most 4 MiB)
 constexpr std::size_t kMaxLive = 8;         // windows held while a source delivers out of disk order
-constexpr std::size_t kMaxQueued = 3;       // batches waiting for the writer thread
+constexpr std::size_t kMaxQueued = 4;       // windows waiting for the writing thread
 
 struct WritePiece {
   std::uint64_t offset;
@@ -84,15 +84,20 @@ class Handoff {
     read_status_ = std::move(status);
     cv_.notify_all();
   }
-  // Writer side: the next batch, or false once the reader closed and all were taken.
+  // Writer side: every batch queued (waiting for one), merged into `b` so
+  // that they go out in one plug and keep the device's queue full; false
+  // once the reader closed and all were taken.
   bool pop(WriteBatch& b) {
     std::unique_lock lock(mu_);
     const auto t0 = Clock::now();
     cv_.wait(lock, [&] { return !queued_.empty() || closed_; });
     stats_.read_wait_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
     if (queued_.empty()) return false;
-    b = std::move(queued_.front());
-    queued_.pop_front();
+    for (; !queued_.empty(); queued_.pop_front()) {
+      WriteBatch& q = queued_.front();
+      b.pieces.insert(b.pieces.end(), q.pieces.begin(), q.pieces.end());
+      for (auto& buf : q.buffers) b.buffers.push_back(std::move(buf));
+    }
     cv_.notify_all();
     return true;
   }

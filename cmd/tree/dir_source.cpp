@@ -266,7 +266,12 @@ Status DirSource::read_contents(ContentSink& sink) {
 std::vector<StorageRef> DirSource::storage() const {
   std::vector<StorageRef> out;
   out.reserve(files_.size());
-  for (const FileRef& f : files_) out.push_back({"the source file", f.path});
+  for (const FileRef& f : files_) {
+    StorageRef ref{"the source file", f.path};
+    ref.known_dev = f.dev;
+    ref.known_ino = f.ino;
+    out.push_back(std::move(ref));
+  }
   return out;
 }
 
