@@ -9,15 +9,18 @@
 #                for reproducible images
 #   ddbench      the same number of bytes (the tree's files) written to IMG:
 #                1 MiB requests, O_DIRECT, iodepth 32, fsync at the end
-# mtools leaves its writes in the page cache; each of its runs is timed up to
-# an fsync of IMG as well, so that every column is "until it is on disk" (the
-# "+fsync" columns); the columns without are mtools' own exit.
+# mtools leaves its writes in the page cache; each run of every tool is timed
+# up to an fdatasync of IMG as well (sync --data), so that every column but
+# "mcopy s" and "per-dir s" (mtools' own exit) is "until it is on disk".
 # Trees: a copy of /usr/lib/python3 (TREE= another), and a 512 MiB mix of
 # four large files and 5,000 small ones in 50 directories. The page cache
 # is prepared the same way before every run: CACHE=warm (default) reads
 # every file of the tree; CACHE=cold evicts them (posix_fadvise DONTNEED,
 # file by file, so nothing else on the machine loses its cache).
-# Usage: [REPS=5] [CACHE=warm|cold] [TREE=/usr/lib/python3] tools/bench/mkfat_root_vs_mcopy.sh [BUILD]
+# The image is on /var/tmp's disk; TARGET_DIR=/dev/shm puts it on tmpfs, where
+# writing costs no device time and what is left is each tool's own work.
+# Usage: [REPS=5] [CACHE=warm|cold] [TREE=/usr/lib/python3] [TARGET_DIR=DIR]
+#        tools/bench/mkfat_root_vs_mcopy.sh [BUILD]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -33,7 +36,8 @@ done
 export MTOOLS_SKIP_CHECK=1 LC_ALL=C.UTF-8
 
 dir=$(mktemp -d /var/tmp/fsio-bench.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
+tdir=$(mktemp -d "${TARGET_DIR:-$dir}/fsio-bench-target.XXXXXX")
+trap 'rm -rf "$dir" "$tdir"' EXIT
 
 cp -a "$TREE" "$dir/real"
 python3 - "$dir/mix" <<'EOF'
@@ -72,8 +76,8 @@ for root, dirs, files in os.walk(sys.argv[1]):
         os.close(fd)
 EOF
 }
-now() { date +%s.%N; }
-fsync_img() { python3 -c 'import os,sys; fd=os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)' "$1"; }
+now() { echo "$EPOCHREALTIME"; }  # bash 5: no process started to read the clock
+fsync_img() { sync --data "$1"; }
 median() { python3 -c 'import sys,statistics; print("%.3f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 ratio() { python3 -c "print('%.1f' % ($1 / $2))"; }
 
@@ -119,7 +123,7 @@ for tree in real mix; do
   # One image size for every tool: what mkfat -C picks for -F 32, and 10% more.
   "$MKFAT" -C --dry-run --json -F 32 --slack 10% -d "$src" "$dir/size.img" > "$dir/size.json"
   size=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tree"]["image_bytes"])' "$dir/size.json")
-  img=$dir/target.img
+  img=$tdir/target.img
   rm -f "$img"; fallocate -l "$size" "$img"
   tools=(mkfat mcopy perdir ddbench)
   declare -A exit_t=() sync_t=()
@@ -140,13 +144,13 @@ for tree in real mix; do
     "$(ratio "$mcs" "$mk")"
   unset exit_t sync_t
 done
-echo "medians of $REPS alternating runs, cache $CACHE, on $(df --output=source /var/tmp | tail -1); 'x mcopy' is" \
+echo "medians of $REPS alternating runs, cache $CACHE, image on $(df --output=source "$tdir" | tail -1); 'x mcopy' is" \
   "(mcopy+fsync)/mkfat; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Syscalls and peak memory of one run each on the real tree.
 for t in mkfat mcopy; do
   prepare "$dir/real"
-  strace -f -c -o "$dir/strace.$t" bash -c "$(declare -f "run_$t"); MKFAT=$MKFAT run_$t '$dir/real' '$dir/target.img'" \
+  strace -f -c -o "$dir/strace.$t" bash -c "$(declare -f "run_$t"); MKFAT=$MKFAT run_$t '$dir/real' '$tdir/target.img'" \
     >/dev/null 2>&1
   echo "$t: $(awk '$NF == "total" {print $4}' "$dir/strace.$t") syscalls (strace -f -c) on the real tree"
 done
