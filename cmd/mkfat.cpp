@@ -13,6 +13,7 @@
 #include "cmd/common.hpp"
 #include "cmd/mkfat_args.hpp"
 #include "cmd/mkfat_report.hpp"
+#include "cmd/mkfat_tree.hpp"
 #include "fat/badblocks.hpp"
 #include "fat/device_facts.hpp"
 #include "libfsio/apart.hpp"
@@ -184,12 +185,14 @@ void say_plan(const MkfatArgs& a, Plan& p) {
   if (a.verbose && !a.json) std::fputs(verbose_text(a, p.g, p.extras.identity->volume_id).c_str(), stdout);
 }
 
-// --dry-run: what would be made and overwritten; nothing is written.
-int print_dry_run(const MkfatArgs& a, const Plan& p, const nlohmann::json& out) {
+// --dry-run: what would be made and overwritten (and, with -d, what it
+// would hold); nothing is written.
+int print_dry_run(const MkfatArgs& a, const Plan& p, const nlohmann::json& out, const TreeBuild* tree) {
   if (a.json) std::cout << out.dump(2) << '\n';
   for (const auto& s : p.sigs)
     if (!a.json && !a.quiet) std::printf("would overwrite %s\n", fsio::describe(s).c_str());
   if (!a.json && !a.quiet && !as_mkfs(a)) print_summary(a.target, p.g, true);
+  if (tree && !a.json && !a.quiet) std::printf("%s\n", tree->summary(true).c_str());
   return exit_ok;
 }
 
@@ -203,10 +206,15 @@ Result<fsio::IoQueue> open_queue(fsio::Device& dev, const fat::Geometry& g) {
   return fsio::IoQueue::create(dev);
 }
 
-// The writes: the bad blocks (-c reads the volume, -l a list), --discard,
-// then the format itself.
-Result<fat::FormatReport> write_volume(MkfatArgs& a, fsio::Device& dev, fsio::IoQueue& queue, Plan& p) {
+// The writes: the bad blocks (-c reads the volume, -l a list), the tree's
+// clusters placed around them (-d), --discard, then the format itself.
+Result<fat::FormatReport> write_volume(MkfatArgs& a, fsio::Device& dev, fsio::IoQueue& queue, Plan& p,
+                                       TreeBuild* tree) {
   FSIO_TRY(find_bad(a, queue, p));
+  if (tree) {
+    FSIO_TRY(tree->lay_out(p.g, p.extras.bad_clusters, *p.extras.identity, a.target));
+    p.extras.content = &tree->content();
+  }
   // Like mke2fs: a device that cannot discard is still formatted, with a word.
   if (a.discard) {
     if (auto d = dev.discard(p.g.offset_bytes, p.g.filesystem_bytes()); !d)
@@ -216,7 +224,9 @@ Result<fat::FormatReport> write_volume(MkfatArgs& a, fsio::Device& dev, fsio::Io
                                                  "no filesystem was made")
           .at(a.target);
   }
-  fsio::Progress progress(a.inv.tool, fat::format_bytes(p.g), !a.quiet && !a.json && fsio::stderr_is_terminal());
+  fsio::Progress progress(a.inv.tool, fat::format_bytes(p.g) + (tree ? tree->file_bytes() : 0),
+                          !a.quiet && !a.json && fsio::stderr_is_terminal());
+  if (tree) progress.count_items(tree->files(), "files");
   return fat::format_volume(queue, p.g, a.fmt, &progress, p.extras);
 }
 
@@ -225,26 +235,46 @@ int run(MkfatArgs& a) {
   // Ctrl-C from here on is reported (exit 130) with the state it leaves.
   std::optional<fsio::InterruptGuard> interrupt;
   if (!a.dry_run) interrupt.emplace();
-  if (auto st = check_reads_apart(a); !st) return fail(a, st.error());
   const auto sde = source_date_epoch();  // before -C makes anything
   if (!sde) return fail(a, sde.error());
+  // -d: the tree listed and named before the target is opened (-C with SIZE
+  // auto needs its size).
+  std::unique_ptr<TreeBuild> tree;
+  if (a.root) {
+    auto t = TreeBuild::start(a, *sde);
+    if (!t) return fail(a, t.error());
+    tree = std::move(*t);
+    for (const auto& s : tree->skipped()) say(a, "warning", "skipped " + s);
+    if (a.create && a.dry_run) {
+      auto st = tree->dry_run_image(a);
+      return st ? exit_ok : fail(a, st.error());
+    }
+  }
+  if (auto st = check_reads_apart(a); !st) return fail(a, st.error());
   auto dev = open_target(a);
   if (!dev) return fail(a, dev.error());
   fsio::CreatedFile made(*dev, "-C");
+  if (tree)
+    if (auto st = tree->check_apart(a.target); !st) return failed(a, made, st.error());
   auto p = plan(a, *dev, *sde);
   if (!p) return failed(a, made, p.error());
   say_plan(a, *p);
+  if (tree && a.dry_run)
+    if (auto st = tree->lay_out(p->g, {}, *p->extras.identity, a.target); !st) return failed(a, made, st.error());
   nlohmann::json out = plan_json(a, p->g, p->sigs);
-  if (a.dry_run) return print_dry_run(a, *p, out);
+  if (tree) out["tree"] = tree->json(false);
+  if (a.dry_run) return print_dry_run(a, *p, out, tree.get());
   for (const auto& s : p->sigs) say(a, "note", "overwriting " + fsio::describe(s) + " on " + a.target);
   auto queue = open_queue(*dev, p->g);
   if (!queue) return failed(a, made, queue.error());
-  auto rep = write_volume(a, *dev, *queue, *p);
+  auto rep = write_volume(a, *dev, *queue, *p, tree.get());
   if (!rep) return failed(a, made, rep.error());
   made.keep();
   add_result_json(out, *rep, *queue);
+  if (tree) out["tree"] = tree->json(true);
   if (a.json) std::cout << out.dump(2) << '\n';
   else if (!a.quiet && !as_mkfs(a)) print_result(a, p->g, *rep, *queue);
+  if (tree && !a.json && !a.quiet) std::printf("%s\n", tree->summary(false).c_str());
   return exit_ok;
 }
 
