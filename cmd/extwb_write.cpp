@@ -50,6 +50,14 @@ std::uint64_t physical_memory() {
   return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
+// SOURCE_DATE_EPOCH's time when it is set (cmd/common.hpp), else the clock's.
+fsio::Result<ext::Timestamp> current_time() {
+  if (const auto sde = FSIO_TRY(fsio::cli::source_date_epoch())) return ext::Timestamp{*sde, 0};
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return ext::Timestamp{ts.tv_sec, std::uint32_t(ts.tv_nsec)};
+}
+
 // Times the filesystem's inodes cannot hold are refused before anything is
 // written, naming where they came from (ext/inode.hpp time_limits).
 fsio::Status check_times(const ext::Filesystem& fs, const ext::Timestamp& now, const std::optional<ext::Timestamp>& mtime,
@@ -102,7 +110,7 @@ int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   fsio::InterruptGuard interrupt;
   o.interrupted = [] { return fsio::InterruptGuard::requested(); };
   auto rep = ext::put_tree(**fs, a.dest, a.source, o);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("put " + a.dest).at(c.target));
   if (c.json) {
     print_put_json(c, *rep, **fs, true);
   } else if (!c.quiet) {
@@ -134,7 +142,7 @@ fsio::Status check_writeback_limits(const WriteArgs& a) {
 
 // put's options from the command line, each checked.
 fsio::Result<ext::PutOptions> put_options(const Common& c, const WriteArgs& a) {
-  const ext::Timestamp now = FSIO_TRY(ext::current_time());
+  const ext::Timestamp now = FSIO_TRY(current_time());
   const ext::Owner own = FSIO_TRY(owner(a, 0644));
   ext::PutOptions o;
   o.parents = a.parents;
@@ -185,7 +193,7 @@ int put_one_file(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   o.progress = &progress;
   auto rep = ext::put_file(**fs, a.dest, src, o);
   if (fd != STDIN_FILENO) ::close(fd);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("put " + a.dest).at(c.target));
   const auto& s = (*fs)->queue().stats();
   if (c.json) {
     print_put_json(c, *rep, **fs, false);
@@ -208,7 +216,7 @@ int cmd_put(const Common& c, const WriteArgs& a) {
 }
 
 int cmd_mkdir(const Common& c, const WriteArgs& a) {
-  auto now = ext::current_time();
+  auto now = current_time();
   if (!now) return fsio::cli::report(kTool, now.error());
   auto own = owner(a, 0755);
   if (!own) return fsio::cli::report(kTool, own.error());
@@ -216,7 +224,7 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
   if (!fs) return fsio::cli::report(kTool, fs.error());
   if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::make_dirs(**fs, a.dest, a.parents, *own, *now, c.dry_run);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": mkdir " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("mkdir " + a.dest).at(c.target));
   if (c.json) {
     std::cout << json{{"target", c.target}, {"dry_run", c.dry_run}, {"created", rep->created},
                       {"stats", stats_json((*fs)->queue().stats())}}.dump(2)
@@ -229,13 +237,13 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
 }
 
 int cmd_rm(const Common& c, const WriteArgs& a) {
-  auto now = ext::current_time();
+  auto now = current_time();
   if (!now) return fsio::cli::report(kTool, now.error());
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::remove_path(**fs, a.dest, *now, c.dry_run);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": rm " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("rm " + a.dest).at(c.target));
   if (c.json) {
     std::cout << json{{"target", c.target}, {"path", a.dest}, {"dry_run", c.dry_run}, {"inode", rep->ino},
                       {"inode_freed", rep->inode_freed}, {"blocks_freed", rep->blocks_freed},

@@ -106,8 +106,10 @@ int with_stream(const std::string& in, const std::function<int(img::ImageReader&
   });
 }
 
-std::uint64_t created_time() {
-  if (const char* e = std::getenv("SOURCE_DATE_EPOCH")) return std::strtoull(e, nullptr, 10);
+// The header's creation time: SOURCE_DATE_EPOCH's seconds when it is set
+// (cmd/common.hpp), else the clock's.
+fsio::Result<std::uint64_t> created_time() {
+  if (const auto sde = FSIO_TRY(fsio::cli::source_date_epoch())) return std::uint64_t(*sde);
   return std::uint64_t(std::time(nullptr));
 }
 
@@ -125,6 +127,8 @@ void print_source(std::FILE* f, const img::Source& p) {
 int run_save(const Args& a) {
   auto choice = img::parse_fs_choice(a.fs);
   if (!choice) return fail(choice.error());
+  const auto stamp = created_time();
+  if (!stamp) return fail(stamp.error());
   if (a.out == "-" && a.json) return fail(make_error(Errc::invalid_argument, "--json with OUT -: stdout carries the image"));
   fsio::InterruptGuard interrupt;
   if (auto st = check_out_apart(a); !st) return fail(st.error());
@@ -148,7 +152,7 @@ int run_save(const Args& a) {
   if (!fd) return fail(fd.error());
   if (!a.quiet && !a.json) print_source(text, *source);
   fsio::Progress progress("fsimg save", source->header.mapped_blocks * source->header.block_size, progress_on(a));
-  img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + fsio::kVersion, created_time(),
+  img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + fsio::kVersion, *stamp,
                       fsio::EngineKind::automatic, &progress};
   auto rep = img::save(*source, *fd, a.out, so);
   if (*fd != STDOUT_FILENO && ::close(*fd) != 0 && rep) rep = fsio::errno_error(a.out + ": close");

@@ -31,21 +31,6 @@ fsio::Result<std::size_t> FdSource::read(std::span<std::byte> buf) {
   return n;
 }
 
-fsio::Result<Timestamp> current_time() {
-  if (const char* e = std::getenv("SOURCE_DATE_EPOCH")) {
-    char* end = nullptr;
-    errno = 0;
-    const long long v = std::strtoll(e, &end, 10);
-    if (*e == '\0' || *end != '\0' || errno != 0 || v < 0)
-      return make_error(Errc::invalid_argument, std::string("SOURCE_DATE_EPOCH '") + e +
-                                                    "': expected a whole number of seconds since the epoch, 0 or more");
-    return Timestamp{v, 0};
-  }
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return Timestamp{ts.tv_sec, std::uint32_t(ts.tv_nsec)};
-}
-
 fsio::Status check_op_times(const Layout& l, const Timestamp& now, const std::optional<Timestamp>& mtime) {
   FSIO_TRY(check_time(l, now.sec, "the time " + std::to_string(now.sec)));
   if (mtime) FSIO_TRY(check_time(l, mtime->sec, "the modification time " + std::to_string(mtime->sec)));

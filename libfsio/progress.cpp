@@ -27,6 +27,9 @@ struct Progress::Impl {
   std::string label;
   std::uint64_t total;
   const std::atomic<std::uint64_t>* done;
+  const std::atomic<std::uint64_t>* items;
+  const std::uint64_t* items_total;
+  const std::string* noun;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   asio::io_context io;
   asio::steady_timer timer{io};
@@ -57,6 +60,9 @@ struct Progress::Impl {
     char rate[32];
     std::snprintf(rate, sizeof rate, "  %.0f MB/s", mbps);
     line += rate;
+    if (*items_total != 0)
+      line += "  " + std::to_string(items->load(std::memory_order_relaxed)) + "/" + std::to_string(*items_total) + " " +
+              *noun;
     line += "\033[K";  // clear what a longer previous line left behind
     std::fputs(line.c_str(), stderr);
     std::fflush(stderr);
@@ -70,6 +76,9 @@ Progress::Progress(std::string label, std::uint64_t total_bytes, bool enabled) {
   impl_->label = std::move(label);
   impl_->total = total_bytes;
   impl_->done = &done_;
+  impl_->items = &items_;
+  impl_->items_total = &items_total_;
+  impl_->noun = &noun_;
   impl_->arm();
   impl_->thread = std::jthread([impl = impl_.get()] { impl->io.run(); });
 }

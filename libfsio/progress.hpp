@@ -23,10 +23,20 @@ class Progress {
   ~Progress();  // erases the line
   void add(std::uint64_t bytes) { done_.fetch_add(bytes, std::memory_order_relaxed); }
   void set(std::uint64_t bytes) { done_.store(bytes, std::memory_order_relaxed); }
+  // Work that also comes in items (mkfat -d's files): the line shows
+  // "  1234/5000 files" after the bytes. Call before the work starts.
+  void count_items(std::uint64_t total, std::string noun) {
+    items_total_ = total;
+    noun_ = std::move(noun);
+  }
+  void add_item(std::uint64_t n = 1) { items_.fetch_add(n, std::memory_order_relaxed); }
 
  private:
   struct Impl;
   std::atomic<std::uint64_t> done_{0};
+  std::atomic<std::uint64_t> items_{0};
+  std::uint64_t items_total_ = 0;
+  std::string noun_;
   std::unique_ptr<Impl> impl_;
 };
 

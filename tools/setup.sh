@@ -7,7 +7,7 @@ build=${1:-build}
 
 packages=(
   meson ninja-build g++ pkg-config
-  libcli11-dev libblkid-dev libzstd-dev libboost1.81-dev liburing-dev
+  libcli11-dev libblkid-dev libzstd-dev libboost1.81-dev liburing-dev libarchive-dev
   liblzma-dev libexpat1-dev libssl-dev
   libgtest-dev nlohmann-json3-dev
   dosfstools mtools e2fsprogs e2tools fdisk fio mandoc strace util-linux time

@@ -17,6 +17,7 @@
 
 #include "cmd/bench/pattern.hpp"
 #include "libfsio/buffer.hpp"
+#include "libfsio/created_file.hpp"
 #include "libfsio/progress.hpp"
 
 namespace bench {
@@ -280,14 +281,8 @@ fsio::Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, fsio::Progres
   // Files this run made go again when it fails.
   auto fail = [&](const BenchJob& job, fsio::Error e) -> fsio::Error {
     e = in_job(job, several, std::move(e));
-    std::string removed;
-    for (auto& d : devs)
-      if (d.created()) {
-        auto rm = d.remove_created();
-        removed += rm ? "; removed " + d.path() + ", which this run had created" : "; could not remove " + d.path();
-      }
-    if (removed.empty()) return e;
-    return fsio::Error{e.code, 0, e.message() + removed};
+    for (const auto& d : devs) e = fsio::CreatedFile(d, "this run").fail(std::move(e));
+    return e;
   };
   std::size_t failed = 0;
   if (auto st = open_targets(jobs, devs, run.notes, failed); !st) return fail(jobs[failed], std::move(st).error());

@@ -85,7 +85,7 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   const std::uint32_t align = dev.direct() ? std::max<std::uint32_t>(dev.topology().dio_offset_align, 1) : 1;
   auto range = FSIO_TRY_CTX(resolve_range(o, dev.size(), align), dev.path());
   if (bench_writes(o.rw) && !dev.writable())
-    return make_error(Errc::invalid_argument, dev.path() + ": opened read-only for a write benchmark");
+    return make_error(Errc::invalid_argument, "opened read-only for a write benchmark").at(dev.path());
   const BenchCpu cpu0 = thread_cpu();
   BenchResult res = new_result(dev, o, *engine, range);
   // Seen on Linux 6.18 with a 4Kn loop device over an odd-sized file: the

@@ -115,9 +115,9 @@ fsio::Result<Opened> open_target(const std::string& path, const Image& im, const
     return e;
   };
   if (im.size && t.dev.size() < *im.size)
-    return fail(make_error(Errc::invalid_argument, path + ": " + size_text(t.dev.size()) +
-                                                       (o.offset ? " from --offset on" : "") +
-                                                       " is smaller than the image, " + size_text(*im.size)));
+    return fail(make_error(Errc::invalid_argument, size_text(t.dev.size()) + (o.offset ? " from --offset on" : "") +
+                                                       " is smaller than the image, " + size_text(*im.size))
+                    .at(path));
   if (!t.created) {
     auto sigs = fsio::check_overwrite(path, o.offset, im.size, o.force, "restoring");
     if (!sigs) return fail(std::move(sigs).error());

@@ -32,13 +32,13 @@ fsio::Result<fsio::Device> open_uncached(const std::string& path, std::uint64_t 
   auto dev = FSIO_TRY(fsio::Device::open(path, oo));
   if (dev.direct()) return dev;
   if (dev.is_block_device()) {
-    if (::ioctl(dev.fd(), BLKFLSBUF, 0) != 0) return fsio::errno_error(path + ": drop the cache (BLKFLSBUF)");
+    if (::ioctl(dev.fd(), BLKFLSBUF, 0) != 0) return fsio::errno_error("drop the cache (BLKFLSBUF)").at(path);
     *note = dev.direct_fallback() + "; its cache was dropped first (BLKFLSBUF)";
     return dev;
   }
-  if (::fsync(dev.fd()) != 0) return fsio::errno_error(path + ": fsync before dropping the cache");
+  if (::fsync(dev.fd()) != 0) return fsio::errno_error("fsync before dropping the cache").at(path);
   if (const int e = ::posix_fadvise(dev.fd(), 0, 0, POSIX_FADV_DONTNEED); e != 0)
-    return fsio::errno_error(e, path + ": drop the cache (POSIX_FADV_DONTNEED)");
+    return fsio::errno_error(e, "drop the cache (POSIX_FADV_DONTNEED)").at(path);
   *note = dev.direct_fallback() + "; its cache was dropped first (fsync, POSIX_FADV_DONTNEED)";
   return dev;
 }

@@ -12,6 +12,7 @@
 #include "cmd/img/save.hpp"
 #include "cmd/img/target.hpp"
 #include "cmd/img/wipe.hpp"
+#include "libfsio/created_file.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/signatures.hpp"
 #include "libfsio/size.hpp"
@@ -34,7 +35,7 @@ bool direct_fits(const fsio::Device& dev, const Header& h) {
 
 struct Target {
   fsio::Device dev;
-  bool created = false;  // this run made the file (--create): removed again on failure
+  fsio::CreatedFile made;  // the file --create made: removed again on failure
 };
 
 // The size --create gives the file: offset + image_bytes, which must fit
@@ -64,21 +65,18 @@ fsio::Result<Target> open_target(const std::string& image, const std::string& pa
     oo.create_new = true;
   }
   auto dev = FSIO_TRY(fsio::Device::open(path, oo));
-  const bool created = dev.created();
-  Target t{std::move(dev), created};
-  auto fail = [&](fsio::Error e) -> fsio::Error {
-    if (t.created) (void)t.dev.remove_created();
-    return e;
-  };
+  fsio::CreatedFile made(dev, "--create");
+  Target t{std::move(dev), std::move(made)};
   if (t.dev.size() < h.image_bytes)
-    return fail(make_error(Errc::invalid_argument, path + ": " + size_text(t.dev.size()) +
-                                                       (o.offset ? " from --offset on" : "") +
-                                                       " is smaller than the image's filesystem, " +
-                                                       size_text(h.image_bytes)));
+    return t.made.fail(make_error(Errc::invalid_argument, size_text(t.dev.size()) +
+                                                              (o.offset ? " from --offset on" : "") +
+                                                              " is smaller than the image's filesystem, " +
+                                                              size_text(h.image_bytes))
+                           .at(path));
   // The same descriptor, buffered: a second open would meet our own O_EXCL claim.
   if (t.dev.direct() && !direct_fits(t.dev, h))
     if (auto st = t.dev.use_buffered("the image's blocks do not fit the device's direct-I/O unit"); !st)
-      return fail(std::move(st).error());
+      return t.made.fail(std::move(st).error());
   return t;
 }
 
@@ -107,14 +105,14 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
   const Header& h = reader.header();
   auto t = FSIO_TRY(open_target(reader.name(), target, h, o));
   fsio::Device& dev = t.dev;
-  const bool created = t.created;
+  const bool created = t.made.armed();
   auto run = [&]() -> fsio::Result<RestoreReport> {
     auto sigs = created ? std::vector<fsio::Signature>{}
                         : FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset(), h.image_bytes, o.force, "restoring"));
     std::optional<fsio::IoQueue> queue;
     if (!o.dry_run) {
-      queue.emplace(FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), target));
-      FSIO_TRY_CTX(wipe_signatures(*queue, sigs, h.image_bytes), target);
+      queue.emplace(FSIO_TRY(fsio::IoQueue::create(dev, {.engine = o.engine})));
+      FSIO_TRY(wipe_signatures(*queue, sigs, h.image_bytes));
     }
     TargetWriter w(queue ? &*queue : nullptr, h, o.keep_unused, o.progress);
     auto end = decode_frames(reader, resolve_threads(o.threads), [&](Decoded& f) { return w.frame(f); });
@@ -122,10 +120,7 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
       auto fin = w.finish();
       if (!fin) end = std::move(fin).error();
     }
-    // message() already ends in strerror: the note follows it, and errno
-    // is not kept, or strerror would be said a second time after the note.
-    if (!end && !o.dry_run)
-      return fsio::Error{end.error().code, 0, end.error().message() + stopped_note(w, h, end.error(), created)};
+    if (!end && !o.dry_run) return fsio::Error(end.error()).with_note(stopped_note(w, h, end.error(), created));
     if (!end) return std::move(end).error();
     RestoreReport rep = w.report();
     rep.wiped_signatures = sigs.size();
@@ -135,12 +130,8 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
     return rep;
   };
   auto rep = run();
-  if (!rep && created) {
-    const bool removed = ::unlink(target.c_str()) == 0;
-    return fsio::Error{rep.error().code, 0,
-                       rep.error().message() + (removed ? "; removed " + target + ", which --create had made"
-                                                        : "; could not remove " + target + ", which --create had made")};
-  }
+  if (!rep) return t.made.fail(std::move(rep).error());
+  t.made.keep();
   return rep;
 }
 

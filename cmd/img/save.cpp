@@ -234,7 +234,7 @@ fsio::Status save_frames(fsio::IoQueue& queue, const Header& h, const SaveOption
   const fsio::Status write_status = write_frames(pool, out, h.block_size, o, outs, rep);
   pool.stop();
   reader.join();
-  if (!read_status) return fsio::Error(read_status.error()).wrap(source);
+  if (!read_status) return fsio::Error(read_status.error()).at(source);
   return write_status;
 }
 
@@ -257,7 +257,7 @@ fsio::Result<SaveReport> save(Source& source, int out_fd, const std::string& out
   Header& h = source.header;
   FSIO_TRY(set_stream_options(h, o));
   auto dev = FSIO_TRY(open_source_for_save(source, h.block_size));
-  auto queue = FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), source.path);
+  auto queue = FSIO_TRY(fsio::IoQueue::create(dev, {.engine = o.engine}));
 
   SaveReport rep;
   rep.threads = resolve_threads(o.threads);

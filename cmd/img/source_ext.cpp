@@ -37,16 +37,16 @@ fsio::Status check_bitmaps_trustworthy(const ext::Filesystem& fs, const std::str
   const ext::Layout& l = fs.layout();
   const std::string remedy = "; run e2fsck -f on it first, or save every block with --fs raw";
   if (l.has_ro_compat(ext::EXT4_FEATURE_RO_COMPAT_BIGALLOC))
-    return make_error(Errc::unsupported, path + ": bigalloc (one bitmap bit per cluster) is not supported; save it "
-                                                "with --fs raw");
+    return make_error(Errc::unsupported, "bigalloc (one bitmap bit per cluster) is not supported; save it "
+                                                "with --fs raw").at(path);
   if (l.has_incompat(ext::EXT3_FEATURE_INCOMPAT_RECOVER))
-    return make_error(Errc::unsupported, path + ": the journal needs recovery: blocks it will write may still be "
+    return make_error(Errc::unsupported, "the journal needs recovery: blocks it will write may still be "
                                                 "marked free (mount and unmount it, or run e2fsck, first; or save "
-                                                "every block with --fs raw)");
+                                                "every block with --fs raw)").at(path);
   const std::uint16_t state = fs.super().s_state;
-  if (state & ext::EXT2_ERROR_FS) return make_error(Errc::unsupported, path + ": the filesystem has recorded errors" + remedy);
+  if (state & ext::EXT2_ERROR_FS) return make_error(Errc::unsupported, "the filesystem has recorded errors" + remedy).at(path);
   if (!(state & ext::EXT2_VALID_FS))
-    return make_error(Errc::unsupported, path + ": the filesystem was not cleanly unmounted" + remedy);
+    return make_error(Errc::unsupported, "the filesystem was not cleanly unmounted" + remedy).at(path);
   return {};
 }
 
@@ -162,7 +162,7 @@ fsio::Result<Source> map_ext(const std::string& path, const SourceOptions& o) {
   std::uint32_t uninit = 0;
   for (std::uint32_t g0 = 0; g0 < l.group_count; g0 += kBatchGroups) {
     const std::uint32_t n = std::min(kBatchGroups, l.group_count - g0);
-    FSIO_TRY_CTX(add_batch(*fs, g0, n, meta, buf, map), path);
+    FSIO_TRY_AT(add_batch(*fs, g0, n, meta, buf, map), path);
     for (std::uint32_t g = g0; g < g0 + n; ++g)
       uninit += l.group_csum() && (fs->group(g).flags & ext::EXT4_BG_BLOCK_UNINIT) ? 1 : 0;
   }

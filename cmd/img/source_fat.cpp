@@ -13,7 +13,7 @@ fsio::Result<Source> map_fat(const std::string& path, const SourceOptions& o) {
   fsio::OpenOptions oo;
   oo.offset = o.offset;
   auto dev = FSIO_TRY(fsio::Device::open(path, oo));
-  auto queue = FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), path);
+  auto queue = FSIO_TRY(fsio::IoQueue::create(dev, {.engine = o.engine}));
   auto vol = FSIO_TRY(fat::Volume::open(queue));
   const fat::Layout& l = vol.layout();
 
@@ -41,7 +41,7 @@ fsio::Result<Source> map_fat(const std::string& path, const SourceOptions& o) {
                      return true;
                    },
                    2),
-               path + ": FAT");
+               "FAT");
 
   Source p;
   p.header.fs_type = FsType::fat;

@@ -41,10 +41,12 @@ fsio::Status wipe_signatures(fsio::IoQueue& q, std::vector<fsio::Signature> sigs
   std::vector<std::uint64_t> zeroed;
   while (!sigs.empty()) {
     for (const auto& s : sigs) {
-      const std::string what = dev.path() + ": the " + fsio::describe(s) + " at byte " + std::to_string(s.offset);
-      if (s.length == 0) return make_error(Errc::unsupported, what + " has no magic that libblkid names; wipe it first (wipefs -a)");
+      const std::string what = "the " + fsio::describe(s) + " at byte " + std::to_string(s.offset);
+      if (s.length == 0)
+        return make_error(Errc::unsupported, what + " has no magic that libblkid names; wipe it first (wipefs -a)")
+            .at(dev.path());
       if (std::find(zeroed.begin(), zeroed.end(), s.offset) != zeroed.end())
-        return make_error(Errc::io, what + " is still found after its magic was zeroed");
+        return make_error(Errc::io, what + " is still found after its magic was zeroed").at(dev.path());
     }
     FSIO_TRY(zero_magics(q, sigs));
     for (const auto& s : sigs) zeroed.push_back(s.offset);
