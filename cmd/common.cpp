@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
+#include <string_view>
 
 #include "libfsio/engine.hpp"
 #include "libfsio/size.hpp"
@@ -69,6 +71,27 @@ nlohmann::json to_json(const IoStats& s) {
 }
 
 std::string version_line(const std::string& tool) { return tool + " (fsio) " + kVersion; }
+
+Result<std::optional<std::int64_t>> source_date_epoch() {
+  const char* text = std::getenv("SOURCE_DATE_EPOCH");
+  if (text == nullptr) return std::optional<std::int64_t>();
+  const std::string_view s = text;
+  // Digits only: strtoll would take " 7", "+7" and "-5", and wrap nothing
+  // past 2^63-1 without a word.
+  std::int64_t seconds = 0;
+  bool ok = !s.empty();
+  for (char c : s) {
+    if (c < '0' || c > '9' || seconds > (std::numeric_limits<std::int64_t>::max() - (c - '0')) / 10) {
+      ok = false;
+      break;
+    }
+    seconds = seconds * 10 + (c - '0');
+  }
+  if (!ok)
+    return make_error(Errc::invalid_argument, "SOURCE_DATE_EPOCH '" + std::string(s) +
+                                                  "': expected a whole number of seconds since the epoch, 0 or more");
+  return std::optional<std::int64_t>(seconds);
+}
 
 int parse(CLI::App& app, int argc, char** argv) {
   const std::string tool = std::filesystem::path(argc > 0 && argv[0] && *argv[0] ? argv[0] : "fsio").filename();

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "libfsio/result.hpp"
@@ -52,6 +53,14 @@ int parse(CLI::App& app, int argc, char** argv);
 // The second half of parse(), for a tool that reads its own command line:
 // the test overrides said on stderr; a malformed one is exit_usage; -1 to go on.
 int announce_environment(const char* tool);
+
+// SOURCE_DATE_EPOCH (reproducible-builds.org): the seconds it holds, or
+// nullopt when it is not set. fat/ and ext/ never read the environment; every
+// tool that stamps times reads it here, so a malformed value (not digits
+// only, empty, or past 2^63-1) is refused with the same words everywhere:
+// Errc::invalid_argument, "SOURCE_DATE_EPOCH 'soon': expected a whole number
+// of seconds since the epoch, 0 or more".
+Result<std::optional<std::int64_t>> source_date_epoch();
 
 // What `TOOL --version` prints, the same shape for every tool:
 // "mkfat (fsio) 0.1.0".

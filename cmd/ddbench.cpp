@@ -1,10 +1,11 @@
 // ddbench: a fio-compatible benchmark of block devices and image files.
-// The command line and job files are libfsio's (fio_plan.hpp), the runs too
-// (bench_jobs.hpp); this file wires them to the report, logs and plot.
+// The command line and job files are its engine's (cmd/bench/command_line.hpp),
+// the runs too (cmd/bench/jobs.hpp); this file wires them to the report, logs
+// and plot.
 //
 // fio's grammar (--name starting a job, options before any --name applying
 // to all, job files) cannot be expressed in CLI11, so this tool reads its
-// command line with libfsio's own parser, which also reads job files: the
+// command line with its engine's own parser, which also reads job files: the
 // two can never disagree about an option.
 #include <time.h>
 
@@ -14,11 +15,11 @@
 #include <cstdio>
 #include <fstream>
 
+#include "cmd/bench/log.hpp"
+#include "cmd/bench/plot.hpp"
 #include "cmd/common.hpp"
 #include "cmd/ddbench_report.hpp"
 #include "libfsio/apart.hpp"
-#include "libfsio/bench_log.hpp"
-#include "libfsio/bench_plot.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
 #include "version.hpp"
@@ -27,6 +28,7 @@ namespace {
 
 using namespace fsio;
 using namespace fsio::cli;
+using namespace bench;
 
 // Logs and the plot need windows or every request kept; ask the runs for them.
 void ask_for_samples(const DdbenchCommand& cmd, std::vector<BenchJob>& jobs) {

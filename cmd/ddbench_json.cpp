@@ -16,7 +16,7 @@ namespace {
 
 using J = nlohmann::ordered_json;
 
-J lat_json(const LatencyStats& s) {
+J lat_json(const bench::LatencyStats& s) {
   return J{{"min", s.min()}, {"max", s.max()}, {"mean", s.mean()}, {"stddev", s.stddev()}, {"N", s.count()}};
 }
 
@@ -26,24 +26,24 @@ std::string pct_key(double p) {
   return key;
 }
 
-J clat_json(const LatencyHistogram& h, const FioJob* spec, bool plus) {
+J clat_json(const bench::LatencyHistogram& h, const bench::FioJob* spec, bool plus) {
   J j = lat_json(h.stats());
   if (h.count() > 0 && (!spec || spec->clat_percentiles)) {
     J p = J::object();
-    for (double pct : spec ? spec->percentiles : FioJob{}.percentiles) p[pct_key(pct)] = h.percentile(pct);
+    for (double pct : spec ? spec->percentiles : bench::FioJob{}.percentiles) p[pct_key(pct)] = h.percentile(pct);
     j["percentile"] = p;
   }
   if (plus && h.count() > 0) {
     J bins = J::object();
-    for (unsigned i = 0; i < LatencyHistogram::buckets; ++i)
-      if (h.bucket_count(i)) bins[std::to_string(LatencyHistogram::bucket_value(i))] = h.bucket_count(i);
+    for (unsigned i = 0; i < bench::LatencyHistogram::buckets; ++i)
+      if (h.bucket_count(i)) bins[std::to_string(bench::LatencyHistogram::bucket_value(i))] = h.bucket_count(i);
     j["bins"] = bins;
   }
   return j;
 }
 
-J dir_json(const Report& rep, const ReportJob& job, BenchDir d, bool plus) {
-  const BenchDirResult& r = job.result.dir[d];
+J dir_json(const Report& rep, const ReportJob& job, bench::BenchDir d, bool plus) {
+  const bench::BenchDirResult& r = job.result.dir[d];
   const DirView v = dir_view(rep, job, d);
   return J{{"io_bytes", r.io_bytes},
            {"io_kbytes", r.io_bytes >> 10},
@@ -73,8 +73,8 @@ J dir_json(const Report& rep, const ReportJob& job, BenchDir d, bool plus) {
 // The empty trim object: ddbench never trims, fio always reports it.
 J trim_json() {
   ReportJob none;
-  none.result.rw = BenchRw::read;
-  BenchDirResult empty;
+  none.result.rw = bench::BenchRw::read;
+  bench::BenchDirResult empty;
   J j = J{{"io_bytes", std::uint64_t{0}}, {"io_kbytes", std::uint64_t{0}}, {"bw_bytes", std::uint64_t{0}},
           {"bw", std::uint64_t{0}}, {"iops", 0.0}, {"runtime", std::uint64_t{0}}, {"total_ios", std::uint64_t{0}},
           {"short_ios", std::uint64_t{0}}, {"drop_ios", std::uint64_t{0}}, {"slat_ns", lat_json(empty.slat)},
@@ -99,15 +99,16 @@ J table(const std::uint64_t* counts, std::size_t n, const char* const* keys) {
   return j;
 }
 
-J latency_table(const LatencyBuckets& b, std::uint64_t ios, std::size_t first, std::size_t n, const char* const* keys) {
+J latency_table(const bench::LatencyBuckets& b, std::uint64_t ios, std::size_t first, std::size_t n,
+                const char* const* keys) {
   J j = J::object();
   for (std::size_t i = 0; i < n; ++i) j[keys[i]] = ios ? double(b.count[first + i]) * 100.0 / double(ios) : 0.0;
   return j;
 }
 
 J ddbench_json(const ReportJob& job) {
-  const BenchResult& r = job.result;
-  J j = J{{"target", job.target},        {"rw", bench_rw_name(r.rw)},
+  const bench::BenchResult& r = job.result;
+  J j = J{{"target", job.target},        {"rw", bench::bench_rw_name(r.rw)},
           {"bs", r.bs},                  {"iodepth", r.iodepth},
           {"engine", r.engine},          {"direct", r.direct},
           {"offset", r.range.begin},     {"size", r.range.end - r.range.begin},
@@ -130,7 +131,7 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
   static const char* const batch_keys[] = {"0", "4", "8", "16", "32", "64", ">=64"};
   static const char* const lat_keys[] = {"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"};
   static const char* const ms_keys[] = {"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"};
-  const BenchResult& r = job.result;
+  const bench::BenchResult& r = job.result;
   J opts = J::object();
   if (job.spec)
     for (const auto& [k, v] : job.spec->options) opts[k] = v;
@@ -138,7 +139,7 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
   const std::uint64_t ios = r.dir[0].ios + r.dir[1].ios;
   J j = J{{"jobname", job.name}, {"groupid", job.group}, {"error", 0}, {"eta", 0},
           {"elapsed", std::uint64_t(std::ceil(r.elapsed))}, {"job options", opts},
-          {"read", dir_json(rep, job, dir_read, plus)}, {"write", dir_json(rep, job, dir_write, plus)},
+          {"read", dir_json(rep, job, bench::dir_read, plus)}, {"write", dir_json(rep, job, bench::dir_write, plus)},
           {"trim", trim_json()},
           {"sync", J{{"total_ios", r.sync_lat.count()}, {"lat_ns", clat_json(r.sync_lat, job.spec, plus)}}},
           {"job_runtime", r.runtime_ms()},

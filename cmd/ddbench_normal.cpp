@@ -28,7 +28,7 @@ std::string fmt(const char* f, ...) {
 }
 
 // fio's display_lat: nanoseconds, or usec/msec when the numbers are large.
-std::string lat_line(const char* name, const LatencyStats& s) {
+std::string lat_line(const char* name, const bench::LatencyStats& s) {
   unsigned long long min = s.min(), max = s.max();
   double mean = s.mean(), dev = s.stddev();
   const char* base = "(nsec)";
@@ -44,7 +44,7 @@ std::string lat_line(const char* name, const LatencyStats& s) {
 }
 
 // fio's show_clat_percentiles: nsec, or usec/msec for large values.
-std::string percentiles(const char* name, const LatencyHistogram& h, const std::vector<double>& list) {
+std::string percentiles(const char* name, const bench::LatencyHistogram& h, const std::vector<double>& list) {
   if (h.count() == 0 || list.empty()) return {};
   std::vector<std::uint64_t> v;
   for (double p : list) v.push_back(h.percentile(p));
@@ -69,18 +69,19 @@ std::string percentiles(const char* name, const LatencyHistogram& h, const std::
   return out;
 }
 
-std::string dir_block(const Report& rep, const ReportJob& job, BenchDir d) {
-  const BenchDirResult& r = job.result.dir[d];
+std::string dir_block(const Report& rep, const ReportJob& job, bench::BenchDir d) {
+  const bench::BenchDirResult& r = job.result.dir[d];
   const DirView v = dir_view(rep, job, d);
   if (!v.active || (r.io_bytes == 0 && r.ios == 0)) return {};
   const bool i2p = !job.spec || job.spec->kb_base == 1024;
-  std::string out = fmt("  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)\n", d == dir_read ? "read" : "write",
+  std::string out = fmt("  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)\n", d == bench::dir_read ? "read" : "write",
                         num2str(std::uint64_t(v.iops), 4, false, "").c_str(), num2str(v.bw_bytes, 4, i2p, "B/s").c_str(),
                         num2str(v.bw_bytes, 4, !i2p, "B/s").c_str(), num2str(r.io_bytes, 4, i2p, "B").c_str(), v.runtime);
   if (r.slat.count()) out += lat_line("slat", r.slat);
   if (r.clat.count()) out += lat_line("clat", r.clat.stats());
   if (r.lat.count()) out += lat_line(" lat", r.lat);
-  if (!job.spec || job.spec->clat_percentiles) out += percentiles("clat", r.clat, job.spec ? job.spec->percentiles : FioJob{}.percentiles);
+  if (!job.spec || job.spec->clat_percentiles)
+    out += percentiles("clat", r.clat, job.spec ? job.spec->percentiles : bench::FioJob{}.percentiles);
   if (v.samples) {
     double mn = v.bw_min, mx = v.bw_max, mean = v.bw_mean, dev = v.bw_dev;
     const char* unit = i2p ? "KiB" : "kB";
@@ -93,7 +94,7 @@ std::string dir_block(const Report& rep, const ReportJob& job, BenchDir d) {
   return out;
 }
 
-std::string lat_table(const LatencyBuckets& b, std::uint64_t ios) {
+std::string lat_table(const bench::LatencyBuckets& b, std::uint64_t ios) {
   static const char* const r[] = {"2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000="};
   static const char* const rm[] = {"2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000=", "2000=", ">=2000="};
   std::string out;
@@ -124,7 +125,7 @@ std::string dist(const std::array<std::uint64_t, 7>& c, const char* const* keys)
 }
 
 std::string ddbench_lines(const ReportJob& job) {
-  const BenchResult& r = job.result;
+  const bench::BenchResult& r = job.result;
   const auto& s = r.stats;
   std::string out = fmt("  ddbench      : %s, engine=%s, %s, requests=%" PRIu64 " queued/%" PRIu64 " submitted, syscalls=%" PRIu64
                         ", retries=%" PRIu64 ", peak in flight=%u\n",
@@ -143,15 +144,15 @@ std::string ddbench_lines(const ReportJob& job) {
 std::string job_block(const Report& rep, const ReportJob& job) {
   static const char* const level_keys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
   static const char* const batch_keys[] = {"0", "4", "8", "16", "32", "64", ">=64"};
-  const BenchResult& r = job.result;
+  const bench::BenchResult& r = job.result;
   std::string out = fmt("%s: (groupid=%u, jobs=%u): err= 0: pid=%d: %s\n", job.name.c_str(), job.group, job.members,
                         int(::getpid()), fio_time_string(rep.start).c_str());
   if (job.spec && !job.spec->description.empty()) out += "  Description  : [" + job.spec->description + "]\n";
-  out += dir_block(rep, job, dir_read) + dir_block(rep, job, dir_write);
+  out += dir_block(rep, job, bench::dir_read) + dir_block(rep, job, bench::dir_write);
   out += lat_table(r.lat_buckets, r.dir[0].ios + r.dir[1].ios);
   if (r.sync_lat.count()) {
     out += "  fsync/fdatasync/sync_file_range:\n" + lat_line("sync", r.sync_lat.stats());
-    out += percentiles("sync", r.sync_lat, job.spec ? job.spec->percentiles : FioJob{}.percentiles);
+    out += percentiles("sync", r.sync_lat, job.spec ? job.spec->percentiles : bench::FioJob{}.percentiles);
   }
   const double run_ms = r.elapsed * 1000;
   out += fmt("  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%" PRIu64 ", majf=%" PRIu64 ", minf=%" PRIu64 "\n",
@@ -183,17 +184,17 @@ std::string group_block(const ReportGroup& g) {
 }
 
 // Terse v3, one direction (stat.c show_ddir_status_terse): latencies in usec.
-std::string terse_dir(const Report& rep, const ReportJob& job, BenchDir d) {
-  const BenchDirResult& r = job.result.dir[d];
+std::string terse_dir(const Report& rep, const ReportJob& job, bench::BenchDir d) {
+  const bench::BenchDirResult& r = job.result.dir[d];
   const DirView v = dir_view(rep, job, d);
   const std::uint64_t bw = v.runtime ? r.io_bytes * 1000 / v.runtime / 1024 : 0;
   const std::uint64_t iops = v.runtime ? r.ios * 1000 / v.runtime : 0;
-  auto lat = [](const LatencyStats& s) {
+  auto lat = [](const bench::LatencyStats& s) {
     return fmt(";%" PRIu64 ";%" PRIu64 ";%f;%f", s.min() / 1000, s.max() / 1000, s.mean() / 1000, s.stddev() / 1000);
   };
   std::string out = fmt(";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64, r.io_bytes >> 10, bw, iops, v.runtime);
   out += lat(r.slat) + lat(r.clat.stats());
-  const auto& list = job.spec ? job.spec->percentiles : FioJob{}.percentiles;
+  const auto& list = job.spec ? job.spec->percentiles : bench::FioJob{}.percentiles;
   for (std::size_t i = 0; i < 20; ++i) {
     if (i < list.size() && r.clat.count()) out += fmt(";%f%%=%" PRIu64, list[i], r.clat.percentile(list[i]) / 1000);
     else out += ";0%=0";
@@ -227,9 +228,9 @@ std::string format_normal(const Report& rep) {
 std::string format_terse(const Report& rep) {
   std::string out;
   for (const auto& e : rep.entries) {
-    const BenchResult& r = e.result;
+    const bench::BenchResult& r = e.result;
     out += fmt("3;ddbench-%s;%s;%u;0", fsio::kVersion, e.name.c_str(), e.group);
-    out += terse_dir(rep, e, dir_read) + terse_dir(rep, e, dir_write);
+    out += terse_dir(rep, e, bench::dir_read) + terse_dir(rep, e, bench::dir_write);
     const double run_ms = r.elapsed * 1000;
     out += fmt(";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64, run_ms > 0 ? r.cpu.usr * 1e5 / run_ms : 0.0,
                run_ms > 0 ? r.cpu.sys * 1e5 / run_ms : 0.0, r.cpu.ctx, r.cpu.majf, r.cpu.minf);

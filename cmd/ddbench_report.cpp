@@ -18,9 +18,9 @@ ReportGroup group_of(const std::vector<ReportJob>& jobs, unsigned id) {
     if (j.group != id) continue;
     if (first && j.spec) g.kb_base = j.spec->kb_base;
     first = false;
-    const BenchResult& r = j.result;
+    const bench::BenchResult& r = j.result;
     for (unsigned d = 0; d < 2; ++d) {
-      const bool active = d == dir_read ? bench_reads(r.rw) : bench_writes(r.rw);
+      const bool active = d == bench::dir_read ? bench::bench_reads(r.rw) : bench::bench_writes(r.rw);
       const std::uint64_t run = active ? r.runtime_ms() : 0;
       if (!run) continue;
       const std::uint64_t io = r.dir[d].io_bytes;
@@ -90,15 +90,16 @@ std::string fio_time_string(std::time_t t) {
   return buf;
 }
 
-const DdbenchCommand& command(const Report& rep) { return *rep.cmd; }
+const bench::DdbenchCommand& command(const Report& rep) { return *rep.cmd; }
 
-Report make_report(const DdbenchCommand& cmd, const std::vector<BenchJob>& jobs, BenchRun&& run,
+Report make_report(const bench::DdbenchCommand& cmd, const std::vector<bench::BenchJob>& jobs, bench::BenchRun&& run,
                    std::time_t start, long long start_ms) {
   Report rep;
   rep.cmd = &cmd;
   rep.start = start;
   rep.start_ms = start_ms;
-  const bool disk_util = std::all_of(jobs.begin(), jobs.end(), [](const BenchJob& j) { return !j.spec || j.spec->disk_util; });
+  const bool disk_util =
+      std::all_of(jobs.begin(), jobs.end(), [](const bench::BenchJob& j) { return !j.spec || j.spec->disk_util; });
   if (disk_util) rep.disks = std::move(run.disks);
   for (std::size_t k = 0; k < jobs.size(); ++k)
     rep.jobs.push_back({jobs[k].name, jobs[k].group, 1, int(k + 1), jobs[k].spec, jobs[k].target,
@@ -117,20 +118,20 @@ Report make_report(const DdbenchCommand& cmd, const std::vector<BenchJob>& jobs,
       for (const ReportJob* j : members) rep.entries.push_back(*j);
       continue;
     }
-    std::vector<const BenchResult*> results;
+    std::vector<const bench::BenchResult*> results;
     for (const ReportJob* j : members) results.push_back(&j->result);
     ReportJob e = *members.front();
     e.members = unsigned(members.size());
-    e.result = merge_results(results);
+    e.result = bench::merge_results(results);
     rep.entries.push_back(std::move(e));
   }
   return rep;
 }
 
-DirView dir_view(const Report& rep, const ReportJob& job, BenchDir d) {
-  const BenchResult& r = job.result;
+DirView dir_view(const Report& rep, const ReportJob& job, bench::BenchDir d) {
+  const bench::BenchResult& r = job.result;
   DirView v;
-  v.active = d == dir_read ? bench_reads(r.rw) : bench_writes(r.rw);
+  v.active = d == bench::dir_read ? bench::bench_reads(r.rw) : bench::bench_writes(r.rw);
   if (!v.active) return v;
   v.runtime = r.runtime_ms();
   v.bw_bytes = r.elapsed > 0 ? std::uint64_t(double(r.dir[d].io_bytes) / r.elapsed) : 0;

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "libfsio/bench_jobs.hpp"
-#include "libfsio/fio_plan.hpp"
+#include "cmd/bench/command_line.hpp"
+#include "cmd/bench/jobs.hpp"
 
 namespace fsio::cli {
 
@@ -19,9 +19,9 @@ struct ReportJob {
   unsigned group = 0;
   unsigned members = 1;  // jobs summed into it
   int number = 1;        // fio's job number (1-based), for log file names
-  const FioJob* spec = nullptr;
+  const bench::FioJob* spec = nullptr;
   std::string target;
-  BenchResult result;
+  bench::BenchResult result;
 };
 
 struct ReportGroup {
@@ -35,16 +35,16 @@ struct ReportGroup {
 };
 
 struct Report {
-  const DdbenchCommand* cmd = nullptr;
+  const bench::DdbenchCommand* cmd = nullptr;
   std::vector<ReportJob> jobs;     // every job, for logs and the plot
   std::vector<ReportJob> entries;  // what is printed: jobs, or groups merged
   std::vector<ReportGroup> groups;
-  std::vector<DiskUtil> disks;
+  std::vector<bench::DiskUtil> disks;
   std::time_t start = 0;
   long long start_ms = 0;
 };
 
-Report make_report(const DdbenchCommand& cmd, const std::vector<BenchJob>& jobs, BenchRun&& run,
+Report make_report(const bench::DdbenchCommand& cmd, const std::vector<bench::BenchJob>& jobs, bench::BenchRun&& run,
                    std::time_t start, long long start_ms);
 
 // What fio shows of one direction (stat.c show_ddir_status, json).
@@ -58,14 +58,14 @@ struct DirView {
   double iops_min = 0, iops_max = 0, iops_mean = 0, iops_dev = 0;
   std::uint64_t samples = 0;
 };
-DirView dir_view(const Report& rep, const ReportJob& job, BenchDir d);
+DirView dir_view(const Report& rep, const ReportJob& job, bench::BenchDir d);
 
 // fio's num2str (lib/num2str.c): at most `maxlen` digits, dividing by 1000
 // or 1024 into k/M/G... or Ki/Mi/Gi..., with decimals to fill the room:
 // 8192 KiB, 16.0MiB, 229MiB/s, 58.5k.
 std::string num2str(std::uint64_t num, int maxlen, bool pow2, const char* unit);
 
-const DdbenchCommand& command(const Report& rep);
+const bench::DdbenchCommand& command(const Report& rep);
 std::string fio_time_string(std::time_t t);  // "Tue Dec  1 00:34:05 2026"
 
 std::string format_normal(const Report& rep);

@@ -50,6 +50,14 @@ std::uint64_t physical_memory() {
   return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
+// SOURCE_DATE_EPOCH's time when it is set (cmd/common.hpp), else the clock's.
+fsio::Result<ext::Timestamp> current_time() {
+  if (const auto sde = FSIO_TRY(fsio::cli::source_date_epoch())) return ext::Timestamp{*sde, 0};
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return ext::Timestamp{ts.tv_sec, std::uint32_t(ts.tv_nsec)};
+}
+
 // Times the filesystem's inodes cannot hold are refused before anything is
 // written, naming where they came from (ext/inode.hpp time_limits).
 fsio::Status check_times(const ext::Filesystem& fs, const ext::Timestamp& now, const std::optional<ext::Timestamp>& mtime,
@@ -102,7 +110,7 @@ int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   fsio::InterruptGuard interrupt;
   o.interrupted = [] { return fsio::InterruptGuard::requested(); };
   auto rep = ext::put_tree(**fs, a.dest, a.source, o);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("put " + a.dest).at(c.target));
   if (c.json) {
     print_put_json(c, *rep, **fs, true);
   } else if (!c.quiet) {
@@ -114,52 +122,61 @@ int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   return exit_ok;
 }
 
-}  // namespace
+// The dirty buffer grows with the data up to the limit: a limit the
+// machine's memory cannot hold would end in an allocation failure halfway.
+fsio::Status check_writeback_limits(const WriteArgs& a) {
+  constexpr std::uint64_t kMinDirty = 1u << 20;
+  const std::uint64_t ram = physical_memory();
+  if (a.dirty_limit < kMinDirty)
+    return fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
+                                                        ": expected at least 1M");
+  if (ram != 0 && a.dirty_limit > ram)
+    return fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
+                                                        ": more than this machine's " + fsio::format_size(ram) +
+                                                        " of memory");
+  if (a.writeback_chunk == 0 || a.writeback_chunk > a.dirty_limit)
+    return fsio::make_error(Errc::invalid_argument, "--writeback-chunk " + std::to_string(a.writeback_chunk) +
+                                                        ": expected above 0 and at most --dirty-limit");
+  return {};
+}
 
-int cmd_put(const Common& c, const WriteArgs& a) {
-  auto now = ext::current_time();
-  if (!now) return fsio::cli::report(kTool, now.error());
-  auto own = owner(a, 0644);
-  if (!own) return fsio::cli::report(kTool, own.error());
+// put's options from the command line, each checked.
+fsio::Result<ext::PutOptions> put_options(const Common& c, const WriteArgs& a) {
+  const ext::Timestamp now = FSIO_TRY(current_time());
+  const ext::Owner own = FSIO_TRY(owner(a, 0644));
   ext::PutOptions o;
   o.parents = a.parents;
   o.force = a.force;
   o.dry_run = c.dry_run;
-  o.owner = *own;
-  o.now = *now;
-  if (!a.mtime.empty()) {
-    auto m = parse_epoch(a.mtime);
-    if (!m) return fsio::cli::report(kTool, m.error());
-    o.mtime = *m;
-  }
+  o.owner = own;
+  o.now = now;
+  if (!a.mtime.empty()) o.mtime = FSIO_TRY(parse_epoch(a.mtime));
   o.writeback.dirty_limit = a.dirty_limit;
   o.writeback.chunk = a.writeback_chunk;
   o.writeback.sparse = a.sparse;
-  // The dirty buffer grows with the data up to the limit: a limit the
-  // machine's memory cannot hold would end in an allocation failure halfway.
-  constexpr std::uint64_t kMinDirty = 1u << 20;
-  const std::uint64_t ram = physical_memory();
-  if (a.dirty_limit < kMinDirty)
-    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
-                                                                                 ": expected at least 1M"));
-  if (ram != 0 && a.dirty_limit > ram)
-    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
-                                                                                 ": more than this machine's " +
-                                                                                 fsio::format_size(ram) + " of memory"));
-  if (a.writeback_chunk == 0 || a.writeback_chunk > a.dirty_limit)
-    return fsio::cli::report(kTool, fsio::make_error(Errc::invalid_argument, "--writeback-chunk " +
-                                                                                 std::to_string(a.writeback_chunk) +
-                                                                                 ": expected above 0 and at most --dirty-limit"));
+  FSIO_TRY(check_writeback_limits(a));
+  return o;
+}
 
-  struct stat st {};
-  const bool tree = a.source != "-" && ::stat(a.source.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  // What put reads (the file, standard input, every file of the tree) must not share the image's storage.
+// What put reads (the file, standard input, every file of the tree) must not share the image's storage.
+fsio::Status check_source_apart(const Common& c, const WriteArgs& a, bool tree) {
   const bool in_stdin = a.source == "-";
   const fsio::StorageRef src_ref{tree ? "the source tree" : "the source", in_stdin ? "standard input" : a.source,
                                  in_stdin ? STDIN_FILENO : -1, 0, fsio::kToEnd, tree};
-  if (auto apart = fsio::check_apart({"", c.target, -1, c.offset}, {src_ref}); !apart)
-    return fsio::cli::report(kTool, apart.error());
-  if (tree) return put_tree(c, a, o);
+  return fsio::check_apart({"", c.target, -1, c.offset}, {src_ref});
+}
+
+void print_put(const Common& c, const ext::PutReport& r) {
+  if (c.dry_run)
+    std::printf("would %s %s%s\n", r.replaced ? "replace" : "create", r.path.c_str(),
+                r.created_dirs.empty() ? "" : " (and its missing parent directories)");
+  else
+    std::printf("%s: %s %s, %s in %zu extent%s, inode %u\n", c.target.c_str(), r.replaced ? "replaced" : "wrote",
+                r.path.c_str(), fsio::format_size(r.size).c_str(), r.extents, r.extents == 1 ? "" : "s", r.ino);
+}
+
+// SRC is a file or standard input: one file, with progress on a terminal.
+int put_one_file(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   int fd = STDIN_FILENO;
   if (a.source != "-") {
     fd = ::open(a.source.c_str(), O_RDONLY | O_CLOEXEC);
@@ -176,27 +193,30 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   o.progress = &progress;
   auto rep = ext::put_file(**fs, a.dest, src, o);
   if (fd != STDIN_FILENO) ::close(fd);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": put " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("put " + a.dest).at(c.target));
   const auto& s = (*fs)->queue().stats();
   if (c.json) {
     print_put_json(c, *rep, **fs, false);
     return exit_ok;
   }
-  if (!c.quiet) {
-    if (c.dry_run)
-      std::printf("would %s %s%s\n", rep->replaced ? "replace" : "create", rep->path.c_str(),
-                  rep->created_dirs.empty() ? "" : " (and its missing parent directories)");
-    else
-      std::printf("%s: %s %s, %s in %zu extent%s, inode %u\n", c.target.c_str(), rep->replaced ? "replaced" : "wrote",
-                  rep->path.c_str(), fsio::format_size(rep->size).c_str(), rep->extents, rep->extents == 1 ? "" : "s",
-                  rep->ino);
-  }
+  if (!c.quiet) print_put(c, *rep);
   if (c.stats && !c.dry_run) print_stats(s, &rep->writeback);
   return exit_ok;
 }
 
+}  // namespace
+
+int cmd_put(const Common& c, const WriteArgs& a) {
+  auto o = put_options(c, a);
+  if (!o) return fsio::cli::report(kTool, o.error());
+  struct stat st {};
+  const bool tree = a.source != "-" && ::stat(a.source.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if (auto apart = check_source_apart(c, a, tree); !apart) return fsio::cli::report(kTool, apart.error());
+  return tree ? put_tree(c, a, *o) : put_one_file(c, a, *o);
+}
+
 int cmd_mkdir(const Common& c, const WriteArgs& a) {
-  auto now = ext::current_time();
+  auto now = current_time();
   if (!now) return fsio::cli::report(kTool, now.error());
   auto own = owner(a, 0755);
   if (!own) return fsio::cli::report(kTool, own.error());
@@ -204,7 +224,7 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
   if (!fs) return fsio::cli::report(kTool, fs.error());
   if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::make_dirs(**fs, a.dest, a.parents, *own, *now, c.dry_run);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": mkdir " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("mkdir " + a.dest).at(c.target));
   if (c.json) {
     std::cout << json{{"target", c.target}, {"dry_run", c.dry_run}, {"created", rep->created},
                       {"stats", stats_json((*fs)->queue().stats())}}.dump(2)
@@ -217,13 +237,13 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
 }
 
 int cmd_rm(const Common& c, const WriteArgs& a) {
-  auto now = ext::current_time();
+  auto now = current_time();
   if (!now) return fsio::cli::report(kTool, now.error());
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   if (auto t = check_times(**fs, *now, std::nullopt, ""); !t) return fsio::cli::report(kTool, t.error());
   auto rep = ext::remove_path(**fs, a.dest, *now, c.dry_run);
-  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap(c.target + ": rm " + a.dest));
+  if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("rm " + a.dest).at(c.target));
   if (c.json) {
     std::cout << json{{"target", c.target}, {"path", a.dest}, {"dry_run", c.dry_run}, {"inode", rep->ino},
                       {"inode_freed", rep->inode_freed}, {"blocks_freed", rep->blocks_freed},

@@ -92,7 +92,8 @@ int run(const Args& a) {
     std::cout << to_json(out, *result, vol, (*target)->queue->stats()).dump(2) << '\n';
   else if (!a.quiet || code)
     print(out, *result, vol);
-  if (stopped) std::fprintf(stderr, "fatck: %s: %s\n", a.target.c_str(), stopped->message().c_str());
+  // An I/O error names the target itself; an interruption is said about it too.
+  if (stopped) std::fprintf(stderr, "fatck: %s\n", fsio::Error(*stopped).at(a.target).message().c_str());
   return code;
 }
 

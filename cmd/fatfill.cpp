@@ -60,8 +60,7 @@ fsio::Status finish_options(Args& a) {
   if (a.mirror == "batched") f.mirror = fat::MirrorMode::batched;
   else if (a.mirror == "serial") f.mirror = fat::MirrorMode::serial;
   else return usage("--mirror '" + a.mirror + "': expected batched or serial");
-  const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
-  f.when = FSIO_TRY(fat::fill_time(epoch ? std::optional<std::string_view>(epoch) : std::nullopt));
+  f.when = fat::fill_time(FSIO_TRY(fsio::cli::source_date_epoch()));
   return {};
 }
 
@@ -147,7 +146,7 @@ int run(Args& a) {
   auto off = offset_bytes(a, *dev);
   if (!off) return fsio::cli::report(tool, off.error());
   auto queue = fsio::IoQueue::create(*dev);
-  if (!queue) return fsio::cli::report(tool, std::move(queue).error().wrap(a.target));
+  if (!queue) return fsio::cli::report(tool, queue.error());
   auto vol = fat::Volume::open(*queue, {*off, fat::fill_fat_cache()});
   if (!vol) return fsio::cli::report(tool, vol.error());
   std::uint64_t total = a.fill.size * a.fill.names.size();  // < 2^32 * 2^17: no overflow

@@ -84,9 +84,9 @@ fsio::Status check_input_apart(const Args& a, const img::Header& h) {
                            {{"the input", in_stdin ? "standard input" : a.in, in_stdin ? STDIN_FILENO : -1}});
 }
 
-// Opens IN (a file, or "-" for a pipe) and its header, then runs `body` on
-// the reader; an error on the way is reported and its exit code returned.
-int with_stream(const std::string& in, const std::function<int(img::ImageReader&)>& body) {
+// Opens IN (a file, or "-" for a pipe) and runs `body` on its reader; an
+// error on the way is reported and its exit code returned.
+int with_input(const std::string& in, const std::function<int(img::StreamReader&)>& body) {
   int fd = STDIN_FILENO;
   if (in == "-") {
     if (::isatty(STDIN_FILENO)) return fail(make_error(Errc::invalid_argument, "stdin is a terminal; pipe an image in"));
@@ -94,23 +94,32 @@ int with_stream(const std::string& in, const std::function<int(img::ImageReader&
     return fail(fsio::errno_error(in + ": open"));
   }
   img::StreamReader stream(fd, in == "-" ? "stdin" : in);
-  auto reader = img::ImageReader::open(stream);
-  if (!reader) return fail(reader.error());
-  return body(*reader);
+  return body(stream);
 }
 
-std::uint64_t created_time() {
-  if (const char* e = std::getenv("SOURCE_DATE_EPOCH")) return std::strtoull(e, nullptr, 10);
+// The same, with the fsimg header read.
+int with_stream(const std::string& in, const std::function<int(img::ImageReader&)>& body) {
+  return with_input(in, [&](img::StreamReader& stream) {
+    auto reader = img::ImageReader::open(stream);
+    if (!reader) return fail(reader.error());
+    return body(*reader);
+  });
+}
+
+// The header's creation time: SOURCE_DATE_EPOCH's seconds when it is set
+// (cmd/common.hpp), else the clock's.
+fsio::Result<std::uint64_t> created_time() {
+  if (const auto sde = FSIO_TRY(fsio::cli::source_date_epoch())) return std::uint64_t(*sde);
   return std::uint64_t(std::time(nullptr));
 }
 
-void print_plan(std::FILE* f, const img::Plan& p) {
+void print_source(std::FILE* f, const img::Source& p) {
   const img::Header& h = p.header;
   const std::uint64_t mapped = h.mapped_blocks * h.block_size;
-  std::fprintf(f, "%s: %s; %s used of %s (%.1f%%) in %zu runs of %u-byte blocks\n", p.source.c_str(), p.detail.c_str(),
+  std::fprintf(f, "%s: %s; %s used of %s (%.1f%%) in %zu runs of %u-byte blocks\n", p.path.c_str(), p.detail.c_str(),
                fsio::format_size(mapped).c_str(), fsio::format_size(h.image_bytes).c_str(),
                100.0 * ratio(mapped, h.image_bytes), h.runs.size(), h.block_size);
-  for (const auto& n : p.notes) std::fprintf(f, "%s: note: %s\n", p.source.c_str(), n.c_str());
+  for (const auto& n : p.notes) std::fprintf(f, "%s: note: %s\n", p.path.c_str(), n.c_str());
 }
 
 }  // namespace
@@ -118,20 +127,22 @@ void print_plan(std::FILE* f, const img::Plan& p) {
 int run_save(const Args& a) {
   auto choice = img::parse_fs_choice(a.fs);
   if (!choice) return fail(choice.error());
+  const auto stamp = created_time();
+  if (!stamp) return fail(stamp.error());
   if (a.out == "-" && a.json) return fail(make_error(Errc::invalid_argument, "--json with OUT -: stdout carries the image"));
   fsio::InterruptGuard interrupt;
   if (auto st = check_out_apart(a); !st) return fail(st.error());
-  auto plan = img::plan_source(a.source, {*choice, a.offset, fsio::EngineKind::automatic});
-  if (!plan) return fail(plan.error());
+  auto source = img::map_source(a.source, {*choice, a.offset, fsio::EngineKind::automatic});
+  if (!source) return fail(source.error());
   std::FILE* text = a.out == "-" ? stderr : stdout;
-  json out = {{"source", a.source}, {"out", a.out}, {"detail", plan->detail}, {"notes", plan->notes}};
+  json out = {{"source", a.source}, {"out", a.out}, {"detail", source->detail}, {"notes", source->notes}};
   if (a.dry_run) {
-    out["header"] = header_json(plan->header);
+    out["header"] = header_json(source->header);
     if (a.json) std::cout << out.dump(2) << '\n';
-    else if (!a.quiet) print_plan(text, *plan);
+    else if (!a.quiet) print_source(text, *source);
     return fsio::cli::exit_ok;
   }
-  const std::uint32_t bs = plan->header.block_size;
+  const std::uint32_t bs = source->header.block_size;
   if (a.frame_bytes < bs || a.frame_bytes % bs || a.frame_bytes > img::kMaxFrameBytes)
     return fail(make_error(Errc::invalid_argument, "--frame-size " + std::to_string(a.frame_bytes) +
                                                        ": must be a multiple of the block size (" + std::to_string(bs) +
@@ -139,11 +150,11 @@ int run_save(const Args& a) {
   bool created = false;
   auto fd = open_out(a, &created);
   if (!fd) return fail(fd.error());
-  if (!a.quiet && !a.json) print_plan(text, *plan);
-  fsio::Progress progress("fsimg save", plan->header.mapped_blocks * plan->header.block_size, progress_on(a));
-  img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + fsio::kVersion, created_time(),
+  if (!a.quiet && !a.json) print_source(text, *source);
+  fsio::Progress progress("fsimg save", source->header.mapped_blocks * source->header.block_size, progress_on(a));
+  img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + fsio::kVersion, *stamp,
                       fsio::EngineKind::automatic, &progress};
-  auto rep = img::save(*plan, *fd, a.out, so);
+  auto rep = img::save(*source, *fd, a.out, so);
   if (*fd != STDOUT_FILENO && ::close(*fd) != 0 && rep) rep = fsio::errno_error(a.out + ": close");
   if (!rep) {
     std::string msg = rep.error().code == Errc::interrupted ? a.out + ": interrupted, the image is incomplete"
@@ -153,7 +164,7 @@ int run_save(const Args& a) {
   }
   const auto& r = *rep;
   if (a.json) {
-    out["header"] = header_json(plan->header);
+    out["header"] = header_json(source->header);
     out.update({{"frames", r.frames}, {"threads", r.threads}, {"mapped_bytes", r.mapped_bytes},
                 {"zero_bytes", r.zero_bytes}, {"stored_bytes", r.stored_bytes},
                 {"compressed_bytes", r.compressed_bytes}, {"stream_bytes", r.stream_bytes},
@@ -169,36 +180,51 @@ int run_save(const Args& a) {
   return fsio::cli::exit_ok;
 }
 
+// An fsimg stream to one target, without --verify: restore() (restore.hpp).
+int restore_one(const Args& a, img::StreamReader& stream) {
+  auto image = img::ImageReader::open(stream);
+  if (!image) return fail(image.error());
+  img::ImageReader& reader = *image;
+  const img::Header& h = reader.header();
+  if (auto st = check_input_apart(a, h); !st) return fail(st.error());
+  fsio::Progress progress("fsimg restore", h.image_bytes, progress_on(a) && !a.dry_run);
+  img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads,
+                         fsio::EngineKind::automatic, &progress};
+  auto rep = img::restore(reader, a.target, ro);
+  if (!rep) return fail(rep.error());
+  const auto& r = *rep;
+  const double mbps = r.seconds > 0 ? double(r.data_bytes) / r.seconds / 1e6 : 0;
+  if (a.json) {
+    json out = {{"in", a.in}, {"target", a.target}, {"dry_run", a.dry_run}, {"header", header_json(h)},
+                {"frames", r.frames}, {"data_bytes", r.data_bytes}, {"zero_written", r.zero_written},
+                {"zero_punched", r.zero_punched}, {"kept_bytes", r.kept_bytes},
+                {"wiped_signatures", r.wiped_signatures}, {"zeroing", r.zeroing}, {"direct", r.direct},
+                {"created", r.created}, {"seconds", r.seconds}, {"write_stats", fsio::cli::to_json(r.write_stats)}};
+    std::cout << out.dump(2) << '\n';
+  } else if (!a.quiet) {
+    std::printf("%s%s: %s %s filesystem from %s: %s of data in %u frames, zeros: %s written, %s by %s%s; %.2f s, "
+                "%.0f MB/s\n",
+                a.dry_run ? "would restore " : "", a.target.c_str(), fsio::format_size(h.image_bytes).c_str(),
+                img::fs_type_name(h.fs_type), a.in.c_str(), fsio::format_size(r.data_bytes).c_str(), r.frames,
+                fsio::format_size(r.zero_written).c_str(), fsio::format_size(r.zero_punched).c_str(),
+                r.zeroing == "written" ? "punching" : r.zeroing.c_str(),
+                a.keep_unused ? (", " + fsio::format_size(r.kept_bytes) + " unused left as it was").c_str() : "",
+                r.seconds, mbps);
+  }
+  return fsio::cli::exit_ok;
+}
+
 int run_restore(const Args& a) {
   fsio::InterruptGuard interrupt;
-  return with_stream(a.in, [&](img::ImageReader& reader) -> int {
-    const img::Header& h = reader.header();
-    if (auto st = check_input_apart(a, h); !st) return fail(st.error());
-    fsio::Progress progress("fsimg restore", h.image_bytes, progress_on(a) && !a.dry_run);
-    img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads,
-                           fsio::EngineKind::automatic, &progress};
-    auto rep = img::restore(reader, a.target, ro);
-    if (!rep) return fail(rep.error());
-    const auto& r = *rep;
-    const double mbps = r.seconds > 0 ? double(r.data_bytes) / r.seconds / 1e6 : 0;
-    if (a.json) {
-      json out = {{"in", a.in}, {"target", a.target}, {"dry_run", a.dry_run}, {"header", header_json(h)},
-                  {"frames", r.frames}, {"data_bytes", r.data_bytes}, {"zero_written", r.zero_written},
-                  {"zero_punched", r.zero_punched}, {"kept_bytes", r.kept_bytes},
-                  {"wiped_signatures", r.wiped_signatures}, {"zeroing", r.zeroing}, {"direct", r.direct},
-                  {"created", r.created}, {"seconds", r.seconds}, {"write_stats", fsio::cli::to_json(r.write_stats)}};
-      std::cout << out.dump(2) << '\n';
-    } else if (!a.quiet) {
-      std::printf("%s%s: %s %s filesystem from %s: %s of data in %u frames, zeros: %s written, %s by %s%s; %.2f s, "
-                  "%.0f MB/s\n",
-                  a.dry_run ? "would restore " : "", a.target.c_str(), fsio::format_size(h.image_bytes).c_str(),
-                  img::fs_type_name(h.fs_type), a.in.c_str(), fsio::format_size(r.data_bytes).c_str(), r.frames,
-                  fsio::format_size(r.zero_written).c_str(), fsio::format_size(r.zero_punched).c_str(),
-                  r.zeroing == "written" ? "punching" : r.zeroing.c_str(),
-                  a.keep_unused ? (", " + fsio::format_size(r.kept_bytes) + " unused left as it was").c_str() : "",
-                  r.seconds, mbps);
+  return with_input(a.in, [&](img::StreamReader& stream) -> int {
+    auto kind = img::detect_input(stream);
+    if (!kind) return fail(kind.error());
+    if (*kind == img::InputKind::fsimg && a.targets.size() == 1 && !a.verify && a.bmap.empty()) {
+      Args one = a;
+      one.target = a.targets[0];
+      return restore_one(one, stream);
     }
-    return fsio::cli::exit_ok;
+    return run_restore_many(a, stream, *kind);
   });
 }
 

@@ -16,6 +16,7 @@
 #include "cmd/mkext4_args.hpp"
 #include "cmd/mkext4_report.hpp"
 #include "ext/mkfs.hpp"
+#include "libfsio/created_file.hpp"
 #include "libfsio/engine.hpp"
 #include "libfsio/signatures.hpp"
 
@@ -52,17 +53,6 @@ Result<ext::Mke2fsConf> load_conf() {
   return ext::Mke2fsConf::parse(text.str(), path);
 }
 
-Result<std::optional<std::int64_t>> source_date_epoch() {
-  const char* v = std::getenv("SOURCE_DATE_EPOCH");
-  if (!v) return std::optional<std::int64_t>{};
-  const std::string s(v);
-  std::int64_t t = 0;
-  bool ok = !s.empty() && s.size() <= 12;
-  for (char c : s) ok = ok && c >= '0' && c <= '9', t = t * 10 + (c - '0');
-  if (!ok) return fsio::make_error(Errc::invalid_argument, "SOURCE_DATE_EPOCH '" + s + "' is not a number of seconds");
-  return std::optional<std::int64_t>(t);
-}
-
 // What mke2fs learns about the target before writing, through a read-only
 // open that refuses what a write would refuse (in use, read-only).
 Result<ext::MkfsTarget> inspect(const Mkext4Args& a) {
@@ -73,7 +63,7 @@ Result<ext::MkfsTarget> inspect(const Mkext4Args& a) {
   if (r != 0 && errno != ENOENT) return fsio::errno_error(a.target);
   t.exists = r == 0;
   if (a.create && t.exists)
-    return fsio::make_error(Errc::busy, a.target + ": exists; -C makes a new file and never replaces one");
+    return fsio::make_error(Errc::busy, "exists; -C makes a new file and never replaces one").at(a.target);
   if (!t.exists) return t;
   fsio::OpenOptions o;
   o.check_write = true;
@@ -98,14 +88,9 @@ int make(const Mkext4Args& a, ext::MkfsPlan& plan, const ext::MkfsTarget& t) {
   if (!t.is_block_device) o.create_size = plan.params.offset + plan.fs_bytes();  // never shrinks a file
   auto dev = fsio::Device::open(a.target, o);
   if (!dev) return fail(dev.error());
-  auto failed = [&](const fsio::Error& e) {
-    std::string msg = dev->created() && e.code == Errc::interrupted ? a.target + ": interrupted" : e.message();
-    if (dev->created()) {
-      auto rm = dev->remove_created();
-      msg += rm ? "; removed " + a.target + ", which mkext4 had created" : "; could not remove it: " + rm.error().message();
-    }
-    return fail(fsio::Error{e.code, 0, msg});
-  };
+  // A file this run created is removed again on any failure, Ctrl-C too.
+  fsio::CreatedFile made(*dev, "mkext4");
+  auto failed = [&](fsio::Error e) { return fail(made.fail(std::move(e))); };
   // Blocks smaller than the direct-I/O unit (1 KiB blocks in an image on a
   // 4 KiB-sector disk), or an offset off it, go through the page cache.
   const std::uint32_t unit = dev->topology().dio_offset_align;
@@ -120,6 +105,7 @@ int make(const Mkext4Args& a, ext::MkfsPlan& plan, const ext::MkfsTarget& t) {
   fsio::Progress progress("mkext4", ext::mkfs_work_bytes(plan), !a.quiet && !a.json && fsio::stderr_is_terminal());
   auto rep = ext::write_mkfs(*queue, plan, &progress);
   if (!rep) return failed(rep.error());
+  made.keep();
   print_result(a, *rep, *queue);
   if (a.json) {
     auto out = plan_json(a, plan, {});

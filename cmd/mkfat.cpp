@@ -13,9 +13,11 @@
 #include "cmd/common.hpp"
 #include "cmd/mkfat_args.hpp"
 #include "cmd/mkfat_report.hpp"
+#include "cmd/mkfat_tree.hpp"
 #include "fat/badblocks.hpp"
 #include "fat/device_facts.hpp"
 #include "libfsio/apart.hpp"
+#include "libfsio/created_file.hpp"
 #include "libfsio/engine.hpp"
 #include "libfsio/pipe.hpp"
 #include "libfsio/size.hpp"
@@ -97,27 +99,28 @@ struct Plan {
 fsio::Status judge(const MkfatArgs& a, bool children, const std::vector<fsio::Signature>& sigs) {
   if (a.force || a.dry_run) return {};
   if (children)
-    return fsio::make_error(Errc::busy, as_mkfs(a) ? "Partitions or virtual mappings on device '" + a.target +
-                                                         "', not making filesystem (use -I to override)"
-                                                   : a.target + ": has partitions or virtual mappings (dm, md) in "
-                                                                "use of it; formatting would destroy them (use "
-                                                                "--force, or -I as with mkfs.fat, to override)");
+    return as_mkfs(a) ? fsio::make_error(Errc::busy, "Partitions or virtual mappings on device '" + a.target +
+                                                         "', not making filesystem (use -I to override)")
+                      : fsio::make_error(Errc::busy, "has partitions or virtual mappings (dm, md) in use of it; "
+                                                     "formatting would destroy them (use --force, or -I as with "
+                                                     "mkfs.fat, to override)")
+                            .at(a.target);
   if (sigs.empty() || as_mkfs(a)) return {};
   const auto& first = sigs.front();
   const bool table = first.usage == "partition_table";
-  return fsio::make_error(Errc::busy, a.target + ": holds " + fsio::describe(first) +
-                                          "; formatting would destroy it (use --force" +
-                                          (table ? ", or -I as with mkfs.fat," : "") + " to overwrite it)");
+  return fsio::make_error(Errc::busy, "holds " + fsio::describe(first) + "; formatting would destroy it (use --force" +
+                                          (table ? ", or -I as with mkfs.fat," : "") + " to overwrite it)")
+      .at(a.target);
 }
 
 // Everything that can refuse, before a single byte is written: the
 // geometry, the signatures in the volume, the boot message.
-Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev) {
+Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev, std::optional<std::int64_t> source_date_epoch) {
   Plan p;
   const fat::DeviceFacts facts = fat::device_facts(dev);
   if (a.offset_parsed)
     a.fmt.offset_sectors = FSIO_TRY(offset_sectors(a, dev.size(), fat::logical_sector_size(a.fmt, facts)));
-  p.g = FSIO_TRY_CTX(fat::compute_geometry(dev.size(), a.fmt, facts), a.target);
+  p.g = FSIO_TRY_AT(fat::compute_geometry(dev.size(), a.fmt, facts), a.target);
   // mkfs.fat warns when BLOCKS is not what the target holds after the offset.
   const std::uint64_t before = a.fmt.offset_sectors * fat::logical_sector_size(a.fmt, facts);
   if (a.fmt.blocks && dev.size() > before && (dev.size() - before) / 1024 != a.fmt.blocks)
@@ -132,8 +135,7 @@ Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev) {
     p.extras.boot.message = fat::boot_message_from_text(FSIO_TRY(read_file(*a.message_file, "-m", kMessageRead, true)));
     if (p.extras.boot.message->size() > fat::boot_message_capacity(p.g)) p.g.warnings.push_back("message too long; truncated");
   }
-  const char* epoch = std::getenv("SOURCE_DATE_EPOCH");
-  p.extras.identity = FSIO_TRY(fat::resolve_identity(a.fmt, epoch ? std::optional<std::string_view>(epoch) : std::nullopt));
+  p.extras.identity = fat::resolve_identity(a.fmt, source_date_epoch);
   return p;
 }
 
@@ -145,11 +147,87 @@ fsio::Status find_bad(const MkfatArgs& a, fsio::IoQueue& queue, Plan& p) {
   } else if (a.check) {
     if (a.verbose && !a.json) std::printf("Searching for bad blocks \n");
     fsio::Progress progress(a.inv.tool + " -c", p.g.filesystem_bytes(), !a.quiet && !a.json && fsio::stderr_is_terminal());
-    blocks = FSIO_TRY_CTX(fat::scan_bad_blocks(queue, p.g, &progress), a.target);
+    blocks = FSIO_TRY_AT(fat::scan_bad_blocks(queue, p.g, &progress), a.target);
   }
-  p.extras.bad_clusters = FSIO_TRY_CTX(fat::bad_clusters(p.g, blocks), a.target);
+  p.extras.bad_clusters = FSIO_TRY_AT(fat::bad_clusters(p.g, blocks), a.target);
   if (!blocks.empty() && !a.json) std::printf("%zu bad block%s\n", blocks.size(), blocks.size() == 1 ? "" : "s");
   return {};
+}
+
+// The target, created for -C as mkfs.fat -C creates it: never over a file
+// that exists, never through a symbolic link (O_EXCL).
+Result<fsio::Device> open_target(const MkfatArgs& a) {
+  fsio::OpenOptions oo;
+  oo.write = !a.dry_run;
+  oo.check_write = a.dry_run;
+  if (a.create) {
+    oo.create_size = FSIO_TRY(create_size(a));
+    oo.create_new = true;
+  }
+  return fsio::Device::open(a.target, oo);
+}
+
+// A failure once the target is open removes the image -C created (a
+// half-made image would only block the retry) and says so.
+int failed(const MkfatArgs& a, fsio::CreatedFile& made, fsio::Error e) {
+  if (made.armed() && e.code == Errc::interrupted) e = fsio::make_error(Errc::interrupted, "interrupted").at(a.target);
+  return fail(a, made.fail(std::move(e)));
+}
+
+// The plan's warnings on stderr, mkfs.fat's TOS line on stdout in its words
+// (scripts compare stdout), and -v's description.
+void say_plan(const MkfatArgs& a, Plan& p) {
+  if (p.g.needs_tos_104 && as_mkfs(a) && !a.json)
+    std::printf("Warning: More than 32765 sector need TOS 1.04 or higher.\n");
+  else if (p.g.needs_tos_104)
+    p.g.warnings.push_back("more than 32765 sectors need TOS 1.04 or higher");
+  for (const auto& w : p.g.warnings) say(a, "warning", w);
+  if (a.verbose && !a.json) std::fputs(verbose_text(a, p.g, p.extras.identity->volume_id).c_str(), stdout);
+}
+
+// --dry-run: what would be made and overwritten (and, with -d, what it
+// would hold); nothing is written.
+int print_dry_run(const MkfatArgs& a, const Plan& p, const nlohmann::json& out, const TreeBuild* tree) {
+  if (a.json) std::cout << out.dump(2) << '\n';
+  for (const auto& s : p.sigs)
+    if (!a.json && !a.quiet) std::printf("would overwrite %s\n", fsio::describe(s).c_str());
+  if (!a.json && !a.quiet && !as_mkfs(a)) print_summary(a.target, p.g, true);
+  if (tree && !a.json && !a.quiet) std::printf("%s\n", tree->summary(true).c_str());
+  return exit_ok;
+}
+
+// The queue for the writes. FAT sectors smaller than the direct-I/O unit
+// (-S 512 for an image on a 4 KiB-sector disk) can only be written through
+// the page cache.
+Result<fsio::IoQueue> open_queue(fsio::Device& dev, const fat::Geometry& g) {
+  if (dev.direct() && dev.topology().dio_offset_align > g.sector_size)
+    FSIO_TRY(dev.use_buffered("the " + std::to_string(g.sector_size) +
+                              "-byte sector is smaller than the device's direct-I/O unit"));
+  return fsio::IoQueue::create(dev);
+}
+
+// The writes: the bad blocks (-c reads the volume, -l a list), the tree's
+// clusters placed around them (-d), --discard, then the format itself.
+Result<fat::FormatReport> write_volume(MkfatArgs& a, fsio::Device& dev, fsio::IoQueue& queue, Plan& p,
+                                       TreeBuild* tree) {
+  FSIO_TRY(find_bad(a, queue, p));
+  if (tree) {
+    FSIO_TRY(tree->lay_out(p.g, p.extras.bad_clusters, *p.extras.identity, a.target));
+    p.extras.content = &tree->content();
+  }
+  // Like mke2fs: a device that cannot discard is still formatted, with a word.
+  if (a.discard) {
+    if (auto d = dev.discard(p.g.offset_bytes, p.g.filesystem_bytes()); !d)
+      say(a, "warning", "discard failed, formatting anyway: " + d.error().message());
+    if (fsio::InterruptGuard::requested())
+      return fsio::make_error(Errc::interrupted, "interrupted after --discard: the old contents are discarded and "
+                                                 "no filesystem was made")
+          .at(a.target);
+  }
+  fsio::Progress progress(a.inv.tool, fat::format_bytes(p.g) + (tree ? tree->file_bytes() : 0),
+                          !a.quiet && !a.json && fsio::stderr_is_terminal());
+  if (tree) progress.count_items(tree->files(), "files");
+  return fat::format_volume(queue, p.g, a.fmt, &progress, p.extras);
 }
 
 int run(MkfatArgs& a) {
@@ -157,73 +235,46 @@ int run(MkfatArgs& a) {
   // Ctrl-C from here on is reported (exit 130) with the state it leaves.
   std::optional<fsio::InterruptGuard> interrupt;
   if (!a.dry_run) interrupt.emplace();
-  fsio::OpenOptions oo;
-  oo.write = !a.dry_run;
-  oo.check_write = a.dry_run;
-  if (a.create) {
-    auto size = create_size(a);
-    if (!size) return fail(a, size.error());
-    oo.create_size = *size;
-    oo.create_new = true;  // O_EXCL, as mkfs.fat -C: never follows a symlink
+  const auto sde = source_date_epoch();  // before -C makes anything
+  if (!sde) return fail(a, sde.error());
+  // -d: the tree listed and named before the target is opened (-C with SIZE
+  // auto needs its size).
+  std::unique_ptr<TreeBuild> tree;
+  if (a.root) {
+    auto t = TreeBuild::start(a, *sde);
+    if (!t) return fail(a, t.error());
+    tree = std::move(*t);
+    for (const auto& s : tree->skipped()) say(a, "warning", "skipped " + s);
+    if (a.create && a.dry_run) {
+      auto st = tree->dry_run_image(a);
+      return st ? exit_ok : fail(a, st.error());
+    }
   }
   if (auto st = check_reads_apart(a); !st) return fail(a, st.error());
-  auto dev = fsio::Device::open(a.target, oo);
+  auto dev = open_target(a);
   if (!dev) return fail(a, dev.error());
-  // From here on a failure removes the image -C created: a half-made image
-  // would only block the retry.
-  auto failed = [&](const fsio::Error& e) {
-    std::string msg = dev->created() && e.code == Errc::interrupted ? a.target + ": interrupted" : e.message();
-    if (dev->created()) {
-      auto rm = dev->remove_created();
-      msg += rm ? "; removed " + a.target + ", which -C had created"
-                : "; could not remove the image -C created: " + rm.error().message();
-    }
-    return fail(a, fsio::Error{e.code, 0, msg});
-  };
-
-  auto p = plan(a, *dev);
-  if (!p) return failed(p.error());
-  // mkfs.fat prints this one on stdout, in these words; scripts compare stdout.
-  if (p->g.needs_tos_104 && as_mkfs(a) && !a.json)
-    std::printf("Warning: More than 32765 sector need TOS 1.04 or higher.\n");
-  else if (p->g.needs_tos_104)
-    p->g.warnings.push_back("more than 32765 sectors need TOS 1.04 or higher");
-  for (const auto& w : p->g.warnings) say(a, "warning", w);
-  if (a.verbose && !a.json) std::fputs(verbose_text(a, p->g, p->extras.identity->volume_id).c_str(), stdout);
+  fsio::CreatedFile made(*dev, "-C");
+  if (tree)
+    if (auto st = tree->check_apart(a.target); !st) return failed(a, made, st.error());
+  auto p = plan(a, *dev, *sde);
+  if (!p) return failed(a, made, p.error());
+  say_plan(a, *p);
+  if (tree && a.dry_run)
+    if (auto st = tree->lay_out(p->g, {}, *p->extras.identity, a.target); !st) return failed(a, made, st.error());
   nlohmann::json out = plan_json(a, p->g, p->sigs);
-  if (a.dry_run) {
-    if (a.json) std::cout << out.dump(2) << '\n';
-    for (const auto& s : p->sigs)
-      if (!a.json && !a.quiet) std::printf("would overwrite %s\n", fsio::describe(s).c_str());
-    if (!a.json && !a.quiet && !as_mkfs(a)) print_summary(a.target, p->g, true);
-    return exit_ok;
-  }
+  if (tree) out["tree"] = tree->json(false);
+  if (a.dry_run) return print_dry_run(a, *p, out, tree.get());
   for (const auto& s : p->sigs) say(a, "note", "overwriting " + fsio::describe(s) + " on " + a.target);
-
-  // FAT sectors smaller than the direct-I/O unit (-S 512 for an image on a
-  // 4 KiB-sector disk) can only be written through the page cache.
-  if (dev->direct() && dev->topology().dio_offset_align > p->g.sector_size)
-    if (auto st = dev->use_buffered("the " + std::to_string(p->g.sector_size) +
-                                    "-byte sector is smaller than the device's direct-I/O unit");
-        !st)
-      return failed(st.error());
-  auto queue = fsio::IoQueue::create(*dev);
-  if (!queue) return failed(std::move(queue).error().wrap(a.target));
-  if (auto st = find_bad(a, *queue, *p); !st) return failed(st.error());
-  // Like mke2fs: a device that cannot discard is still formatted, with a word.
-  if (a.discard) {
-    if (auto d = dev->discard(p->g.offset_bytes, p->g.filesystem_bytes()); !d)
-      say(a, "warning", "discard failed, formatting anyway: " + d.error().message());
-    if (fsio::InterruptGuard::requested())
-      return failed(fsio::make_error(Errc::interrupted, a.target + ": interrupted after --discard: the old contents "
-                                                                   "are discarded and no filesystem was made"));
-  }
-  fsio::Progress progress(a.inv.tool, fat::format_bytes(p->g), !a.quiet && !a.json && fsio::stderr_is_terminal());
-  auto rep = fat::format_volume(*queue, p->g, a.fmt, &progress, p->extras);
-  if (!rep) return failed(rep.error());
+  auto queue = open_queue(*dev, p->g);
+  if (!queue) return failed(a, made, queue.error());
+  auto rep = write_volume(a, *dev, *queue, *p, tree.get());
+  if (!rep) return failed(a, made, rep.error());
+  made.keep();
   add_result_json(out, *rep, *queue);
+  if (tree) out["tree"] = tree->json(true);
   if (a.json) std::cout << out.dump(2) << '\n';
   else if (!a.quiet && !as_mkfs(a)) print_result(a, p->g, *rep, *queue);
+  if (tree && !a.json && !a.quiet) std::printf("%s\n", tree->summary(false).c_str());
   return exit_ok;
 }
 

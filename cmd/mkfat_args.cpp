@@ -95,7 +95,7 @@ Status mbr(const char* value, fat::FormatOptions& f) {
 }
 
 enum LongOnly { kInvariant = 1000, kMbr, kVariant, kCodepage, kOffset, kHelp, kForce, kDryRun, kJson, kStats, kDiscard,
-                kClusterSize };
+                kClusterSize, kSkipSpecial, kSlack, kTz };
 
 const option kLong[] = {
     {"codepage", required_argument, nullptr, kCodepage}, {"invariant", no_argument, nullptr, kInvariant},
@@ -105,6 +105,8 @@ const option kLong[] = {
     {"dry-run", no_argument, nullptr, kDryRun},          {"json", no_argument, nullptr, kJson},
     {"stats", no_argument, nullptr, kStats},             {"discard", no_argument, nullptr, kDiscard},
     {"quiet", no_argument, nullptr, 'q'},                {"cluster-size", required_argument, nullptr, kClusterSize},
+    {"root", required_argument, nullptr, 'd'},           {"skip-special", no_argument, nullptr, kSkipSpecial},
+    {"slack", required_argument, nullptr, kSlack},       {"tz", required_argument, nullptr, kTz},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -118,6 +120,10 @@ Status apply(int c, const char* v, MkfatArgs& a) {
     case 'b': a.backup = s; break;
     case 'c': a.check = true; break;
     case 'C': a.create = true; break;
+    case 'd': a.root = s; break;
+    case kSkipSpecial: a.skip_special = true; break;
+    case kSlack: a.slack = s; break;
+    case kTz: a.tz = s; break;
     case 'D': a.drive = s; break;
     case 'f': f.num_fats = FSIO_TRY(in_range(s, "-f", 1, 4)); break;
     case 'F': f.fat_type = FSIO_TRY(one_of(s, "-F", {12, 16, 32})); break;
@@ -174,7 +180,7 @@ Result<MkfatArgs> parse_args(const Invocation& inv, int argc, char** argv) {
   optind = 0;  // (re)start: glibc's full reinitialisation
   for (;;) {
     // Leading ':' tells a missing value (':') from an unknown option ('?').
-    const int c = getopt_long(argc, argv, ":aAb:cCf:D:F:g:Ii:l:m:M:n:qr:R:s:S:h:vV", kLong, nullptr);
+    const int c = getopt_long(argc, argv, ":aAb:cCd:f:D:F:g:Ii:l:m:M:n:qr:R:s:S:h:vV", kLong, nullptr);
     if (c == -1) break;
     const std::string word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
     const std::string name = optopt > 0 && optopt < 256 ? std::string("-") + char(optopt) : word;
@@ -193,9 +199,14 @@ Result<MkfatArgs> parse_args(const Invocation& inv, int argc, char** argv) {
 
 Status finish_options(MkfatArgs& a, const std::string& charset) {
   auto& f = a.fmt;
-  if (a.blocks) f.blocks = FSIO_TRY(parse_blocks(*a.blocks));
-  if (a.create && f.blocks == 0) return usage("-C needs the size of the image to create (BLOCKS)");
-  if (a.create && a.dry_run) return usage("-C and --dry-run: nothing to measure; omit -C");
+  a.auto_size = a.root && a.create && (!a.blocks || *a.blocks == "auto");
+  if (a.blocks && *a.blocks == "auto" && !a.auto_size)
+    return usage("SIZE auto goes with -C and -d: a new image just large enough for the tree");
+  if (a.blocks && !a.auto_size) f.blocks = FSIO_TRY(parse_blocks(*a.blocks));
+  if (a.create && f.blocks == 0 && !a.auto_size) return usage("-C needs the size of the image to create (BLOCKS)");
+  if (a.create && a.dry_run && !a.root) return usage("-C and --dry-run: nothing to measure; omit -C");
+  if (!a.root && (a.slack || a.tz || a.skip_special)) return usage("--slack, --tz and --skip-special go with -d");
+  if (a.root && f.atari) return usage("-d with the Atari variant: not supported");
   if (a.check && a.bad_block_file) return usage("-c and -l: scan for bad blocks or read their list, not both");
   if (a.cluster_size) {
     const auto c = FSIO_TRY(count_or_size(*a.cluster_size, "--cluster-size"));
@@ -299,6 +310,12 @@ fsio's own:
   --dry-run       Print the geometry, the refusal or what would be overwritten;
                   write nothing
   --cluster-size=SIZE  Cluster size in bytes (instead of -s)
+  -d, --root=SRC  Fill the volume with SRC: a directory, or a tar archive (plain,
+                  gzip, zstd, xz; - reads standard input). With -C, BLOCKS may be
+                  auto or omitted: the smallest volume that holds it
+  --slack=SIZE|PCT  With -C auto: that much free space beyond the tree
+  --skip-special  With -d: leave out devices, FIFOs and sockets, naming each
+  --tz=ZONE       With -d: file times in ZONE (a tz name, or local), not UTC
   --discard       Discard (TRIM) the volume first; punch holes in an image
   --json          One JSON document on stdout
   --stats         Print I/O statistics

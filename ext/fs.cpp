@@ -33,7 +33,7 @@ fsio::Result<std::unique_ptr<Filesystem>> Filesystem::open(const std::string& pa
   qo.engine = o.engine;
   fs->q_ = std::make_unique<fsio::IoQueue>(FSIO_TRY(fsio::IoQueue::create(*fs->dev_, qo)));
   fs->writable_ = o.write;
-  if (auto st = fs->load(o); !st) return fs->dev_->error(std::move(st).error());
+  if (auto st = fs->load(o); !st) return std::move(st).error().at(path);
   return fs;
 }
 

@@ -2,6 +2,7 @@
 #include "ext/htree.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -175,86 +176,109 @@ fsio::Status make_room(Filesystem& fs, Allocator& alloc, Inode& dir, std::vector
   return {};
 }
 
-}  // namespace
+// Hash-sorted names cut about half way by bytes. The upper half's first
+// hash keys it in the index, with the low "continued" bit when a run of
+// equal hashes straddles the cut.
+struct Cut {
+  std::size_t at = 0;
+  std::uint32_t hash = 0;
+  bool continued = false;
+  std::uint32_t key() const { return hash | (continued ? 1 : 0); }
+};
 
-fsio::Status htree_add(Filesystem& fs, Allocator& alloc, Inode& dir, std::string_view name, std::uint32_t ino,
-                       std::uint8_t file_type) {
+Cut sort_and_cut(std::vector<Named>& names) {
+  std::stable_sort(names.begin(), names.end(), [](const Named& a, const Named& b) { return a.hash < b.hash; });
+  const std::size_t s = split_point(names);
+  const std::uint32_t hash2 = names[s].hash;
+  const bool continued = names[s - 1].hash == hash2;
+  return {s, hash2, continued};
+}
+
+std::string dir_where(const Inode& dir) { return "ext directory inode " + std::to_string(dir.ino) + ": "; }
+
+// The index blocks a name's hash passes through: the dx_root and, with
+// indirect_levels 1, the dx_node under it; `at` is the entry taken in each.
+struct IndexPath {
+  std::vector<DxBlock> frames;
+  std::vector<std::size_t> at;
+  std::uint8_t version = 0;  // the hash the directory uses
+  std::uint32_t hash = 0;    // the name's (major)
+};
+
+// Reads the dx_root (and dx_node), each block checked, down to the leaf `name` belongs in.
+fsio::Result<IndexPath> index_path(Filesystem& fs, const Inode& dir, std::string_view name) {
   const Layout& l = fs.layout();
-  const std::string where = "ext directory inode " + std::to_string(dir.ino) + ": ";
   const std::uint64_t root_phys = FSIO_TRY(physical_of(fs, dir, 0));
   auto root_data = FSIO_TRY(fs.meta(root_phys));
   FSIO_TRY(for_each_dirent(root_data, dir.ino, dir.generation(), 0, true, l,
                            [](const DirEntry&) -> fsio::Status { return {}; }));
   const auto info = fsio::load<DxRootInfo>(root_data, kDxRootInfoOffset);
   if (info.indirect_levels > 1)
-    return make_error(Errc::unsupported, where + "htree with " + std::to_string(info.indirect_levels + 1) +
+    return make_error(Errc::unsupported, dir_where(dir) + "htree with " + std::to_string(info.indirect_levels + 1) +
                                              " levels (large_dir) is not supported");
-  const std::uint8_t version = effective_hash_version(info.hash_version, l.unsigned_hash);
-  const DxHash h = FSIO_TRY(dx_hash(name, version, l.hash_seed));
-
-  std::vector<DxBlock> frames{DxBlock{root_data, kDxRootCountOffset, root_phys, false}};
-  std::vector<std::size_t> at{frames[0].find(h.major)};
+  IndexPath path;
+  path.version = effective_hash_version(info.hash_version, l.unsigned_hash);
+  path.hash = FSIO_TRY(dx_hash(name, path.version, l.hash_seed)).major;
+  path.frames = {DxBlock{root_data, kDxRootCountOffset, root_phys, false}};
+  path.at = {path.frames[0].find(path.hash)};
   if (info.indirect_levels == 1) {
-    const std::uint32_t logical = frames[0].block(at[0]);
+    const std::uint32_t logical = path.frames[0].block(path.at[0]);
     const std::uint64_t phys = FSIO_TRY(physical_of(fs, dir, logical));
     auto data = FSIO_TRY(fs.meta(phys));
     FSIO_TRY(for_each_dirent(data, dir.ino, dir.generation(), logical, true, l,
                              [](const DirEntry&) -> fsio::Status { return {}; }));
     if (classify_dir_block(data, logical, true, l) != DirBlockKind::dx_node)
-      return make_error(Errc::corrupt, where + "htree index names block " + std::to_string(logical) + ", not a dx_node");
-    frames.push_back(DxBlock{data, kDxNodeCountOffset, phys, false});
-    at.push_back(frames[1].find(h.major));
+      return make_error(Errc::corrupt,
+                        dir_where(dir) + "htree index names block " + std::to_string(logical) + ", not a dx_node");
+    path.frames.push_back(DxBlock{data, kDxNodeCountOffset, phys, false});
+    path.at.push_back(path.frames[1].find(path.hash));
   }
+  return path;
+}
 
-  const std::uint32_t leaf_logical = frames.back().block(at.back());
-  const std::uint64_t leaf_phys = FSIO_TRY(physical_of(fs, dir, leaf_logical));
-  std::span<std::byte> leaf = FSIO_TRY(fs.meta(leaf_phys));
-  auto names = FSIO_TRY(leaf_names(fs, dir, leaf, leaf_logical, version));
-  if (insert_in_block(leaf, name, ino, file_type, l)) {
-    seal_leaf_block(leaf, dir, l);
-    fs.mark_dirty(leaf_phys, MetaKind::directory);
-    return {};
-  }
-
-  // Split the leaf by hash. Every block the split changes is copied first
-  // (copy_dir_block), so the directory changes all at once when the inode
-  // that maps the copies is written, whatever write a crash stops at.
-  if (names.size() < 2) return make_error(Errc::unsupported, where + "a full leaf with one name cannot be split");
+// Every index block on the path copied (copy_dir_block) before the split
+// changes it, so the directory changes all at once when the inode that maps
+// the copies is written, whatever write a crash stops at.
+fsio::Status copy_index_path(Filesystem& fs, Allocator& alloc, Inode& dir, IndexPath& path) {
   std::vector<std::uint32_t> frame_logical{0};
-  if (frames.size() == 2) frame_logical.push_back(frames[0].block(at[0]));
-  for (std::size_t k = 0; k < frames.size(); ++k) {
+  if (path.frames.size() == 2) frame_logical.push_back(path.frames[0].block(path.at[0]));
+  for (std::size_t k = 0; k < path.frames.size(); ++k) {
     const auto copy = FSIO_TRY(copy_dir_block(fs, alloc, dir, frame_logical[k]));
-    frames[k].data = copy.data;
-    frames[k].physical = copy.physical;
-    frames[k].fresh = true;
+    path.frames[k].data = copy.data;
+    path.frames[k].physical = copy.physical;
+    path.frames[k].fresh = true;
   }
-  FSIO_TRY(make_room(fs, alloc, dir, frames, at));
-  std::stable_sort(names.begin(), names.end(), [](const Named& a, const Named& b) { return a.hash < b.hash; });
-  const std::size_t s = split_point(names);
-  const std::uint32_t hash2 = names[s].hash;
-  const bool continued = names[s - 1].hash == hash2;
-  leaf = FSIO_TRY(copy_dir_block(fs, alloc, dir, leaf_logical)).data;
+  return {};
+}
+
+// A full leaf split in two by hash (a copy of it and a new block), the new
+// block keyed in the index, and the name added to the half its hash selects.
+fsio::Status split_leaf(Filesystem& fs, Allocator& alloc, Inode& dir, IndexPath& path, std::uint32_t leaf_logical,
+                        std::vector<Named> names, std::string_view name, std::uint32_t ino, std::uint8_t file_type) {
+  const Layout& l = fs.layout();
+  if (names.size() < 2)
+    return make_error(Errc::unsupported, dir_where(dir) + "a full leaf with one name cannot be split");
+  FSIO_TRY(copy_index_path(fs, alloc, dir, path));
+  FSIO_TRY(make_room(fs, alloc, dir, path.frames, path.at));
+  const Cut cut = sort_and_cut(names);
+  const auto leaf = FSIO_TRY(copy_dir_block(fs, alloc, dir, leaf_logical)).data;
   const auto nb = FSIO_TRY(grow_dir(fs, alloc, dir));
-  write_leaf(leaf, names, 0, s, dir, l);
-  write_leaf(nb.data, names, s, names.size(), dir, l);
-  frames.back().insert_after(at.back(), hash2 | (continued ? 1 : 0), nb.logical);
-  for (auto& f : frames) seal_dx(fs, f, dir);
-  auto target = h.major >= hash2 ? nb.data : leaf;
+  write_leaf(leaf, names, 0, cut.at, dir, l);
+  write_leaf(nb.data, names, cut.at, names.size(), dir, l);
+  path.frames.back().insert_after(path.at.back(), cut.key(), nb.logical);
+  for (auto& f : path.frames) seal_dx(fs, f, dir);
+  auto target = path.hash >= cut.hash ? nb.data : leaf;
   if (!insert_in_block(target, name, ino, file_type, l))
-    return make_error(Errc::invalid_argument, where + "no room for '" + std::string(name) + "' after a split");
+    return make_error(Errc::invalid_argument, dir_where(dir) + "no room for '" + std::string(name) + "' after a split");
   seal_leaf_block(target, dir, l);
   return {};
 }
 
-fsio::Status htree_convert(Filesystem& fs, Allocator& alloc, Inode& dir, std::string_view name, std::uint32_t ino,
-                           std::uint8_t file_type) {
+// The names of a linear directory's one block but . and .., hashed; `parent` from "..".
+fsio::Result<std::vector<Named>> linear_names(Filesystem& fs, const Inode& dir, std::span<const std::byte> block,
+                                              std::uint8_t version, std::uint32_t& parent) {
   const Layout& l = fs.layout();
-  const std::uint8_t version = effective_hash_version(l.def_hash_version, l.unsigned_hash);
-  const auto old = FSIO_TRY(fs.extents(dir));
-  const std::uint64_t old_phys = FSIO_TRY(physical_of(fs, dir, 0));
-  auto block = FSIO_TRY(fs.meta(old_phys));
   std::vector<Named> names;
-  std::uint32_t parent = 0;
   FSIO_TRY(for_each_dirent(block, dir.ino, dir.generation(), 0, false, l, [&](const DirEntry& d) -> fsio::Status {
     if (d.name == "..") parent = d.inode;
     if (d.name == "." || d.name == "..") return {};
@@ -262,14 +286,16 @@ fsio::Status htree_convert(Filesystem& fs, Allocator& alloc, Inode& dir, std::st
     names.push_back(Named{std::string(d.name), d.inode, d.file_type, h.major});
     return {};
   }));
-  const DxHash h = FSIO_TRY(dx_hash(name, version, l.hash_seed));
-  names.push_back(Named{std::string(name), ino, file_type, h.major});
-  std::stable_sort(names.begin(), names.end(), [](const Named& a, const Named& b) { return a.hash < b.hash; });
-  const std::size_t s = split_point(names);
-  const std::uint32_t hash2 = names[s].hash;
-  const bool continued = names[s - 1].hash == hash2;
+  return names;
+}
 
-  // Three new blocks: root (logical 0), two leaves (1, 2); the old block and tree are freed after the commit.
+// The directory remapped to three new blocks (root at logical 0, two
+// leaves), its old block and tree freed after the commit; i_size and
+// EXT4_INDEX_FL set. Returns the new blocks' physical numbers by logical.
+fsio::Result<std::array<std::uint64_t, 3>> remap_to_three_blocks(Filesystem& fs, Allocator& alloc, Inode& dir,
+                                                                 std::uint64_t old_phys) {
+  const Layout& l = fs.layout();
+  const auto old = FSIO_TRY(fs.extents(dir));
   std::vector<Extent> extents;
   std::uint64_t goal = old_phys;
   for (std::uint32_t logical = 0; logical < 3;) {
@@ -291,12 +317,16 @@ fsio::Status htree_convert(Filesystem& fs, Allocator& alloc, Inode& dir, std::st
   f.i_flags = f.i_flags | EXT4_INDEX_FL;
   dir.set_fields(f);
 
-  std::uint64_t phys[3];
+  std::array<std::uint64_t, 3> phys{};
   for (const Extent& e : extents)
     for (std::uint32_t i = 0; i < e.len; ++i) phys[e.logical + i] = e.physical + i;
-  write_leaf(fs.meta_new(phys[1], MetaKind::fresh), names, 0, s, dir, l);
-  write_leaf(fs.meta_new(phys[2], MetaKind::fresh), names, s, names.size(), dir, l);
-  auto root = fs.meta_new(phys[0], MetaKind::fresh);
+  return phys;
+}
+
+// A dx_root holding . and .. and two entries, for leaves 1 and 2.
+void write_dx_root(Filesystem& fs, const Inode& dir, std::uint64_t phys, std::uint32_t parent, const Cut& cut) {
+  const Layout& l = fs.layout();
+  auto root = fs.meta_new(phys, MetaKind::fresh);
   const std::uint8_t dt = file_type_for(S_IFDIR_, l);
   put_entry(root, 0, dir.ino, 12, ".", dt, l);
   put_entry(root, 12, parent, l.block_size - 12, "..", dt, l);
@@ -304,11 +334,46 @@ fsio::Status htree_convert(Filesystem& fs, Allocator& alloc, Inode& dir, std::st
   info.hash_version = l.def_hash_version;
   info.info_length = 8;
   fsio::store(root, info, kDxRootInfoOffset);
-  DxBlock r{root, kDxRootCountOffset, phys[0], true};
+  DxBlock r{root, kDxRootCountOffset, phys, true};
   r.set_count_limit(2, dx_limit(l, kDxRootCountOffset));
   r.set(0, 0, 1);
-  r.set(1, hash2 | (continued ? 1 : 0), 2);
+  r.set(1, cut.key(), 2);
   seal_dx(fs, r, dir);
+}
+
+}  // namespace
+
+fsio::Status htree_add(Filesystem& fs, Allocator& alloc, Inode& dir, std::string_view name, std::uint32_t ino,
+                       std::uint8_t file_type) {
+  const Layout& l = fs.layout();
+  IndexPath path = FSIO_TRY(index_path(fs, dir, name));
+  const std::uint32_t leaf_logical = path.frames.back().block(path.at.back());
+  const std::uint64_t leaf_phys = FSIO_TRY(physical_of(fs, dir, leaf_logical));
+  std::span<std::byte> leaf = FSIO_TRY(fs.meta(leaf_phys));
+  auto names = FSIO_TRY(leaf_names(fs, dir, leaf, leaf_logical, path.version));
+  if (insert_in_block(leaf, name, ino, file_type, l)) {
+    seal_leaf_block(leaf, dir, l);
+    fs.mark_dirty(leaf_phys, MetaKind::directory);
+    return {};
+  }
+  return split_leaf(fs, alloc, dir, path, leaf_logical, std::move(names), name, ino, file_type);
+}
+
+fsio::Status htree_convert(Filesystem& fs, Allocator& alloc, Inode& dir, std::string_view name, std::uint32_t ino,
+                           std::uint8_t file_type) {
+  const Layout& l = fs.layout();
+  const std::uint8_t version = effective_hash_version(l.def_hash_version, l.unsigned_hash);
+  const std::uint64_t old_phys = FSIO_TRY(physical_of(fs, dir, 0));
+  auto block = FSIO_TRY(fs.meta(old_phys));
+  std::uint32_t parent = 0;
+  std::vector<Named> names = FSIO_TRY(linear_names(fs, dir, block, version, parent));
+  const DxHash h = FSIO_TRY(dx_hash(name, version, l.hash_seed));
+  names.push_back(Named{std::string(name), ino, file_type, h.major});
+  const Cut cut = sort_and_cut(names);
+  const auto phys = FSIO_TRY(remap_to_three_blocks(fs, alloc, dir, old_phys));
+  write_leaf(fs.meta_new(phys[1], MetaKind::fresh), names, 0, cut.at, dir, l);
+  write_leaf(fs.meta_new(phys[2], MetaKind::fresh), names, cut.at, names.size(), dir, l);
+  write_dx_root(fs, dir, phys[0], parent, cut);
   fs.forget(old_phys);
   return {};
 }

@@ -5,8 +5,42 @@
 #include <cstring>
 
 #include "ext/crc.hpp"
+#include "libfsio/size.hpp"
 
 namespace ext {
+
+namespace {
+
+// S_IFMT values from Linux's include/uapi/linux/stat.h.
+struct FileType {
+  std::uint16_t ifmt;
+  const char* word;
+  const char* prose;
+};
+constexpr FileType kFileTypes[] = {
+    {S_IFREG_, "file", "a regular file"},  {S_IFDIR_, "dir", "a directory"},
+    {S_IFLNK_, "symlink", "a symbolic link"}, {0x2000, "chardev", "a character device"},
+    {0x6000, "blockdev", "a block device"}, {0x1000, "fifo", "a fifo"},
+    {0xC000, "socket", "a socket"},
+};
+
+const FileType* file_type(std::uint16_t mode) {
+  for (const FileType& t : kFileTypes)
+    if ((mode & S_IFMT_) == t.ifmt) return &t;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string file_type_word(std::uint16_t mode) {
+  const FileType* t = file_type(mode);
+  return t ? t->word : "unknown";
+}
+
+std::string file_type_prose(std::uint16_t mode) {
+  const FileType* t = file_type(mode);
+  return t ? t->prose : "an inode of unknown type " + fsio::format_hex(mode & S_IFMT_, true);
+}
 
 Ext4Inode Inode::fields() const {
   Ext4Inode f{};

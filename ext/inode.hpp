@@ -72,6 +72,14 @@ inline constexpr std::uint16_t S_IFREG_ = 0x8000;
 inline constexpr std::uint16_t S_IFDIR_ = 0x4000;
 inline constexpr std::uint16_t S_IFLNK_ = 0xA000;
 
+// An i_mode's file type in the two forms fsio says it, both from one table
+// (inode.cpp): the word of extwb's JSON ("file", "dir", "symlink",
+// "chardev", "blockdev", "fifo", "socket"; "unknown" for another S_IFMT)
+// and the words of a message ("a regular file", "a directory", ...; "an
+// inode of unknown type 0x3000").
+std::string file_type_word(std::uint16_t mode);
+std::string file_type_prose(std::uint16_t mode);
+
 // i_flags
 inline constexpr std::uint32_t EXT4_SECRM_FL = 0x00000001;
 inline constexpr std::uint32_t EXT4_COMPR_FL = 0x00000004;

@@ -7,19 +7,6 @@ namespace ext {
 
 namespace {
 
-std::string type_name(std::uint16_t mode) {
-  switch (mode & S_IFMT_) {
-    case S_IFREG_: return "file";
-    case S_IFDIR_: return "dir";
-    case S_IFLNK_: return "symlink";
-    case 0x2000: return "chardev";
-    case 0x6000: return "blockdev";
-    case 0x1000: return "fifo";
-    case 0xC000: return "socket";
-    default: return "unknown";
-  }
-}
-
 // A symlink's target: in i_block when shorter than 60 bytes and no blocks
 // are mapped ("fast" symlink), else in its data blocks.
 fsio::Result<std::string> symlink_target(Filesystem& fs, const Inode& inode) {
@@ -77,7 +64,7 @@ fsio::Result<InodeInfo> describe_inode(Filesystem& fs, const Inode& inode) {
   InodeInfo i;
   i.ino = inode.ino;
   i.mode = f.i_mode;
-  i.type = type_name(i.mode);
+  i.type = file_type_word(i.mode);
   i.uid = inode.uid();
   i.gid = inode.gid();
   i.links = f.i_links_count;

@@ -67,21 +67,24 @@ std::uint64_t Layout::descriptor_block(std::uint32_t i) const {
   return group_first_block(g) + (group_has_super(g) ? 1 : 0);
 }
 
-fsio::Result<Layout> decode_layout(std::span<const std::byte> bytes, std::uint64_t device_bytes) {
-  if (bytes.size() < kSuperblockSize)
-    return make_error(Errc::corrupt, "ext superblock: device too small (" + std::to_string(device_bytes) + " bytes)");
-  const auto sb = fsio::load<Ext4SuperBlock>(bytes);
+namespace {
+
+// The magic, a revision we know, and the feature words (none in rev 0).
+fsio::Status decode_identity(const Ext4SuperBlock& sb, Layout& l) {
   if (sb.s_magic != kSuperMagic)
     return make_error(Errc::corrupt, "ext superblock: bad magic " + fsio::format_hex(sb.s_magic, true) + " (expected 0xEF53)");
   if (sb.s_rev_level > 1)
     return make_error(Errc::unsupported, "ext superblock: s_rev_level " + std::to_string(sb.s_rev_level) + " is unknown");
 
-  Layout l;
   l.compat = sb.s_feature_compat;
   l.incompat = sb.s_feature_incompat;
   l.ro_compat = sb.s_feature_ro_compat;
   if (sb.s_rev_level == 0) l.compat = l.incompat = l.ro_compat = 0;  // good old rev: no features
+  return {};
+}
 
+// With metadata_csum, crc32c over the superblock before s_checksum.
+fsio::Status check_superblock_checksum(const Ext4SuperBlock& sb, std::span<const std::byte> bytes, const Layout& l) {
   if (l.metadata_csum()) {
     if (sb.s_checksum_type != EXT4_CRC32C_CHKSUM)
       return bad("s_checksum_type", sb.s_checksum_type, "is not crc32c (1)");
@@ -90,6 +93,11 @@ fsio::Result<Layout> decode_layout(std::span<const std::byte> bytes, std::uint64
       return make_error(Errc::corrupt, "ext superblock: s_checksum " + fsio::format_hex(sb.s_checksum, true) + " does not match the contents (" +
                                            fsio::format_hex(want, true) + ")");
   }
+  return {};
+}
+
+// The block size, and the block counts within the device.
+fsio::Status decode_block_counts(const Ext4SuperBlock& sb, std::uint64_t device_bytes, Layout& l) {
   if (sb.s_log_block_size > 6) return bad("s_log_block_size", sb.s_log_block_size, "(block size above 64 KiB)");
   l.block_size = 1024u << sb.s_log_block_size;
   l.blocks_count = sb.s_blocks_count_lo;
@@ -107,7 +115,11 @@ fsio::Result<Layout> decode_layout(std::span<const std::byte> bytes, std::uint64
     return bad("s_blocks_count", l.blocks_count,
                "is beyond the end of the device (" + std::to_string(device_bytes / l.block_size) + " blocks)");
   if (l.r_blocks_count > l.blocks_count) return bad("s_r_blocks_count", l.r_blocks_count, "exceeds s_blocks_count");
+  return {};
+}
 
+// Clusters, blocks and inodes per group, and the group count s_inodes_count must agree with.
+fsio::Status decode_groups(const Ext4SuperBlock& sb, Layout& l) {
   const std::uint32_t bits = l.block_size * 8;
   // Bitmaps count clusters: one block's worth of bits per group at most.
   std::uint32_t cluster_shift = 0;
@@ -132,7 +144,11 @@ fsio::Result<Layout> decode_layout(std::span<const std::byte> bytes, std::uint64
                "is not " + std::to_string(groups) + " groups x " + std::to_string(l.inodes_per_group) + " inodes");
   l.group_count = std::uint32_t(groups);
   l.inodes_count = sb.s_inodes_count;
+  return {};
+}
 
+// The inode size and first inode (rev 1), and the inode table they make.
+fsio::Status decode_inodes(const Ext4SuperBlock& sb, Layout& l) {
   if (sb.s_rev_level >= 1) {
     l.inode_size = sb.s_inode_size;
     if (l.inode_size < 128 || l.inode_size > l.block_size || !std::has_single_bit(l.inode_size))
@@ -144,7 +160,11 @@ fsio::Result<Layout> decode_layout(std::span<const std::byte> bytes, std::uint64
   l.inode_table_blocks = std::uint32_t((std::uint64_t(l.inodes_per_group) * l.inode_size + l.block_size - 1) / l.block_size);
   if (l.inode_table_blocks >= l.blocks_per_group)
     return bad("s_inodes_per_group", l.inodes_per_group, "needs an inode table as large as the group");
+  return {};
+}
 
+// The descriptor size and table, and where meta_bg, flex_bg and sparse_super2 put things.
+fsio::Status decode_descriptors(const Ext4SuperBlock& sb, Layout& l) {
   if (l.is_64bit()) {
     l.desc_size = sb.s_desc_size;
     if (l.desc_size < 64 || l.desc_size > 1024 || !std::has_single_bit(l.desc_size))
@@ -166,11 +186,33 @@ fsio::Result<Layout> decode_layout(std::span<const std::byte> bytes, std::uint64
     l.backup_bgs[0] = sb.s_backup_bgs[0];
     l.backup_bgs[1] = sb.s_backup_bgs[1];
   }
+  return {};
+}
+
+// The metadata checksum seed and the directory hash's seed and version.
+void decode_seeds(const Ext4SuperBlock& sb, Layout& l) {
   l.csum_seed = l.has_incompat(EXT4_FEATURE_INCOMPAT_CSUM_SEED) ? std::uint32_t(sb.s_checksum_seed)
                                                                  : crc32c_raw(~0u, sb.s_uuid, sizeof sb.s_uuid);
   for (int i = 0; i < 4; ++i) l.hash_seed[i] = sb.s_hash_seed[i];
   l.def_hash_version = sb.s_def_hash_version;
   l.unsigned_hash = sb.s_flags & EXT2_FLAGS_UNSIGNED_HASH;
+}
+
+}  // namespace
+
+fsio::Result<Layout> decode_layout(std::span<const std::byte> bytes, std::uint64_t device_bytes) {
+  if (bytes.size() < kSuperblockSize)
+    return make_error(Errc::corrupt, "ext superblock: device too small (" + std::to_string(device_bytes) + " bytes)");
+  const auto sb = fsio::load<Ext4SuperBlock>(bytes);
+  // Each step range-checks what the next computes with, so the order matters.
+  Layout l;
+  FSIO_TRY(decode_identity(sb, l));
+  FSIO_TRY(check_superblock_checksum(sb, bytes, l));  // before trusting any number
+  FSIO_TRY(decode_block_counts(sb, device_bytes, l));
+  FSIO_TRY(decode_groups(sb, l));
+  FSIO_TRY(decode_inodes(sb, l));
+  FSIO_TRY(decode_descriptors(sb, l));
+  decode_seeds(sb, l);
   return l;
 }
 

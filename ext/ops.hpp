@@ -2,7 +2,9 @@
 // a name. Each is one transaction: checks and refusals first, then the data,
 // then one ordered commit (ext/commit.hpp). A failure or interruption before
 // the commit leaves the filesystem as it was (data blocks written into free
-// space are simply not referenced).
+// space are simply not referenced). put_file is in put.cpp, put_tree in
+// put_tree.cpp, make_dirs in mkdir.cpp, remove_path in remove.cpp, FdSource
+// and the time checks in op_inputs.cpp; the steps they share in op_steps.hpp.
 #pragma once
 
 #include <atomic>
@@ -86,8 +88,5 @@ struct RmReport {
   std::uint64_t blocks_freed = 0;
 };
 fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, const Timestamp& now, bool dry_run);
-
-// SOURCE_DATE_EPOCH when set (Errc::invalid_argument when not a number), else the clock.
-fsio::Result<Timestamp> current_time();
 
 }  // namespace ext

@@ -217,11 +217,8 @@ DirEntry make_label_entry(const std::array<std::uint8_t, 11>& label, DosDateTime
   std::memcpy(e.name, label.data(), 11);
   if (e.name[0] == kDirEntryFree) e.name[0] = kDirEntryKanji;  // 0xE5 would read as deleted
   e.attributes = attr::volume_id;
-  e.create_time = when.time;
-  e.create_date = when.date;
-  e.access_date = when.date;
-  e.write_time = when.time;
-  e.write_date = when.date;
+  // mkfs.fat leaves the label's DIR_CrtTimeTenth 0 whatever the second.
+  set_times(e, {when.date, when.time, 0});
   return e;
 }
 

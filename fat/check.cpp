@@ -116,6 +116,13 @@ fsio::Status Checker::run() {
 
 // What Volume::open noted, with fsck.fat's severity; FAT[0] and FAT[1].
 void Checker::boot_area() {
+  volume_findings();
+  dirty_finding();
+  reserved_entries();
+}
+
+// Volume::open's findings about the boot sector, FSInfo and FAT[0..1].
+void Checker::volume_findings() {
   using K = Finding::Kind;
   for (const Finding& f : vol_.findings()) {
     switch (f.kind) {
@@ -148,6 +155,10 @@ void Checker::boot_area() {
       case K::fat_not_clean: break;
     }
   }
+}
+
+// Either dirty bit (the boot sector's flag, FAT[1]'s clean-shutdown bit): one finding.
+void Checker::dirty_finding() {
   if (vol_.dirty().dirty()) {
     std::string bits = vol_.dirty().state_flag ? "the boot sector's dirty flag" : "";
     if (vol_.dirty().fat_not_clean) bits += std::string(bits.empty() ? "" : " and ") + "FAT[1]'s clean-shutdown bit";
@@ -157,6 +168,10 @@ void Checker::boot_area() {
     plan_.clear_dirty = true;
   }
   checked("dirty bits: " + std::string(vol_.dirty().dirty() ? "set" : "clean"));
+}
+
+// FAT[0]'s reserved bits and FAT[1]'s end-of-chain mark (fsck.fat read_fat).
+void Checker::reserved_entries() {
   const std::uint32_t mask = entry_mask(l_.type);
   const std::uint32_t extd = mask & ~0xFu;  // fsck.fat FAT_EXTD: every bit but the media nibble
   const std::uint32_t fat0 = fat_.get(0).value_or(0);

@@ -43,79 +43,90 @@ void Checker::cut(std::uint32_t entry) {
 // count is every cluster not owned and not bad), in one streamed pass that
 // reads every copy once.
 fsio::Status Checker::closing_pass() {
-  const std::uint64_t max = std::uint64_t(l_.cluster_count) + 1;
   auto& c = result_.counts;
-  std::uint64_t free_disk = 0;
-  std::uint32_t first_free = 0, first_unowned = 0;
-  bool stopped = false;
+  FreeTally tally;
   const auto diffs = FSIO_TRY(fat_.scan_and_compare(
       [&](std::uint32_t at, std::span<const std::uint32_t> values) {
-        for (std::size_t i = 0; i < values.size(); ++i) {
-          const std::uint32_t n = at + std::uint32_t(i), v = values[i];
-          if (v == 0) {
-            ++free_disk;
-            if (!first_free) first_free = n;
-            continue;
-          }
-          const EntryKind kind = classify(l_.type, v);
-          if (kind == EntryKind::bad) {
-            ++bad_;
-            continue;
-          }
-          if (kind == EntryKind::reserved || (kind == EntryKind::next && v > max)) {
-            error(CheckKind::out_of_range, "cluster " + std::to_string(n),
-                  "Cluster " + std::to_string(n) + " out of range (" + std::to_string(v) + " > " + std::to_string(max) +
-                      ").",
-                  "Setting to EOF.");
-            cut(n);
-          }
-          if (owned_.test(n)) continue;
-          if (!first_unowned) first_unowned = n;
-          if (tail_.size() && tail_.test(n)) {
-            ++c.cut_off;
-            continue;
-          }
-          if (lost_.size() == 0) {
-            lost_ = ClusterBitmap(l_.entry_count());
-            referenced_ = ClusterBitmap(l_.entry_count());
-          }
-          ++c.lost;
-          lost_.set(n);
-          if (kind == EntryKind::next && l_.is_cluster(v)) referenced_.set(v);
-        }
+        for (std::size_t i = 0; i < values.size(); ++i) closing_entry(at + std::uint32_t(i), values[i], tally);
         const std::uint64_t bytes = entries_bytes(l_.type, values.size()) * l_.num_fats;
         c.fat_bytes_read += bytes;
         advance(bytes);
-        stopped = !poll();
-        return !stopped;
+        return poll().has_value();
       },
       2));
   FSIO_TRY(poll());
   copy_findings(diffs);
+  settle_counts(tally);
+  if (c.lost) lost_finding();
+  checked("clusters: " + std::to_string(c.used) + " in use, " + std::to_string(c.bad) + " bad, " +
+          std::to_string(c.lost) + " lost, " + std::to_string(c.free_after) + " free once repaired, of " +
+          std::to_string(c.clusters));
+  return {};
+}
+
+// Entry n, holding v: free, bad, out of range (cut), owned by a file, cut
+// off a file that outgrew its size, or lost.
+void Checker::closing_entry(std::uint32_t n, std::uint32_t v, FreeTally& t) {
+  const std::uint64_t max = std::uint64_t(l_.cluster_count) + 1;
+  auto& c = result_.counts;
+  if (v == 0) {
+    ++t.free_disk;
+    if (!t.first_free) t.first_free = n;
+    return;
+  }
+  const EntryKind kind = classify(l_.type, v);
+  if (kind == EntryKind::bad) {
+    ++bad_;
+    return;
+  }
+  if (kind == EntryKind::reserved || (kind == EntryKind::next && v > max)) {
+    error(CheckKind::out_of_range, "cluster " + std::to_string(n),
+          "Cluster " + std::to_string(n) + " out of range (" + std::to_string(v) + " > " + std::to_string(max) + ").",
+          "Setting to EOF.");
+    cut(n);
+  }
+  if (owned_.test(n)) return;
+  if (!t.first_unowned) t.first_unowned = n;
+  if (tail_.size() && tail_.test(n)) {
+    ++c.cut_off;
+    return;
+  }
+  if (lost_.size() == 0) {
+    lost_ = ClusterBitmap(l_.entry_count());
+    referenced_ = ClusterBitmap(l_.entry_count());
+  }
+  ++c.lost;
+  lost_.set(n);
+  if (kind == EntryKind::next && l_.is_cluster(v)) referenced_.set(v);
+}
+
+// The counts once the plan is carried out, and the first free cluster then.
+void Checker::settle_counts(const FreeTally& t) {
+  auto& c = result_.counts;
   c.used = owned_.count();
   c.bad = bad_;
   // Reclaiming is safe only when every directory was read whole: a cluster
   // we saw no owner for may belong to a file in a part we could not read.
   plan_.reclaim = tree_whole_ && (c.lost || c.cut_off);
-  c.free_after = tree_whole_ ? c.clusters - c.used - c.bad : free_disk;
-  first_free_after_ = tree_whole_ && first_unowned && (!first_free || first_unowned < first_free) ? first_unowned
-                                                                                                : first_free;
-  if (c.lost) {
-    count_lost_chains();
-    const std::string what = plural(c.lost, "unused cluster") + " (" +
-                             std::to_string(c.lost * l_.cluster_bytes()) + " bytes) in " +
-                             (c.lost_chains ? plural(c.lost_chains, "chain") : std::string("loops")) +
-                             ": allocated, but no file or directory owns them.";
-    if (tree_whole_)
-      error(CheckKind::lost_clusters, "FAT", what, "Reclaimed: freeing them.");
-    else
-      add(CheckKind::lost_clusters, Severity::error, "FAT", what,
-          "Not freeing them: part of the directory tree could not be read (see above), and they may belong there.");
-  }
-  checked("clusters: " + std::to_string(c.used) + " in use, " + std::to_string(c.bad) + " bad, " +
-          std::to_string(c.lost) + " lost, " + std::to_string(c.free_after) + " free once repaired, of " +
-          std::to_string(c.clusters));
-  return {};
+  c.free_after = tree_whole_ ? c.clusters - c.used - c.bad : t.free_disk;
+  first_free_after_ = tree_whole_ && t.first_unowned && (!t.first_free || t.first_unowned < t.first_free)
+                          ? t.first_unowned
+                          : t.first_free;
+}
+
+// fsck.fat reclaim_free's finding: the lost clusters, in how many chains.
+void Checker::lost_finding() {
+  auto& c = result_.counts;
+  count_lost_chains();
+  const std::string what = plural(c.lost, "unused cluster") + " (" +
+                           std::to_string(c.lost * l_.cluster_bytes()) + " bytes) in " +
+                           (c.lost_chains ? plural(c.lost_chains, "chain") : std::string("loops")) +
+                           ": allocated, but no file or directory owns them.";
+  if (tree_whole_)
+    error(CheckKind::lost_clusters, "FAT", what, "Reclaimed: freeing them.");
+  else
+    add(CheckKind::lost_clusters, Severity::error, "FAT", what,
+        "Not freeing them: part of the directory tree could not be read (see above), and they may belong there.");
 }
 
 // A lost chain starts at a lost cluster no other lost cluster points to;

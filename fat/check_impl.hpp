@@ -40,12 +40,23 @@ class Checker {
 
  private:
   void boot_area();
+  void volume_findings();
+  void dirty_finding();
+  void reserved_entries();
   void fsinfo();
   void label();
 
   // ---- check_fat.cpp ----
   void copy_findings(const std::vector<CopyMismatch>& diffs);
+  // What the closing pass counts of the FAT as it is on disk.
+  struct FreeTally {
+    std::uint64_t free_disk = 0;
+    std::uint32_t first_free = 0, first_unowned = 0;
+  };
   fsio::Status closing_pass();
+  void closing_entry(std::uint32_t n, std::uint32_t v, FreeTally& t);
+  void settle_counts(const FreeTally& t);
+  void lost_finding();
   void count_lost_chains();
 
   // ---- check_tree.cpp ----

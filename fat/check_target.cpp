@@ -19,8 +19,9 @@ fsio::Result<std::uint64_t> offset_bytes(const std::string& path, const CheckTar
   const auto dev = FSIO_TRY(fsio::Device::open(path, probe));
   const std::uint64_t ss = dev.logical_sector_size();
   if (o.offset > std::numeric_limits<std::uint64_t>::max() / ss)
-    return make_error(Errc::invalid_argument, path + ": offset " + std::to_string(o.offset) + " sectors of " +
-                                                  std::to_string(ss) + " bytes is past any device");
+    return make_error(Errc::invalid_argument, "offset " + std::to_string(o.offset) + " sectors of " +
+                                                  std::to_string(ss) + " bytes is past any device")
+        .at(path);
   return o.offset * ss;
 }
 
@@ -32,7 +33,7 @@ fsio::Result<std::optional<std::uint32_t>> intact_copy(Volume& v) {
   fsio::AlignedBuffer sector(l.sector_size);
   std::optional<std::uint32_t> first_ok;
   for (std::uint32_t c = 0; c < l.num_fats && c < 2; ++c) {
-    FSIO_TRY_CTX(v.queue().read(l.fat_offset(c), sector.span()), v.path() + ": read FAT copy " + std::to_string(c));
+    FSIO_TRY_CTX(v.queue().read(l.fat_offset(c), sector.span()), "read FAT copy " + std::to_string(c));
     const std::uint32_t fat0 = get_entry(l.type, sector.span(), 0);
     if ((fat0 & extd) == extd) {
       first_ok = c;
@@ -53,9 +54,7 @@ fsio::Result<std::unique_ptr<CheckTarget>> open_check_target(const std::string& 
   oo.offset = t->offset_bytes;
   t->device.emplace(FSIO_TRY(fsio::Device::open(path, oo)));
   if (!o.repair && !o.refuse_like_repair) t->in_use = FSIO_TRY(fsio::find_use(path, t->offset_bytes));
-  auto queue = fsio::IoQueue::create(*t->device);
-  if (!queue) return std::move(queue).error().wrap(path);
-  t->queue.emplace(std::move(*queue));
+  t->queue.emplace(FSIO_TRY(fsio::IoQueue::create(*t->device)));
   return t;
 }
 

@@ -2,6 +2,8 @@
 #include "fat/codepage.hpp"
 
 #include <iconv.h>
+#include <locale.h>
+#include <wctype.h>
 
 #include <cerrno>
 #include <cstring>
@@ -80,6 +82,50 @@ fsio::Result<EncodedLabel> encode_label(std::string_view text, const std::string
                                                   " bytes in code page " + std::to_string(codepage) +
                                                   "; a FAT label holds at most 11");
   return label;
+}
+
+char32_t unicode_upper(char32_t c) {
+  static const locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", locale_t(0));
+  if (c < 0x80) return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c;
+  if (!utf8) return c;
+  return char32_t(towupper_l(wint_t(c), utf8));
+}
+
+fsio::Result<OemCodepage> OemCodepage::load(unsigned codepage) {
+  OemCodepage cp;
+  cp.number_ = codepage;
+  Iconv to_unicode("UTF-32LE", cp_name(codepage));
+  if (!to_unicode.ok())
+    return make_error(Errc::invalid_argument, "code page " + std::to_string(codepage) + ": iconv does not know " +
+                                                  cp_name(codepage));
+  for (unsigned b = 0; b < 256; ++b) cp.upper_[b] = std::uint8_t(b >= 'a' && b <= 'z' ? b - 'a' + 'A' : b);
+  for (unsigned b = 0x80; b < 0x100; ++b) {
+    std::string out;
+    const char in = char(b);
+    const int e = to_unicode.convert(std::string_view(&in, 1), out);
+    if (e == EINVAL)  // a lead byte: a multi-byte code page
+      return make_error(Errc::invalid_argument,
+                        "code page " + std::to_string(codepage) + " is not a single-byte code page");
+    if (e || out.size() != 4) continue;  // a byte the code page leaves undefined
+    char32_t u = 0;
+    std::memcpy(&u, out.data(), 4);
+    cp.high_[b - 0x80] = u;
+    cp.bytes_.emplace(u, std::uint8_t(b));
+  }
+  for (unsigned b = 0x80; b < 0x100; ++b) {
+    const char32_t u = cp.high_[b - 0x80];
+    if (!u) continue;
+    const char32_t up = unicode_upper(u);
+    if (auto it = cp.bytes_.find(up); up != u && it != cp.bytes_.end()) cp.upper_[b] = it->second;
+  }
+  return cp;
+}
+
+std::optional<std::uint8_t> OemCodepage::byte_of(char32_t c) const {
+  if (c < 0x80) return std::uint8_t(c);
+  const auto it = bytes_.find(c);
+  if (it == bytes_.end()) return std::nullopt;
+  return it->second;
 }
 
 }  // namespace fat

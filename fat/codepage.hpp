@@ -5,8 +5,12 @@
 // the C library's iconv.
 #pragma once
 
+#include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "libfsio/result.hpp"
 
@@ -30,5 +34,35 @@ fsio::Result<EncodedLabel> encode_label(std::string_view text, const std::string
 // Whether iconv can convert from `charset` to code page N (mkfs.fat checks
 // --codepage before anything else): Errc::invalid_argument naming both.
 fsio::Status check_codepage(const std::string& charset, unsigned codepage);
+
+// A single-byte DOS code page as Linux's nls tables hold it, for making 8.3
+// names (vfat's to_shortname_char: a character the code page has becomes
+// its byte, upper-cased by the table; one it lacks becomes '_'). Built
+// through iconv; upper case is Unicode's simple mapping (towupper in the
+// C.UTF-8 locale, so the host's locale cannot change an image) kept where
+// the code page holds the upper-case letter, as Linux's charset2upper
+// tables are (CP850: 0x82 e-acute -> 0x90 E-acute; CP437 has no A-acute,
+// so 0xA0 a-acute stays).
+class OemCodepage {
+ public:
+  // Errc::invalid_argument for a code page iconv does not know, or one that
+  // is not single-byte (932, 936, 949, 950: their 8.3 names get '_').
+  static fsio::Result<OemCodepage> load(unsigned codepage);
+  unsigned number() const { return number_; }
+  // The code page's byte for a Unicode character (below 0x80: ASCII itself).
+  std::optional<std::uint8_t> byte_of(char32_t c) const;
+  std::uint8_t upper(std::uint8_t b) const { return upper_[b]; }
+  char32_t unicode(std::uint8_t b) const { return b < 0x80 ? char32_t(b) : high_[b - 0x80]; }
+
+ private:
+  unsigned number_ = 0;
+  std::array<char32_t, 128> high_{};
+  std::unordered_map<char32_t, std::uint8_t> bytes_;
+  std::array<std::uint8_t, 256> upper_{};
+};
+
+// Unicode's simple upper case of a character (C.UTF-8, whatever the host's
+// locale): what case-insensitive comparisons of FAT names fold with.
+char32_t unicode_upper(char32_t c);
 
 }  // namespace fat

@@ -229,12 +229,7 @@ DirEntry make_entry(const NameSlots& name, std::uint8_t attributes, std::uint32_
   std::memcpy(d.name, name.short_name.data(), 11);
   d.attributes = attributes;
   d.nt_reserved = name.case_bits;
-  d.create_time_tenth = when.tenths;
-  d.create_time = when.time;
-  d.create_date = when.date;
-  d.access_date = when.date;
-  d.write_time = when.time;
-  d.write_date = when.date;
+  set_times(d, when);
   d.first_cluster_lo = std::uint16_t(first_cluster & 0xFFFF);
   d.first_cluster_hi = std::uint16_t(type == FatType::fat32 ? first_cluster >> 16 : 0);
   d.file_size = size;

@@ -98,6 +98,12 @@ inline constexpr DosDateTime kDosEpoch{std::uint16_t((1 << 5) | 1), 0, 0};
 
 // Encodes a broken-down time; years outside 1980..2107 give kDosEpoch.
 DosDateTime encode_dos_datetime(const std::tm& tm);
+
+// Stamps an entry made or rewritten at `when`, as Linux's vfat does for a
+// new file: created and written at that time, last accessed that day
+// (DIR_CrtTimeTenth, DIR_CrtTime, DIR_CrtDate, DIR_LstAccDate, DIR_WrtTime,
+// DIR_WrtDate). The one place these six fields are set.
+void set_times(DirEntry& entry, DosDateTime when);
 // Decodes into tm fields (tm_year since 1900, tm_mon 0-based); no validation.
 std::tm decode_dos_datetime(DosDateTime dt);
 

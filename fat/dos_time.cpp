@@ -1,4 +1,4 @@
-// DOS date/time codecs: the directory entry's time fields (dirent.hpp
+// DOS date/time codecs and the directory entry's time fields (dirent.hpp
 // holds their bit layout).
 #include "fat/dirent.hpp"
 
@@ -12,6 +12,15 @@ DosDateTime encode_dos_datetime(const std::tm& tm) {
   dt.time = std::uint16_t(tm.tm_hour << 11 | tm.tm_min << 5 | tm.tm_sec / 2);
   dt.tenths = std::uint8_t((tm.tm_sec % 2) * 100);
   return dt;
+}
+
+void set_times(DirEntry& entry, DosDateTime when) {
+  entry.create_time_tenth = when.tenths;
+  entry.create_time = when.time;
+  entry.create_date = when.date;
+  entry.access_date = when.date;
+  entry.write_time = when.time;
+  entry.write_date = when.date;
 }
 
 std::tm decode_dos_datetime(DosDateTime dt) {

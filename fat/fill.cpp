@@ -108,8 +108,8 @@ fsio::Result<std::pair<std::string, std::string>> split_path(std::string_view pa
   return std::pair{dir.empty() ? std::string("/") : dir, std::string(parts.back())};
 }
 
-fsio::Result<DosDateTime> fill_time(std::optional<std::string_view> source_date_epoch) {
-  const VolumeIdentity id = FSIO_TRY(resolve_identity(FormatOptions{}, source_date_epoch));
+DosDateTime fill_time(std::optional<std::int64_t> source_date_epoch) {
+  const VolumeIdentity id = resolve_identity(FormatOptions{}, source_date_epoch);
   const std::time_t t = std::time_t(id.time);
   std::tm tm{};
   if (!(id.utc ? gmtime_r(&t, &tm) : localtime_r(&t, &tm))) return kDosEpoch;
@@ -129,10 +129,10 @@ fsio::Result<FillReport> fill(Volume& volume, const FillOptions& options, fsio::
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
   auto plan = fill_detail::make_plan(volume, options, report);
-  if (!plan) return std::move(plan).error().wrap(volume.path());
+  if (!plan) return std::move(plan).error().at(volume.path());
   // A replaced file's old chain must be its own before it is freed; the
   // dry run meets this refusal too.
-  if (auto own = fill_detail::check_unshared(volume, *plan); !own) return std::move(own).error().wrap(volume.path());
+  if (auto own = fill_detail::check_unshared(volume, *plan); !own) return std::move(own).error().at(volume.path());
   const auto t1 = Clock::now();
   report.plan_seconds = std::chrono::duration<double>(t1 - t0).count();
   if (options.dry_run) return report;

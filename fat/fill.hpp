@@ -143,9 +143,9 @@ fsio::Result<std::vector<std::string>> expand_names(std::string_view pattern, st
 // path without a name ("/", "/DIR/") or with "." or ".." parts.
 fsio::Result<std::pair<std::string, std::string>> split_path(std::string_view path);
 
-// The time new entries get: SOURCE_DATE_EPOCH's (UTC) when given (its text),
-// else the clock's in local time, as Linux's vfat stores it.
-fsio::Result<DosDateTime> fill_time(std::optional<std::string_view> source_date_epoch);
+// The time new entries get: SOURCE_DATE_EPOCH's (UTC) when given (its
+// seconds), else the clock's in local time, as Linux's vfat stores it.
+DosDateTime fill_time(std::optional<std::int64_t> source_date_epoch);
 
 // Plans and (unless dry_run) writes. Errors before the first write leave the
 // volume untouched: Errc::busy for refusals (dirty, copies differ, exists,

@@ -111,13 +111,13 @@ fsio::Result<Directory*> Writer::dir(std::size_t index) {
 fsio::Status Writer::finish(fsio::IoQueue::Plug& plug, const char* what) {
   if (plug.pending() == 0) return {};
   wrote_ = true;
-  FSIO_TRY_CTX(plug.finish(), vol_.path() + ": " + what);
+  FSIO_TRY_CTX(plug.finish(), what);
   return {};
 }
 
 fsio::Status Writer::flush(const char* after) {
   ++rep_.flushes;
-  FSIO_TRY_CTX(q_.flush(), vol_.path() + ": flush after " + after);
+  FSIO_TRY_CTX(q_.flush(), std::string("flush after ") + after);
   return {};
 }
 
@@ -188,12 +188,7 @@ fsio::Status Writer::stage(const Item& it, std::set<std::size_t>& touched) {
     auto e = fsio::load<DirEntry>(parent->slot(it.slot));
     const DirEntry fresh = make_entry(NameSlots{}, attr::archive, first, it.size, opt_.when, l_.type);
     e.attributes = attr::archive;
-    e.create_time_tenth = fresh.create_time_tenth;
-    e.create_time = fresh.create_time;
-    e.create_date = fresh.create_date;
-    e.access_date = fresh.access_date;
-    e.write_time = fresh.write_time;
-    e.write_date = fresh.write_date;
+    set_times(e, opt_.when);
     e.first_cluster_hi = fresh.first_cluster_hi;
     e.first_cluster_lo = fresh.first_cluster_lo;
     e.file_size = it.size;
@@ -225,7 +220,7 @@ fsio::Status Writer::fat_writes(fsio::IoQueue::Plug& plug) {
       status = q_.write(off + at, bytes.subspan(at, ss));
     }
   });
-  FSIO_TRY_CTX(status, vol_.path() + ": write FAT");
+  FSIO_TRY_CTX(status, "write FAT");
   return {};
 }
 
@@ -308,7 +303,7 @@ fsio::Status Writer::read_ahead() {
   }
   for (std::size_t d = 0; d < plan_.dirs.size(); ++d)
     if (parent[d] && !plan_.dirs[d].created) FSIO_TRY(dir(d));
-  FSIO_TRY_CTX(fat_.prefetch(ranges), vol_.path());
+  FSIO_TRY(fat_.prefetch(ranges));
   return {};
 }
 
@@ -327,7 +322,7 @@ fsio::Status Writer::run_batch(const Batch& b) {
   // round of reads rather than one by one (none when it kept them all).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
   for (std::size_t i = b.begin; i < b.end; ++i) fat_ranges(plan_.items[i], ranges);
-  FSIO_TRY_CTX(fat_.prefetch(ranges), vol_.path());
+  FSIO_TRY(fat_.prefetch(ranges));
   std::set<std::size_t> touched;
   for (std::size_t i = b.begin; i < b.end; ++i) FSIO_TRY(stage(plan_.items[i], touched));
   account(b);
@@ -357,10 +352,9 @@ fsio::Status Writer::finalize() {
 
 fsio::Error Writer::after_writing(fsio::Error e) const {
   if (!wrote_) return e;
-  return fsio::Error{e.code, 0, e.message() + " (" + std::to_string(rep_.files_done) + " of " +
-                                    std::to_string(rep_.files.size()) +
-                                    " files were complete before it; fsck.fat may find lost clusters, which it "
-                                    "reclaims, but no damaged file)"};
+  return std::move(e).with_note(" (" + std::to_string(rep_.files_done) + " of " + std::to_string(rep_.files.size()) +
+                                 " files were complete before it; fsck.fat may find lost clusters, which it "
+                                 "reclaims, but no damaged file)");
 }
 
 fsio::Status Writer::run() {
@@ -389,9 +383,10 @@ fsio::Status Writer::run() {
   if (auto st = finalize(); !st) return after_writing(st.error());
   rep_.write_io = delta(before, q_.stats());
   if (interrupted)
-    return make_error(Errc::interrupted, vol_.path() + ": interrupted after " + std::to_string(rep_.files_done) +
-                                             " of " + std::to_string(rep_.files.size()) +
-                                             " files; those are complete and the volume is consistent");
+    return make_error(Errc::interrupted, "interrupted after " + std::to_string(rep_.files_done) + " of " +
+                                             std::to_string(rep_.files.size()) +
+                                             " files; those are complete and the volume is consistent")
+        .at(vol_.path());
   return {};
 }
 

@@ -9,6 +9,7 @@
 
 #include "fat/badblocks.hpp"
 #include "fat/boot.hpp"
+#include "fat/fsinfo.hpp"
 #include "fat/label.hpp"
 #include "libfsio/buffer.hpp"
 
@@ -88,8 +89,7 @@ fsio::Status flush(fsio::IoQueue& queue, const std::string& after, FormatReport&
 
 }  // namespace
 
-fsio::Result<VolumeIdentity> resolve_identity(const FormatOptions& o,
-                                              std::optional<std::string_view> source_date_epoch) {
+VolumeIdentity resolve_identity(const FormatOptions& o, std::optional<std::int64_t> source_date_epoch) {
   VolumeIdentity id;
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);
@@ -102,19 +102,9 @@ fsio::Result<VolumeIdentity> resolve_identity(const FormatOptions& o,
     id.utc = true;
   }
   if (source_date_epoch) {
-    const std::string_view s = *source_date_epoch;
-    std::int64_t t = 0;
-    bool ok = !s.empty() && s.size() <= 18;
-    for (char c : s) {
-      if (c < '0' || c > '9') ok = false;
-      else t = t * 10 + (c - '0');
-    }
-    if (!ok)
-      return make_error(Errc::invalid_argument,
-                        "SOURCE_DATE_EPOCH '" + std::string(s) + "' is not a number of seconds since 1970");
-    id.time = t;
+    id.time = *source_date_epoch;
     id.utc = true;
-    if (!o.invariant) id.volume_id = std::uint32_t(std::uint64_t(t) << 20);
+    if (!o.invariant) id.volume_id = std::uint32_t(std::uint64_t(*source_date_epoch) << 20);
   }
   if (o.volume_id) id.volume_id = *o.volume_id;
   return id;
@@ -154,6 +144,10 @@ void build_sectors(const fsio::IoQueue& queue, const Geometry& g, const VolumeLa
   s.root_head = fsio::AlignedBuffer(ss);
   const Sector512 bs = build_boot_sector(g, id.volume_id, label.bytes, extras.boot);
   std::memcpy(s.boot.data(), bs.data(), bs.size());
+  if (extras.content && !extras.content->root.empty()) {
+    s.root_head = fsio::AlignedBuffer(extras.content->root.size());
+    std::memcpy(s.root_head.data(), extras.content->root.data(), extras.content->root.size());
+  }
   if (label.present) {
     std::tm tm{};
     const std::time_t t = std::time_t(id.time);
@@ -161,17 +155,26 @@ void build_sectors(const fsio::IoQueue& queue, const Geometry& g, const VolumeLa
     fsio::store(s.root_head.span(), make_label_entry(label.bytes, encode_dos_datetime(tm)));
   }
   if (g.type == FatType::fat32) {
-    const Sector512 info = build_fsinfo(g, std::uint32_t(extras.bad_clusters.size()));
-    std::memcpy(s.fsinfo.data(), info.data(), info.size());
+    if (extras.content) {
+      fsio::store(s.fsinfo.span(), make_fsinfo(extras.content->free_clusters, extras.content->next_free));
+    } else {
+      const Sector512 info = build_fsinfo(g, std::uint32_t(extras.bad_clusters.size()));
+      std::memcpy(s.fsinfo.data(), info.data(), info.size());
+    }
     s.special[g.fsinfo_sector] = s.fsinfo.span();
     const std::uint64_t backup_info = g.backup_boot_sector + g.fsinfo_sector;
     if (g.backup_boot_sector && backup_info < g.reserved_sectors) s.special[backup_info] = s.fsinfo.span();
   }
-  for (auto& [sector, bytes] : initial_fat_sectors(g, extras.bad_clusters)) {
-    s.fat.emplace_back(ss);
-    std::memcpy(s.fat.back().data(), bytes.data(), ss);
+  if (extras.content) {  // one span per copy: head, chains and bad marks
     for (std::uint32_t c = 0; c < g.num_fats; ++c)
-      s.special[g.first_fat_sector() + std::uint64_t(c) * g.fat_sectors + sector] = s.fat.back().span();
+      s.special[g.first_fat_sector() + std::uint64_t(c) * g.fat_sectors] = extras.content->fat;
+  } else {
+    for (auto& [sector, bytes] : initial_fat_sectors(g, extras.bad_clusters)) {
+      s.fat.emplace_back(ss);
+      std::memcpy(s.fat.back().data(), bytes.data(), ss);
+      for (std::uint32_t c = 0; c < g.num_fats; ++c)
+        s.special[g.first_fat_sector() + std::uint64_t(c) * g.fat_sectors + sector] = s.fat.back().span();
+    }
   }
   s.special[g.root_dir_sector()] = s.root_head.span();
 
@@ -205,8 +208,8 @@ fsio::Status write_metadata(fsio::IoQueue& queue, const Geometry& g, const Secto
   std::uint64_t next = 0;
   for (const auto& [sector, data] : s.special) {
     add_zeros(pieces, base + next, base + sector * ss, zeros);
-    pieces.push_back({base + sector * ss, data});
-    next = (sector + 1) * ss;
+    pieces.push_back({base + sector * ss, data});  // a sector, or several (FormatContent)
+    next = sector * ss + data.size();
   }
   add_zeros(pieces, base + next, base + metadata_end(g), zeros);
   for (const ByteRange& w : s.wipes) {
@@ -231,7 +234,7 @@ fsio::Status write_metadata(fsio::IoQueue& queue, const Geometry& g, const Secto
 fsio::Result<FormatReport> format_steps(fsio::IoQueue& queue, const Geometry& g, const FormatOptions& o,
                                         fsio::Progress* progress, const FormatExtras& extras) {
   const auto label = FSIO_TRY(parse_label(o.label, o.uppercase_label, o.label_in_codepage));
-  const VolumeIdentity id = extras.identity ? *extras.identity : FSIO_TRY(resolve_identity(o, std::nullopt));
+  const VolumeIdentity id = extras.identity ? *extras.identity : resolve_identity(o, std::nullopt);
   FSIO_TRY(check_fits(queue, g));
   Sectors s;
   build_sectors(queue, g, label, id, extras, s);
@@ -255,6 +258,7 @@ fsio::Result<FormatReport> format_steps(fsio::IoQueue& queue, const Geometry& g,
   if (g.backup_boot_sector) pieces.push_back({base + std::uint64_t(g.backup_boot_sector) * ss, zeros.first(ss)});
   FSIO_TRY(write_pieces(queue, pieces, "invalidating the old boot sector", report));
   FSIO_TRY(flush(queue, "invalidating the old boot sector", report));
+  if (extras.content && extras.content->write_data) FSIO_TRY(extras.content->write_data(queue, progress));
 
   FSIO_TRY(write_metadata(queue, g, s, progress, report));
 
@@ -278,7 +282,7 @@ fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& g
                                          fsio::Progress* progress, const FormatExtras& extras) {
   // Every error names the device, whichever step it comes from.
   auto report = format_steps(queue, g, o, progress, extras);
-  if (!report) return std::move(report).error().wrap(queue.device().path());
+  if (!report) return std::move(report).error().at(queue.device().path());
   return report;
 }
 

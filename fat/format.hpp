@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,18 +42,32 @@ struct VolumeIdentity {
 };
 
 // Precedence: -i wins for the id; --invariant fixes id and time;
-// SOURCE_DATE_EPOCH (the caller passes the variable's text) fixes the time and
-// derives the id from it the way mkfs.fat derives it from the clock
-// (seconds << 20); otherwise the clock: id = seconds << 20 | microseconds,
-// local time. A malformed SOURCE_DATE_EPOCH is Errc::invalid_argument.
-fsio::Result<VolumeIdentity> resolve_identity(const FormatOptions& options,
-                                              std::optional<std::string_view> source_date_epoch);
+// SOURCE_DATE_EPOCH (the caller passes its seconds, read by the tool) fixes
+// the time and derives the id from it the way mkfs.fat derives it from the
+// clock (seconds << 20); otherwise the clock: id = seconds << 20 |
+// microseconds, local time.
+VolumeIdentity resolve_identity(const FormatOptions& options, std::optional<std::int64_t> source_date_epoch);
+
+// What a volume made with content (mkfat -d, tree_fill.hpp) holds besides
+// the empty tables: the FATs' first bytes and the root directory's instead
+// of an empty head, FSInfo's numbers, and a writer for the data area that
+// format_volume calls once the old boot sector is erased and before the
+// tables, so that the boot sector, last, is what makes the volume exist.
+struct FormatContent {
+  std::span<const std::byte> fat;   // each copy's first bytes, whole sectors (media entry, chains, bad marks)
+  std::span<const std::byte> root;  // the root directory's first bytes, whole sectors, at most its
+                                    // region (FAT12/16) or first cluster (FAT32); slot 0 is left for the label
+  std::uint32_t free_clusters = 0;  // FSInfo (FAT32)
+  std::uint32_t next_free = 0;
+  std::function<fsio::Status(fsio::IoQueue&, fsio::Progress*)> write_data;
+};
 
 struct FormatExtras {
   std::vector<ByteRange> wipe;               // zeroed in the same pass
   std::optional<VolumeIdentity> identity;    // default: resolve_identity(options, nullopt)
   BootOptions boot;                          // boot message (-m), MBR disk signature
   std::vector<std::uint32_t> bad_clusters;   // marked bad in every FAT copy (bad_clusters())
+  const FormatContent* content = nullptr;    // mkfat -d: the tree; its `fat` carries the bad marks
 };
 
 struct FormatReport {
@@ -73,7 +89,8 @@ std::uint64_t format_bytes(const Geometry& geometry);
 // flush after each phase. Phases, for crash safety:
 //   1. zero the boot sector (and FAT32 backup boot sector), flush: from here
 //      on no old boot sector describes a half-written new layout;
-//   2. everything else (reserved area, FATs, root directory, wipes), flush;
+//   2. with content, its data area (write_data); then everything else
+//      (reserved area, FATs, root directory, wipes), flush;
 //   3. backup boot sector, flush, then the boot sector, flush.
 // A crash before phase 3 completes leaves a device without a valid-looking
 // FAT boot sector (blkid and the kernel see nothing) rather than an old or

@@ -53,66 +53,72 @@ AtariFit try_sector_size(std::int64_t num_sectors, std::uint32_t ss, unsigned bi
   return f;
 }
 
+// The volume in logical sectors: each doubling of the size halves the count.
+struct LogicalSectors {
+  std::uint64_t count = 0;
+  std::uint32_t size = 0;
+  void double_size() {
+    count >>= 1;
+    size <<= 1;
+  }
+};
+
+// Without a fixed sector size: the sector doubles until GEMDOS can count them.
+fsio::Status fit_gemdos_count(std::uint64_t device_bytes, LogicalSectors& s) {
+  while (s.count > kGemdosMaxSectors) s.double_size();
+  if (s.size > kGemdosMaxSectorSize)
+    return refuse(std::to_string(device_bytes) + " bytes: the Atari variant would need sectors of " +
+                  std::to_string(s.size) + " bytes, more than the 16 KiB GEMDOS can use");
+  return {};
+}
+
+// The FAT for `bits`; the sector doubles (unless fixed) until the width can number the clusters.
+fsio::Result<AtariFit> fit_clusters(LogicalSectors& s, bool ss_fixed, unsigned bits, std::uint32_t spc,
+                                    std::uint32_t nfats, std::uint32_t reserved, std::uint32_t root_entries) {
+  for (;;) {
+    const AtariFit fit = try_sector_size(std::int64_t(s.count), s.size, bits, spc, nfats, reserved, root_entries);
+    if (fit.ok) return fit;
+    if (ss_fixed)
+      return refuse("with " + std::to_string(s.size) + "-byte sectors the Atari variant's FAT" + std::to_string(bits) +
+                    " cannot number the clusters of " + std::to_string(s.count) + " sectors");
+    s.double_size();
+    if (s.size > kGemdosMaxSectorSize)
+      return refuse("the Atari variant would need sectors larger than 16 KiB, which GEMDOS cannot use");
+  }
+}
+
 }  // namespace
 
 fsio::Status choose_atari_layout(std::uint64_t device_bytes, const FormatOptions& o, const InitialParams& p,
                                  bool ss_fixed, Geometry& g) {
-  std::uint32_t ss = g.sector_size;
   g.atari = true;
   g.num_fats = o.num_fats;
-  g.heads = p.heads;
-  g.sectors_per_track = p.sectors_per_track;
-  g.media = std::uint8_t(o.media ? o.media : p.media);
-  g.drive_number = std::uint8_t(o.drive_number ? *o.drive_number : g.media == 0xF8 ? 0x80 : 0x00);
-  g.hidden_sectors = p.hidden;
+  set_drive_fields(o, p, g);
 
   std::uint64_t blocks = 0;
-  std::uint64_t num_sectors = count_sectors(device_bytes, o, ss, blocks, g);
-  if (!o.no_align) num_sectors = num_sectors / p.sectors_per_track * p.sectors_per_track;
-  const unsigned bits = p.fat_type ? p.fat_type : floppy_sectors(num_sectors) ? 12 : 16;
+  LogicalSectors s{count_sectors(device_bytes, o, g.sector_size, blocks, g), g.sector_size};
+  if (!o.no_align) s.count = s.count / p.sectors_per_track * p.sectors_per_track;
+  const unsigned bits = p.fat_type ? p.fat_type : floppy_sectors(s.count) ? 12 : 16;
   if (bits != 32 && p.hidden > 0xFFFF)
     return refuse(std::to_string(p.hidden) + " hidden sectors do not fit the Atari variant's 16-bit field");
-  if (bits == 32 && o.root_entries) g.warnings.push_back("root directory entries (-r) have no effect on FAT32");
-  const std::uint32_t root_entries = bits == 32 ? 0 : p.root_entries;
-  const std::uint32_t reserved = o.reserved_sectors ? o.reserved_sectors : bits == 32 ? 32 : 1;
-  if (bits == 32 && reserved < 2)
-    return refuse("FAT32 needs at least 2 reserved sectors (boot sector and FSInfo); asked for " +
-                  std::to_string(reserved));
+  const std::uint32_t root_entries = root_entries_for(o, p, bits == 32, g);
+  const std::uint32_t reserved = FSIO_TRY(reserved_sectors(o, bits == 32));
   const std::uint32_t spc = o.sectors_per_cluster ? o.sectors_per_cluster : 2;
 
-  if (!ss_fixed) {
-    while (num_sectors > kGemdosMaxSectors) {
-      num_sectors >>= 1;
-      ss <<= 1;
-    }
-    if (ss > kGemdosMaxSectorSize)
-      return refuse(std::to_string(device_bytes) + " bytes: the Atari variant would need sectors of " +
-                    std::to_string(ss) + " bytes, more than the 16 KiB GEMDOS can use");
-  }
-  AtariFit fit;
-  for (;;) {
-    fit = try_sector_size(std::int64_t(num_sectors), ss, bits, spc, o.num_fats, reserved, root_entries);
-    if (fit.ok) break;
-    if (ss_fixed)
-      return refuse("with " + std::to_string(ss) + "-byte sectors the Atari variant's FAT" + std::to_string(bits) +
-                    " cannot number the clusters of " + std::to_string(num_sectors) + " sectors");
-    num_sectors >>= 1;
-    ss <<= 1;
-    if (ss > kGemdosMaxSectorSize)
-      return refuse("the Atari variant would need sectors larger than 16 KiB, which GEMDOS cannot use");
-  }
-  if (num_sectors >= kGemdosMaxSectors)
-    return refuse(std::to_string(num_sectors) + " sectors: GEMDOS handles fewer than " +
+  if (!ss_fixed) FSIO_TRY(fit_gemdos_count(device_bytes, s));
+  const AtariFit fit = FSIO_TRY(fit_clusters(s, ss_fixed, bits, spc, o.num_fats, reserved, root_entries));
+  if (s.count >= kGemdosMaxSectors)
+    return refuse(std::to_string(s.count) + " sectors: GEMDOS handles fewer than " +
                   std::to_string(kGemdosMaxSectors));
-  if (num_sectors >= kOldGemdosMaxSectors)
+  if (s.count >= kOldGemdosMaxSectors)
     g.needs_tos_104 = true;
 
   g.type = bits == 12 ? FatType::fat12 : bits == 16 ? FatType::fat16 : FatType::fat32;
-  g.sector_size = ss;
+  g.sector_size = s.size;
   g.sectors_per_cluster = spc;
   g.cluster_count = std::uint32_t(fit.clusters);
   g.fat_sectors = std::uint32_t(fit.fat_sectors);
-  g.total_sectors = std::uint32_t(num_sectors);
+  g.total_sectors = std::uint32_t(s.count);
   g.aligned = false;
   g.reserved_sectors = reserved;
   g.root_entries = root_entries;

@@ -125,7 +125,115 @@ fsio::Error explain(const Trial& first, const Trial& last, std::uint32_t ss, std
   return make_error(Errc::invalid_argument, why);
 }
 
+// The sectors before the FATs, and the volume's sectors the search divides.
+struct Areas {
+  std::uint64_t num_sectors = 0;
+  bool aligned = false;  // reserved area, FATs and root directory rounded to whole clusters
+  std::uint32_t reserved = 0;
+  std::uint32_t root_entries = 0;
+  std::int64_t root_sectors = 0;
+
+  std::int64_t align(std::int64_t sectors, std::uint32_t spc) const {
+    return aligned ? cdiv(sectors, spc) * spc : sectors;
+  }
+};
+
+// The volume's sectors as mkfs.fat counts them, whole tracks when aligning.
+void count_track_sectors(std::uint64_t device_bytes, const FormatOptions& o, const InitialParams& p,
+                         std::uint64_t& blocks, Areas& a, Geometry& g) {
+  std::uint64_t num_sectors = count_sectors(device_bytes, o, g.sector_size, blocks, g);
+  bool aligned = !o.no_align;
+  // DOS and mtools want whole tracks: drop the partial last track.
+  if (aligned) num_sectors = num_sectors / p.sectors_per_track * p.sectors_per_track;
+  if (num_sectors <= kNoAlignSectors) aligned = false;  // floppy-sized: never align
+  a.num_sectors = num_sectors;
+  a.aligned = aligned;
+}
+
+// Where the cluster-size search stopped: the size, and each width tried at it.
+struct Search {
+  std::uint32_t spc = 0;
+  Trial t12, t16, t32;
+};
+
+// Doubles the cluster size until the wanted width (auto: FAT12 or FAT16) fits.
+// BPB_SecPerClus is one byte, so 128 is the largest cluster size tried.
+fsio::Result<Search> search_cluster_size(const Areas& a, const InitialParams& p, std::uint32_t spc_asked,
+                                         std::uint32_t ss, std::uint32_t nfats) {
+  const std::uint32_t max_spc = spc_asked ? spc_asked : 128;
+  const bool small32_ok = p.type_by_user && p.fat_type == 32;
+  const unsigned want = p.fat_type;
+  Search s;
+  Trial first{}, last{};
+  for (s.spc = spc_asked ? spc_asked : p.spc; s.spc <= max_spc; s.spc <<= 1) {
+    const std::int64_t fatdata32 = std::int64_t(a.num_sectors) - a.align(a.reserved, s.spc);
+    const std::int64_t fatdata1216 = fatdata32 - a.align(a.root_sectors, s.spc);
+    s.t12 = try_width(12, fatdata1216, s.spc, ss, nfats, a.aligned, false);
+    s.t16 = try_width(16, fatdata1216, s.spc, ss, nfats, a.aligned, false);
+    s.t32 = try_width(32, fatdata32, s.spc, ss, nfats, a.aligned, small32_ok);
+    // For messages: the width that was wanted (auto: FAT16 once FAT12 overflows).
+    const Trial& mine = want == 12 ? s.t12 : want == 16 ? s.t16 : want == 32 ? s.t32
+                        : s.t12.fit == Fit::too_many ? s.t16 : s.t12;
+    if (first.bits == 0) first = mine;
+    last = mine;
+    if ((s.t12.fit == Fit::ok && (want == 0 || want == 12)) || (s.t16.fit == Fit::ok && (want == 0 || want == 16)) ||
+        (s.t32.fit == Fit::ok && want == 32))
+      return s;
+  }
+  return explain(first, last, ss, a.num_sectors, spc_asked != 0);
+}
+
+// The width asked for, or (auto) FAT16 when it fits with more clusters than FAT12.
+Trial pick_width(const Search& s, unsigned want) {
+  if (want == 0)
+    return (s.t16.fit == Fit::ok && (s.t12.fit != Fit::ok || s.t16.clusters > s.t12.clusters)) ? s.t16 : s.t12;
+  return want == 12 ? s.t12 : want == 16 ? s.t16 : s.t32;
+}
+
+// The chosen layout into g.
+void store_layout(const Trial& chosen, std::uint32_t spc, const Areas& a, Geometry& g) {
+  const std::uint32_t ss = g.sector_size;
+  g.type = chosen.bits == 12 ? FatType::fat12 : chosen.bits == 16 ? FatType::fat16 : FatType::fat32;
+  if (g.type == FatType::fat32 && chosen.clusters < kMinClusters32)
+    g.warnings.push_back(std::to_string(chosen.clusters) + " clusters is below the FAT32 minimum of 65525; "
+                         "some systems will not mount this volume");
+  g.sectors_per_cluster = spc;
+  g.cluster_count = std::uint32_t(chosen.clusters);
+  g.fat_sectors = std::uint32_t(chosen.fat_sectors);
+  g.total_sectors = std::uint32_t(a.num_sectors);
+  g.aligned = a.aligned;
+  // Align the reserved area and the root directory to whole clusters so the
+  // data area starts on a cluster boundary (relative to the filesystem).
+  g.reserved_sectors = std::uint32_t(a.align(a.reserved, spc));
+  g.root_entries = a.aligned ? std::uint32_t(a.align(a.root_sectors, spc) * (ss / 32)) : a.root_entries;
+  if (g.type == FatType::fat32) g.root_entries = 0;
+}
+
 }  // namespace
+
+void set_drive_fields(const FormatOptions& o, const InitialParams& p, Geometry& g) {
+  g.heads = p.heads;
+  g.sectors_per_track = p.sectors_per_track;
+  g.hidden_sectors = p.hidden;
+  g.media = std::uint8_t(o.media ? o.media : p.media);
+  g.drive_number = std::uint8_t(o.drive_number ? *o.drive_number : g.media == 0xF8 ? 0x80 : 0x00);
+}
+
+std::uint32_t root_entries_for(const FormatOptions& o, const InitialParams& p, bool fat32, Geometry& g) {
+  if (!fat32) return p.root_entries;
+  // The FAT32 root directory is a cluster chain.
+  if (o.root_entries) g.warnings.push_back("root directory entries (-r) have no effect on FAT32");
+  return 0;
+}
+
+fsio::Result<std::uint32_t> reserved_sectors(const FormatOptions& o, bool fat32) {
+  const std::uint32_t reserved = o.reserved_sectors ? o.reserved_sectors : fat32 ? 32 : 1;
+  if (fat32 && reserved < 2)  // boot sector + FSInfo (fatgen103 p.12)
+    return make_error(Errc::invalid_argument,
+                      "FAT32 needs at least 2 reserved sectors (boot sector and FSInfo); asked for " +
+                          std::to_string(reserved));
+  return reserved;
+}
 
 // FAT32's extra reserved sectors and the final size check.
 fsio::Status finish_layout(const FormatOptions& o, std::uint64_t blocks, Geometry& g) {
@@ -240,83 +348,16 @@ std::uint64_t count_sectors(std::uint64_t device_bytes, const FormatOptions& o, 
 
 fsio::Status choose_layout(std::uint64_t device_bytes, const FormatOptions& o, const InitialParams& p,
                            std::uint32_t spc_asked, Geometry& g) {
-  const std::uint32_t ss = g.sector_size;
-  const std::uint32_t nfats = o.num_fats;
-  g.num_fats = nfats;
-  g.heads = p.heads;
-  g.sectors_per_track = p.sectors_per_track;
-  g.hidden_sectors = p.hidden;
-  g.media = std::uint8_t(o.media ? o.media : p.media);
-  g.drive_number = std::uint8_t(o.drive_number ? *o.drive_number : g.media == 0xF8 ? 0x80 : 0x00);
-
-  std::uint32_t root_entries = p.root_entries;
-  if (p.fat_type == 32) {  // the FAT32 root directory is a cluster chain
-    if (o.root_entries) g.warnings.push_back("root directory entries (-r) have no effect on FAT32");
-    root_entries = 0;
-  }
-  std::uint32_t reserved = o.reserved_sectors ? o.reserved_sectors : p.fat_type == 32 ? 32 : 1;
-  if (p.fat_type == 32 && reserved < 2)  // boot sector + FSInfo (fatgen103 p.12)
-    return make_error(Errc::invalid_argument,
-                      "FAT32 needs at least 2 reserved sectors (boot sector and FSInfo); asked for " +
-                          std::to_string(reserved));
-
+  g.num_fats = o.num_fats;
+  set_drive_fields(o, p, g);
+  Areas a;
+  a.root_entries = root_entries_for(o, p, p.fat_type == 32, g);
+  a.reserved = FSIO_TRY(reserved_sectors(o, p.fat_type == 32));
   std::uint64_t blocks = 0;
-  std::uint64_t num_sectors = count_sectors(device_bytes, o, ss, blocks, g);
-  bool aligned = !o.no_align;
-  // DOS and mtools want whole tracks: drop the partial last track.
-  if (aligned) num_sectors = num_sectors / p.sectors_per_track * p.sectors_per_track;
-  if (num_sectors <= kNoAlignSectors) aligned = false;  // floppy-sized: never align
-  auto align = [&](std::int64_t sectors, std::uint32_t spc) {
-    return aligned ? cdiv(sectors, spc) * spc : sectors;
-  };
-
-  const std::int64_t root_sectors = cdiv(std::int64_t(root_entries) * 32, ss);
-  const std::uint32_t max_spc = spc_asked ? spc_asked : 128;
-  std::uint32_t spc = spc_asked ? spc_asked : p.spc;
-  const bool small32_ok = p.type_by_user && p.fat_type == 32;
-  Trial t12, t16, t32, first{}, last{};
-  bool found = false;
-  const unsigned want = p.fat_type;
-  // Double the cluster size until the wanted width (auto: FAT12 or FAT16) fits.
-  // BPB_SecPerClus is one byte, so 128 is the largest cluster size tried.
-  for (; spc <= max_spc; spc <<= 1) {
-    const std::int64_t fatdata32 = std::int64_t(num_sectors) - align(reserved, spc);
-    const std::int64_t fatdata1216 = fatdata32 - align(root_sectors, spc);
-    t12 = try_width(12, fatdata1216, spc, ss, nfats, aligned, false);
-    t16 = try_width(16, fatdata1216, spc, ss, nfats, aligned, false);
-    t32 = try_width(32, fatdata32, spc, ss, nfats, aligned, small32_ok);
-    // For messages: the width that was wanted (auto: FAT16 once FAT12 overflows).
-    const Trial& mine = want == 12 ? t12 : want == 16 ? t16 : want == 32 ? t32
-                        : t12.fit == Fit::too_many ? t16 : t12;
-    if (first.bits == 0) first = mine;
-    last = mine;
-    if ((t12.fit == Fit::ok && (want == 0 || want == 12)) || (t16.fit == Fit::ok && (want == 0 || want == 16)) ||
-        (t32.fit == Fit::ok && want == 32)) {
-      found = true;
-      break;
-    }
-  }
-  if (!found) return explain(first, last, ss, num_sectors, spc_asked != 0);
-
-  Trial chosen;
-  if (want == 0)
-    chosen = (t16.fit == Fit::ok && (t12.fit != Fit::ok || t16.clusters > t12.clusters)) ? t16 : t12;
-  else
-    chosen = want == 12 ? t12 : want == 16 ? t16 : t32;
-  g.type = chosen.bits == 12 ? FatType::fat12 : chosen.bits == 16 ? FatType::fat16 : FatType::fat32;
-  if (g.type == FatType::fat32 && chosen.clusters < kMinClusters32)
-    g.warnings.push_back(std::to_string(chosen.clusters) + " clusters is below the FAT32 minimum of 65525; "
-                         "some systems will not mount this volume");
-  g.sectors_per_cluster = spc;
-  g.cluster_count = std::uint32_t(chosen.clusters);
-  g.fat_sectors = std::uint32_t(chosen.fat_sectors);
-  g.total_sectors = std::uint32_t(num_sectors);
-  g.aligned = aligned;
-  // Align the reserved area and the root directory to whole clusters so the
-  // data area starts on a cluster boundary (relative to the filesystem).
-  g.reserved_sectors = std::uint32_t(align(reserved, spc));
-  g.root_entries = aligned ? std::uint32_t(align(root_sectors, spc) * (ss / 32)) : root_entries;
-  if (g.type == FatType::fat32) g.root_entries = 0;
+  count_track_sectors(device_bytes, o, p, blocks, a, g);
+  a.root_sectors = cdiv(std::int64_t(a.root_entries) * 32, g.sector_size);
+  const Search s = FSIO_TRY(search_cluster_size(a, p, spc_asked, g.sector_size, o.num_fats));
+  store_layout(pick_width(s, p.fat_type), s.spc, a, g);
   return finish_layout(o, blocks, g);
 }
 

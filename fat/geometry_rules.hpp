@@ -51,6 +51,17 @@ fsio::Status choose_layout(std::uint64_t device_bytes, const FormatOptions& o,
 fsio::Status choose_atari_layout(std::uint64_t device_bytes, const FormatOptions& o, const InitialParams& p,
                                  bool ss_fixed, Geometry& g);
 
+// The drive's fields, the same in both variants: CHS, hidden sectors, media
+// byte (-m, else the floppy table's or 0xF8) and drive number (0x80 for 0xF8).
+void set_drive_fields(const FormatOptions& o, const InitialParams& p, Geometry& g);
+
+// The root directory's entries: none on FAT32 (a warning when -r asked).
+std::uint32_t root_entries_for(const FormatOptions& o, const InitialParams& p, bool fat32, Geometry& g);
+
+// The reserved sectors: -R, else 32 on FAT32 and 1 otherwise; FAT32 needs
+// at least 2 (boot sector and FSInfo, fatgen103 p.12).
+fsio::Result<std::uint32_t> reserved_sectors(const FormatOptions& o, bool fat32);
+
 // FAT32's extra reserved sectors and backup boot sector, and mkfs.fat's
 // "at least 32 KiB of data" check over `blocks` KiB; shared by both variants.
 fsio::Status finish_layout(const FormatOptions& o, std::uint64_t blocks, Geometry& g);

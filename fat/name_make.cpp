@@ -31,9 +31,10 @@ struct Part {
   bool exact = true;   // nothing dropped, replaced, lost, or cut
   bool lower = false;  // holds a lower-case letter
   bool upper = false;  // holds an upper-case letter
+  bool oem = false;    // holds a code-page byte from 0x80: no case bits can describe it
 };
 
-Part basis_part(std::u16string_view in, std::size_t max) {
+Part basis_part(std::u16string_view in, std::size_t max, const OemCodepage* cp) {
   Part p;
   for (std::size_t i = 0; i < in.size(); ++i) {
     const char16_t c = in[i];
@@ -45,7 +46,11 @@ Part basis_part(std::u16string_view in, std::size_t max) {
       p.exact = false;
       break;
     }
-    if (replaced(c) || c >= 0x80) {  // no code pages here: lossy, like an unmappable character in Linux
+    const auto oem = c >= 0x80 && cp ? cp->byte_of(c) : std::nullopt;
+    if (oem) {  // Linux: the code page's byte, upper-cased by its table; both case flags cleared
+      p.chars += char(cp->upper(*oem));
+      p.oem = true;
+    } else if (replaced(c) || c >= 0x80) {  // lossy, like a character the code page lacks in Linux
       p.chars += '_';
       p.exact = false;
     } else if (c >= 'a' && c <= 'z') {
@@ -79,6 +84,7 @@ ShortName pack(const std::string& base, const std::string& ext) {
   s.fill(' ');
   std::memcpy(s.data(), base.data(), base.size());
   std::memcpy(s.data() + 8, ext.data(), ext.size());
+  if (s[0] == kDirEntryFree) s[0] = kDirEntryKanji;  // a real 0xE5 first byte is stored as 0x05
   return s;
 }
 
@@ -134,7 +140,7 @@ std::vector<LfnEntry> lfn_slots(std::u16string_view name, std::uint8_t checksum)
 }  // namespace
 
 fsio::Result<NameSlots> make_name(std::string_view long_name, const std::function<bool(const ShortName&)>& taken,
-                                  ShortNameStyle style) {
+                                  ShortNameStyle style, const OemCodepage* codepage) {
   const std::u16string name = FSIO_TRY(utf8_to_utf16(long_name));
   FSIO_TRY(check_long_name(long_name, name));
   // The extension follows the last dot, unless that dot ends the name or
@@ -144,8 +150,8 @@ fsio::Result<NameSlots> make_name(std::string_view long_name, const std::functio
       std::all_of(name.begin(), name.begin() + std::ptrdiff_t(dot), [](char16_t c) { return skipped(c); }))
     dot = std::u16string::npos;
   const bool has_ext = dot != std::u16string::npos;
-  Part base = basis_part(std::u16string_view(name).substr(0, has_ext ? dot : name.size()), 8);
-  const Part ext = has_ext ? basis_part(std::u16string_view(name).substr(dot + 1), 3) : Part{};
+  Part base = basis_part(std::u16string_view(name).substr(0, has_ext ? dot : name.size()), 8, codepage);
+  const Part ext = has_ext ? basis_part(std::u16string_view(name).substr(dot + 1), 3, codepage) : Part{};
   if (base.chars.empty())
     return make_error(Errc::invalid_argument, "name '" + std::string(long_name) + "' leaves no characters for an 8.3 name");
   NameSlots out;
@@ -154,12 +160,14 @@ fsio::Result<NameSlots> make_name(std::string_view long_name, const std::functio
     if (taken(out.short_name))
       return make_error(Errc::busy, "name '" + std::string(long_name) + "': its 8.3 form is taken");
     const bool base_one_case = !(base.lower && base.upper), ext_one_case = !(ext.lower && ext.upper);
-    if (!base.lower && !ext.lower) return out;  // a plain upper-case 8.3 name
-    if (style == ShortNameStyle::winnt && base_one_case && ext_one_case) {
+    const bool oem = base.oem || ext.oem;
+    if (!base.lower && !ext.lower && !oem) return out;  // a plain upper-case 8.3 name
+    if (style == ShortNameStyle::winnt && base_one_case && ext_one_case && !oem) {
       out.case_bits = std::uint8_t((base.lower ? kLowerBase : 0) | (ext.lower ? kLowerExt : 0));
       return out;
     }
   } else {
+    out.tail = true;
     std::uint32_t n = 1;
     while (n <= 9 && taken(with_tail(base.chars, ext.chars, n))) ++n;
     if (n <= 9) {

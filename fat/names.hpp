@@ -12,7 +12,9 @@
 // Making: a long name that is a valid upper-case 8.3 name is stored as the
 // short name alone. Anything else gets LFN slots and a basis name made the
 // way Linux makes it (letters upper-cased; '.' and ' ' dropped; + , ; = [ ]
-// and every non-ASCII character become '_'; 8 characters of base, 3 of
+// and every non-ASCII character the code page lacks become '_'; one it has
+// becomes its byte, upper-cased by the code page, and the name then always
+// gets an LFN as in Linux's to_shortname_char; 8 characters of base, 3 of
 // extension from the last dot), with a numeric tail ~1 .. ~9 cut into the
 // base when the basis had to lose anything, chosen not to collide with the
 // short names already in the directory; past ~9, Linux's form: two base
@@ -31,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fat/codepage.hpp"
 #include "fat/dirent.hpp"
 #include "libfsio/result.hpp"
 
@@ -74,6 +77,7 @@ struct NameSlots {
   ShortName short_name{};
   std::uint8_t case_bits = 0;
   std::vector<LfnEntry> lfn;
+  bool tail = false;  // the 8.3 name got a numeric tail (~N): the basis lost something
   std::uint32_t slot_count() const { return std::uint32_t(lfn.size() + 1); }
 };
 
@@ -83,7 +87,10 @@ struct NameSlots {
 // character or one of " * / : < > ? \ |, or a trailing dot or space (which
 // Windows and Linux strip). Errc::busy when the exact 8.3 form of the name
 // is taken, or (in practice never) every tail is.
+// `codepage` (Linux's codepage= option) maps non-ASCII characters into the
+// 8.3 name; without one every non-ASCII character becomes '_'. A leading
+// 0xE5 byte is stored as 0x05 (0xE5 marks a deleted entry).
 fsio::Result<NameSlots> make_name(std::string_view long_name, const std::function<bool(const ShortName&)>& taken,
-                                  ShortNameStyle style = ShortNameStyle::win95);
+                                  ShortNameStyle style = ShortNameStyle::win95, const OemCodepage* codepage = nullptr);
 
 }  // namespace fat

@@ -57,12 +57,12 @@ class Repairer {
   }
   // Every write so far reaches the disk before the next step's first one.
   fsio::Status durable(std::string what) {
-    FSIO_TRY_CTX(q_.flush(), vol_.path() + ": flush after " + rep_.step);
+    FSIO_TRY_CTX(q_.flush(), "flush after " + rep_.step);
     rep_.steps.push_back(std::move(what));
     return {};
   }
   fsio::Status write_boot() {
-    FSIO_TRY_CTX(q_.write(l_.sector_offset(0), boot_.span()), vol_.path() + ": write boot sector");
+    FSIO_TRY_CTX(q_.write(l_.sector_offset(0), boot_.span()), "write boot sector");
     return {};
   }
   std::size_t state_offset() const { return l_.type == FatType::fat32 ? kStateOffset32 : kStateOffset16; }
@@ -81,7 +81,7 @@ class Repairer {
   fsio::Status clean();
   fsio::Status flush_fat(bool force) {
     if (!force && fat_.dirty_sectors() < kRepairBatchSectors) return {};
-    FSIO_TRY_CTX(fat_.flush(), vol_.path());
+    FSIO_TRY(fat_.flush());
     return poll();
   }
 
@@ -109,11 +109,11 @@ fsio::Status Repairer::mirror() {
   if (from != 0) std::rotate(order.begin(), order.begin() + 1, order.end());
   for (std::uint64_t pos : order) {
     const auto span = buf.span().first(std::min<std::uint64_t>(buf.size(), total - pos));
-    FSIO_TRY_CTX(q_.read(l_.fat_offset(from) + pos, span), vol_.path() + ": read FAT copy " + std::to_string(from));
+    FSIO_TRY_CTX(q_.read(l_.fat_offset(from) + pos, span), "read FAT copy " + std::to_string(from));
     auto plug = q_.plug();
     for (std::uint32_t c = 0; c < l_.num_fats; ++c)
       if (c != from) plug.write(l_.fat_offset(c) + pos, span);
-    FSIO_TRY_CTX(plug.finish(), vol_.path() + ": write FAT copies");
+    FSIO_TRY_CTX(plug.finish(), "write FAT copies");
     if (progress_) progress_->add(span.size() * (l_.num_fats - 1));
     FSIO_TRY(poll());
   }
@@ -137,10 +137,10 @@ fsio::Status Repairer::mark_dirty() {
 fsio::Status Repairer::cut() {
   if (!plan_.fat0 && plan_.cut.size() == 0) return {};
   FSIO_TRY(begin("cut chains"));
-  if (plan_.fat0) FSIO_TRY_CTX(fat_.set(0, *plan_.fat0), vol_.path());
+  if (plan_.fat0) FSIO_TRY(fat_.set(0, *plan_.fat0));
   const std::uint32_t eoc = end_of_chain(l_.type);
   for (std::uint32_t n = plan_.cut.next_set(0); n < plan_.cut.size(); n = plan_.cut.next_set(n + 1)) {
-    FSIO_TRY_CTX(fat_.set(n, eoc), vol_.path());
+    FSIO_TRY(fat_.set(n, eoc));
     ++rep_.entries_cut;
     FSIO_TRY(flush_fat(false));
   }
@@ -174,7 +174,7 @@ fsio::Status Repairer::patch_sectors(
     fsio::AlignedBuffer buf(batch.size() * ss);
     auto reads = q_.plug();
     for (std::size_t i = 0; i < batch.size(); ++i) reads.read(batch[i]->first, buf.span().subspan(i * ss, ss));
-    FSIO_TRY_CTX(reads.finish(), vol_.path() + ": read directory sectors");
+    FSIO_TRY_CTX(reads.finish(), "read directory sectors");
     auto writes = q_.plug();
     for (std::size_t i = 0; i < batch.size(); ++i) {
       for (const auto& [at, bytes] : batch[i]->second) {
@@ -183,7 +183,7 @@ fsio::Status Repairer::patch_sectors(
       }
       writes.write(batch[i]->first, buf.span().subspan(i * ss, ss));
     }
-    FSIO_TRY_CTX(writes.finish(), vol_.path() + ": write directory sectors");
+    FSIO_TRY_CTX(writes.finish(), "write directory sectors");
     FSIO_TRY(poll());
   }
   return {};
@@ -200,9 +200,9 @@ fsio::Status Repairer::boot_label() {
     return {};
   fsio::AlignedBuffer backup(l_.sector_size);
   const std::uint64_t off = l_.sector_offset(l_.backup_boot_sector);
-  FSIO_TRY_CTX(q_.read(off, backup.span()), vol_.path() + ": read backup boot sector");
+  FSIO_TRY_CTX(q_.read(off, backup.span()), "read backup boot sector");
   std::memcpy(backup.data() + at, plan_.boot_label->data(), 11);
-  FSIO_TRY_CTX(q_.write(off, backup.span()), vol_.path() + ": write backup boot sector");
+  FSIO_TRY_CTX(q_.write(off, backup.span()), "write backup boot sector");
   return {};
 }
 
@@ -212,22 +212,21 @@ fsio::Status Repairer::reclaim() {
   FSIO_TRY(begin("free unowned clusters"));
   bool stopped = false;
   fsio::Status failed;
-  FSIO_TRY_CTX(fat_.scan(
-                   [&](std::uint32_t at, std::span<const std::uint32_t> values) {
-                     for (std::size_t i = 0; i < values.size(); ++i) {
-                       const std::uint32_t n = at + std::uint32_t(i), v = values[i];
-                       if (v == 0 || classify(l_.type, v) == EntryKind::bad || plan_.owned.test(n)) continue;
-                       failed = fat_.set(n, 0);
-                       if (!failed) return false;
-                       ++rep_.clusters_freed;
-                     }
-                     if (progress_) progress_->add(entries_bytes(l_.type, values.size()));
-                     failed = flush_fat(false);
-                     stopped = !failed;
-                     return !stopped;
-                   },
-                   2),
-               vol_.path());
+  FSIO_TRY(fat_.scan(
+      [&](std::uint32_t at, std::span<const std::uint32_t> values) {
+        for (std::size_t i = 0; i < values.size(); ++i) {
+          const std::uint32_t n = at + std::uint32_t(i), v = values[i];
+          if (v == 0 || classify(l_.type, v) == EntryKind::bad || plan_.owned.test(n)) continue;
+          failed = fat_.set(n, 0);
+          if (!failed) return false;
+          ++rep_.clusters_freed;
+        }
+        if (progress_) progress_->add(entries_bytes(l_.type, values.size()));
+        failed = flush_fat(false);
+        stopped = !failed;
+        return !stopped;
+      },
+      2));
   FSIO_TRY(failed);
   FSIO_TRY(flush_fat(true));
   return durable("freed " + std::to_string(rep_.clusters_freed) + " clusters no file owned");
@@ -238,7 +237,7 @@ fsio::Status Repairer::fsinfo() {
   FSIO_TRY(begin("FSInfo"));
   auto plug = q_.plug();
   if (!vol_.queue_fsinfo(plug, plan_.fsinfo->free_count, plan_.fsinfo->next_free)) return {};
-  FSIO_TRY_CTX(plug.finish(), vol_.path() + ": write FSInfo");
+  FSIO_TRY_CTX(plug.finish(), "write FSInfo");
   rep_.fsinfo_written = true;
   return durable("wrote FSInfo (free count " + std::to_string(plan_.fsinfo->free_count) + ")");
 }
@@ -253,8 +252,8 @@ fsio::Status Repairer::clean() {
   FSIO_TRY(begin("clear dirty bits"));
   if (fat1) {
     const std::uint32_t bit = l_.type == FatType::fat32 ? kFat32CleanShutdown : kFat16CleanShutdown;
-    const std::uint32_t v = FSIO_TRY_CTX(fat_.get(1), vol_.path());
-    FSIO_TRY_CTX(fat_.set(1, v | bit), vol_.path());
+    const std::uint32_t v = FSIO_TRY(fat_.get(1));
+    FSIO_TRY(fat_.set(1, v | bit));
     FSIO_TRY(flush_fat(true));
   }
   if (flag) {

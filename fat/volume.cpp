@@ -35,28 +35,29 @@ fsio::Result<Volume> Volume::open(fsio::IoQueue& queue, const VolumeOptions& o) 
   const fsio::Device& dev = queue.device();
   const std::string& path = dev.path();
   if (o.offset_bytes > dev.size() || dev.size() - o.offset_bytes < 512)
-    return make_error(Errc::corrupt, path + ": " + std::to_string(dev.size()) + " bytes, offset " +
-                                         std::to_string(o.offset_bytes) + ": no room for a 512-byte boot sector");
+    return make_error(Errc::corrupt, std::to_string(dev.size()) + " bytes, offset " + std::to_string(o.offset_bytes) +
+                                         ": no room for a 512-byte boot sector")
+        .at(path);
   const std::uint64_t available = dev.size() - o.offset_bytes;
   // The sector size is in the boot sector; read what any device can read.
   const std::size_t probe = dev.direct() ? std::max<std::size_t>(512, dev.topology().dio_offset_align) : 512;
   fsio::AlignedBuffer first(probe);
-  FSIO_TRY_CTX(queue.read(o.offset_bytes, first.span()), path + ": read boot sector");
+  FSIO_TRY_CTX(queue.read(o.offset_bytes, first.span()), "read boot sector");
   auto info = parse_boot_sector(first.span(), available, o.offset_bytes);
-  if (!info) return std::move(info).error().wrap(path);
+  if (!info) return std::move(info).error().at(path);
   // FAT sectors smaller than the device's direct-I/O unit (2048-byte
   // sectors on a 4 KiB-sector disk) go through the page cache.
   if (dev.direct() && dev.topology().dio_offset_align > info->layout.sector_size)
     FSIO_TRY(queue.device().use_buffered("the " + std::to_string(info->layout.sector_size) +
                                          "-byte FAT sector is smaller than the device's direct-I/O unit"));
   auto fat = FatTable::open(queue, info->layout, o.fat_cache);
-  if (!fat) return std::move(fat).error().wrap(path);
+  if (!fat) return std::move(fat).error().at(path);
   fsio::AlignedBuffer boot(info->layout.sector_size);
-  FSIO_TRY_CTX(queue.read(o.offset_bytes, boot.span()), path + ": read boot sector");
+  FSIO_TRY_CTX(queue.read(o.offset_bytes, boot.span()), "read boot sector");
   Volume v(queue, std::move(*info), std::move(boot), std::move(*fat));
-  FSIO_TRY_CTX(v.read_fsinfo(), path);
-  FSIO_TRY_CTX(v.check_backup_boot(), path);
-  FSIO_TRY_CTX(v.read_fat_head(), path);
+  FSIO_TRY(v.read_fsinfo());
+  FSIO_TRY(v.check_backup_boot());
+  FSIO_TRY(v.read_fat_head());
   return v;
 }
 

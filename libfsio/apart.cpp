@@ -25,6 +25,12 @@ struct Resolved {
 // nullopt: the path does not exist (yet), so it shares nothing.
 Result<std::optional<struct stat>> stat_of(const StorageRef& r) {
   struct stat st {};
+  if (r.known_ino) {  // a regular file the caller knows (StorageRef::known_dev/ino)
+    st.st_mode = S_IFREG;
+    st.st_dev = dev_t(r.known_dev);
+    st.st_ino = ino_t(r.known_ino);
+    return std::optional<struct stat>(st);
+  }
   if ((r.fd >= 0 ? ::fstat(r.fd, &st) : ::stat(r.name.c_str(), &st)) == 0) return std::optional<struct stat>(st);
   if (r.fd < 0 && errno == ENOENT) return std::optional<struct stat>{};
   return errno_error(r.name + ": stat");

@@ -17,6 +17,7 @@
 #include <limits>
 #include <utility>
 
+#include "libfsio/created_file.hpp"
 #include "libfsio/mount.hpp"
 #include "libfsio/size.hpp"
 
@@ -62,23 +63,28 @@ Status check_not_read_only(const std::string& path, const struct stat& st) {
   const std::string refuse = "; refusing to write to it";
   if (S_ISBLK(st.st_mode)) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno_error(path + ": open to read its read-only flag");
+    if (fd < 0) return errno_error("open to read its read-only flag").at(path);
     int ro = 0;
     const int rc = ioctl(fd, BLKROGET, &ro);
     const int err = errno;
     ::close(fd);
-    if (rc != 0) return errno_error(err, path + ": BLKROGET");
-    if (ro) return make_error(Errc::io, path + ": the device is read-only (BLKROGET: losetup -r, a write-protect switch)" + refuse);
+    if (rc != 0) return errno_error(err, "BLKROGET").at(path);
+    if (ro)
+      return make_error(Errc::io, "the device is read-only (BLKROGET: losetup -r, a write-protect switch)" + refuse)
+          .at(path);
     return {};
   }
   if ((st.st_mode & 0222) == 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", unsigned(st.st_mode & 07777));
-    return Error{Errc::io, EACCES, path + ": read-only file (mode " + mode + ")" + refuse + " (chmod u+w to allow it)"};
+    return Error{Errc::io, EACCES,
+                 "read-only file (mode " + std::string(mode) + ")" + refuse + " (chmod u+w to allow it)", path};
   }
   if (::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0)
-    return Error{Errc::io, errno, path + ": not writable (a read-only filesystem, an immutable file, or no permission)" +
-                                      refuse + ", it is read-only for us"};
+    return Error{Errc::io, errno,
+                 "not writable (a read-only filesystem, an immutable file, or no permission)" + refuse +
+                     ", it is read-only for us",
+                 path};
   return {};
 }
 
@@ -86,7 +92,7 @@ Status check_not_read_only(const std::string& path, const struct stat& st) {
 Status check_writable(const std::string& path, const struct stat& st, const OpenOptions& o) {
   if (!o.allow_mounted) {
     if (auto use = FSIO_TRY(find_use(path, o.offset, window_end(o))))
-      return make_error(Errc::busy, path + ": " + describe_use(*use) + "; refusing to write to it");
+      return make_error(Errc::busy, describe_use(*use) + "; refusing to write to it").at(path);
   }
   return check_not_read_only(path, st);
 }
@@ -105,25 +111,27 @@ struct CreatedGuard {
 
 Result<Device> Device::open(const std::string& path, const OpenOptions& o) {
   if (o.create_size && !o.write)
-    return make_error(Errc::invalid_argument, path + ": creating an image needs write access");
+    return make_error(Errc::invalid_argument, "creating an image needs write access").at(path);
   if (o.create_new && !o.create_size)
-    return make_error(Errc::invalid_argument, path + ": create_new needs create_size");
+    return make_error(Errc::invalid_argument, "create_new needs create_size").at(path);
 
   // lstat for a new file: a symbolic link, even a dangling one, is in the way.
   struct stat st {};
   const bool exists = (o.create_new ? ::lstat(path.c_str(), &st) : ::stat(path.c_str(), &st)) == 0;
   if (exists && o.create_new)
-    return make_error(Errc::busy, path + ": already exists (a symbolic link counts, even a dangling one); "
-                                         "refusing to replace it with a new image");
-  if (!exists && !(errno == ENOENT && o.create_size)) return errno_error(path + ": stat");
+    return make_error(Errc::busy, "already exists (a symbolic link counts, even a dangling one); "
+                                  "refusing to replace it with a new image")
+        .at(path);
+  if (!exists && !(errno == ENOENT && o.create_size)) return errno_error("stat").at(path);
   const bool is_block = exists && S_ISBLK(st.st_mode);
   if (exists && !is_block && !S_ISREG(st.st_mode))
-    return make_error(Errc::unsupported, path + ": not a block device or a regular file");
+    return make_error(Errc::unsupported, "not a block device or a regular file").at(path);
   if (is_block && o.create_size)
-    return make_error(Errc::invalid_argument, path + ": a size to create applies to image files, not block devices");
+    return make_error(Errc::invalid_argument, "a size to create applies to image files, not block devices").at(path);
   if (o.create_size && *o.create_size > std::uint64_t(std::numeric_limits<off_t>::max()))
-    return make_error(Errc::invalid_argument, path + ": size " + std::to_string(*o.create_size) +
-                                                  " is more than a file can hold (2^63-1 bytes)");
+    return make_error(Errc::invalid_argument,
+                      "size " + std::to_string(*o.create_size) + " is more than a file can hold (2^63-1 bytes)")
+        .at(path);
 
   // Writing under a mounted filesystem corrupts it; check before opening so
   // the message can name the mount point (O_EXCL below would only say EBUSY).
@@ -147,10 +155,10 @@ Result<Device> Device::open(const std::string& path, const OpenOptions& o) {
   d.direct_ = o.direct && d.direct_fallback_.empty();
   if (d.fd_ < 0) {
     const char* what = o.write ? "open for writing" : "open for reading";
-    if (errno == EEXIST && o.create_new) return Error{Errc::busy, EEXIST, path + ": " + what};
+    if (errno == EEXIST && o.create_new) return Error{Errc::busy, EEXIST, what, path};
     if (errno == EBUSY && (flags & O_EXCL))
-      return errno_error(path + ": " + what + " (exclusive): in use by a mount, md/dm or another program");
-    return errno_error(path + ": " + what);
+      return errno_error(std::string(what) + " (exclusive): in use by a mount, md/dm or another program").at(path);
+    return errno_error(what).at(path);
   }
   CreatedGuard guard{path, !exists};
   d.created_ = !exists;
@@ -162,16 +170,16 @@ Result<Device> Device::open(const std::string& path, const OpenOptions& o) {
 // Size, creation size, topology and the window of a freshly opened device.
 Status Device::finish_open(const OpenOptions& o) {
   struct stat st {};
-  if (::fstat(fd_, &st) != 0) return errno_error(path_ + ": fstat");
+  if (::fstat(fd_, &st) != 0) return errno_error("fstat").at(path_);
   std::uint64_t real_size = 0;
   if (is_block_) {
-    if (ioctl(fd_, BLKGETSIZE64, &real_size) != 0) return errno_error(path_ + ": BLKGETSIZE64");
+    if (ioctl(fd_, BLKGETSIZE64, &real_size) != 0) return errno_error("BLKGETSIZE64").at(path_);
   } else {
     real_size = std::uint64_t(st.st_size);
     // Extend only: creating an image never throws away existing data.
     if (o.create_size && *o.create_size > real_size) {
       if (::ftruncate(fd_, off_t(*o.create_size)) != 0)
-        return errno_error(path_ + ": extend to " + std::to_string(*o.create_size) + " bytes");
+        return errno_error("extend to " + std::to_string(*o.create_size) + " bytes").at(path_);
       real_size = *o.create_size;
     }
   }
@@ -181,16 +189,19 @@ Status Device::finish_open(const OpenOptions& o) {
   // The window: a partition always starts on a sector boundary, and O_DIRECT
   // needs it to, so an unaligned start is refused rather than half-working.
   if (o.offset % topo_.logical_sector != 0)
-    return make_error(Errc::invalid_argument, path_ + ": window offset " + format_hex(o.offset) +
-                                                  " is not a multiple of the " +
-                                                  std::to_string(topo_.logical_sector) + "-byte sector");
+    return make_error(Errc::invalid_argument, "window offset " + format_hex(o.offset) + " is not a multiple of the " +
+                                                  std::to_string(topo_.logical_sector) + "-byte sector")
+        .at(path_);
   if (o.offset > real_size)
-    return make_error(Errc::invalid_argument, path_ + ": window offset " + format_hex(o.offset) +
-                                                  " is beyond the end (size " + format_hex(real_size) + ")");
+    return make_error(Errc::invalid_argument,
+                      "window offset " + format_hex(o.offset) + " is beyond the end (size " + format_hex(real_size) +
+                          ")")
+        .at(path_);
   std::uint64_t avail = real_size - o.offset;
   if (o.length && *o.length > avail)
-    return make_error(Errc::invalid_argument, path_ + ": window " + format_hex(o.offset) + "+" + format_hex(*o.length) +
-                                                  " ends beyond the end (size " + format_hex(real_size) + ")");
+    return make_error(Errc::invalid_argument, "window " + format_hex(o.offset) + "+" + format_hex(*o.length) +
+                                                  " ends beyond the end (size " + format_hex(real_size) + ")")
+        .at(path_);
   offset_ = o.offset;
   size_ = o.length ? *o.length : avail;
   return {};
@@ -198,11 +209,7 @@ Status Device::finish_open(const OpenOptions& o) {
 
 Status Device::remove_created() {
   if (!created_ || fd_ < 0) return {};
-  struct stat mine {}, now {};
-  if (::fstat(fd_, &mine) != 0) return errno_error(path_ + ": fstat");
-  // Only if the path still names the file we made.
-  if (::lstat(path_.c_str(), &now) != 0 || now.st_dev != mine.st_dev || now.st_ino != mine.st_ino) return {};
-  if (::unlink(path_.c_str()) != 0) return errno_error(path_ + ": remove the image this run created");
+  FSIO_TRY(CreatedFile(*this, "").remove());
   created_ = false;
   return {};
 }
@@ -245,9 +252,10 @@ Device::~Device() {
 Result<std::uint64_t> Device::clamp(std::uint64_t offset, std::uint64_t length) const {
   if (length == 0) return std::uint64_t{0};
   if (offset >= size_)
-    return make_error(Errc::invalid_argument, path_ + ": request of " + std::to_string(length) + " bytes at " +
+    return make_error(Errc::invalid_argument, "request of " + std::to_string(length) + " bytes at " +
                                                   format_hex(offset) + " is beyond the end of the device (size " +
-                                                  format_hex(size_) + ")");
+                                                  format_hex(size_) + ")")
+        .at(path_);
   std::uint64_t inside = size_ - offset;
   if (length <= inside) return length;
   // Straddles the end (guard_bio_eod). Buffered regular files can transfer
@@ -255,9 +263,11 @@ Result<std::uint64_t> Device::clamp(std::uint64_t offset, std::uint64_t length) 
   if (!is_block_ && !direct_) return inside;
   std::uint64_t whole = inside / topo_.logical_sector * topo_.logical_sector;
   if (whole == 0)
-    return make_error(Errc::invalid_argument, path_ + ": request at " + format_hex(offset) +
-                                                  " lies in the partial last sector (size " + format_hex(size_) + ", " +
-                                                  std::to_string(topo_.logical_sector) + "-byte sectors)");
+    return make_error(Errc::invalid_argument, "request of " + std::to_string(length) + " bytes at " +
+                                                  format_hex(offset) + " lies in the partial last sector (size " +
+                                                  format_hex(size_) + ", " + std::to_string(topo_.logical_sector) +
+                                                  "-byte sectors)")
+        .at(path_);
   return whole;
 }
 
@@ -265,7 +275,7 @@ Status Device::use_buffered(const std::string& why) {
   if (!direct_) return {};
   const int flags = ::fcntl(fd_, F_GETFL);
   if (flags < 0 || ::fcntl(fd_, F_SETFL, flags & ~O_DIRECT) != 0)
-    return errno_error(path_ + ": turn O_DIRECT off (fcntl F_SETFL)");
+    return errno_error("turn O_DIRECT off (fcntl F_SETFL)").at(path_);
   direct_ = false;
   direct_fallback_ = why + "; using buffered I/O";
   return {};
@@ -273,32 +283,33 @@ Status Device::use_buffered(const std::string& why) {
 
 Status Device::flush() const {
   if (sync_ == SyncMode::sync) {
-    if (::fsync(fd_) != 0) return errno_error(path_ + ": fsync");
+    if (::fsync(fd_) != 0) return errno_error("fsync").at(path_);
   } else if (::fdatasync(fd_) != 0) {
-    return errno_error(path_ + ": fdatasync");
+    return errno_error("fdatasync").at(path_);
   }
   return {};
 }
 
 Status Device::discard(std::uint64_t offset, std::uint64_t length) const {
   std::string what = "discard " + std::to_string(length) + " bytes at " + format_hex(offset);
-  if (!writable_) return make_error(Errc::invalid_argument, path_ + ": " + what + ": not opened for writing");
+  if (!writable_) return make_error(Errc::invalid_argument, what + ": not opened for writing").at(path_);
   if (offset > size_ || length > size_ - offset)
-    return make_error(Errc::invalid_argument, path_ + ": " + what + ": beyond the end of the device (size " +
-                                                  format_hex(size_) + ")");
+    return make_error(Errc::invalid_argument, what + ": beyond the end of the device (size " + format_hex(size_) + ")")
+        .at(path_);
   if (length == 0) return {};
   std::uint64_t abs = offset_ + offset;
   if (is_block_) {
     // The kernel wants logical-sector alignment and answers a bare EINVAL.
     if ((abs | length) % topo_.logical_sector != 0)
-      return make_error(Errc::invalid_argument, path_ + ": " + what + ": not aligned to the " +
-                                                    std::to_string(topo_.logical_sector) + "-byte sector");
+      return make_error(Errc::invalid_argument,
+                        what + ": not aligned to the " + std::to_string(topo_.logical_sector) + "-byte sector")
+          .at(path_);
     std::uint64_t range[2] = {abs, length};
-    if (ioctl(fd_, BLKDISCARD, range) != 0) return errno_error(path_ + ": " + what + ": BLKDISCARD");
+    if (ioctl(fd_, BLKDISCARD, range) != 0) return errno_error(what + ": BLKDISCARD").at(path_);
     return {};
   }
   if (::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(abs), off_t(length)) != 0)
-    return errno_error(path_ + ": " + what + ": punch hole");
+    return errno_error(what + ": punch hole").at(path_);
   return {};
 }
 

@@ -61,6 +61,10 @@ Result<Topology> query_topology(int fd, const std::string& path, bool is_block,
 
 class Device {
  public:
+  // Every error a Device returns names its path (Error::path, said first in
+  // the message: "card.img: fstat: ..."), and the offset and size where a
+  // request has them.
+  //
   // Opens path. For writing (or check_write), before anything is opened or
   // created, refuses with an error naming the reason:
   //  - a target in use: anything sharing storage with the window is mounted
@@ -134,8 +138,10 @@ class Device {
   // BLKDISCARD on block devices, FALLOC_FL_PUNCH_HOLE on files; window-relative.
   Status discard(std::uint64_t offset, std::uint64_t length) const;
 
-  // "<path>: " prefix helper for errors.
-  Error error(Error e) const { return std::move(e).wrap(path_); }
+  // Names this device on an error that does not name one yet (Error::at):
+  // for an engine used without an IoQueue. Device's own errors and
+  // IoQueue's already name it.
+  Error error(Error e) const { return std::move(e).at(path_); }
 
  private:
   Device() = default;

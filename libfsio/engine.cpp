@@ -1,6 +1,8 @@
 // Engine selection and the FSIO_FAULT environment variable.
 #include "libfsio/engine.hpp"
 
+#include <sys/stat.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <string_view>
@@ -42,6 +44,18 @@ Error bad_fault(std::string_view text, const char* why) {
 }
 
 
+
+// FSIO_FAULT_PATH names the one file or device FSIO_FAULT is for: the fd
+// is it when both are the same block device (st_rdev) or the same file
+// (st_dev and st_ino), by whatever path it was opened.
+bool fault_aims_at(int fd) {
+  const char* path = std::getenv("FSIO_FAULT_PATH");
+  if (path == nullptr || *path == '\0') return true;
+  struct stat want {}, have {};
+  if (::stat(path, &want) != 0 || ::fstat(fd, &have) != 0) return false;
+  if (S_ISBLK(want.st_mode) || S_ISBLK(have.st_mode)) return S_ISBLK(have.st_mode) && have.st_rdev == want.st_rdev;
+  return have.st_dev == want.st_dev && have.st_ino == want.st_ino;
+}
 
 }  // namespace
 
@@ -134,7 +148,7 @@ Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned de
       break;
     }
   }
-  if (fault) engine = make_fault_engine(std::move(engine), *fault);
+  if (fault && fault_aims_at(fd)) engine = make_fault_engine(std::move(engine), *fault);
   return engine;
 }
 
@@ -143,6 +157,8 @@ Result<std::vector<std::string>> environment_overrides() {
   if (auto fault = FSIO_TRY(fault_spec_from_env()))
     notes.push_back("FSIO_FAULT=" + std::string(std::getenv("FSIO_FAULT")) + " is set: test fault injection is on: " +
                     describe(*fault) + "; such errors are not the disk's");
+  if (const char* path = std::getenv("FSIO_FAULT_PATH"); path && *path)
+    notes.push_back("FSIO_FAULT_PATH=" + std::string(path) + " is set: FSIO_FAULT applies only to " + path);
   if (auto kind = FSIO_TRY(engine_kind_from_env()))
     notes.push_back("FSIO_ENGINE=" + std::string(std::getenv("FSIO_ENGINE")) +
                     " is set: it chooses the I/O engine wherever the engine is left automatic");

@@ -102,7 +102,9 @@ Result<std::optional<EngineKind>> engine_kind_from_env();
 
 // The engine a tool should use: uring if it works (automatic falls back to
 // psync, saying nothing; asking for uring explicitly makes a failure an
-// error), wrapped in the fault engine when FSIO_FAULT is set. FSIO_ENGINE
+// error), wrapped in the fault engine when FSIO_FAULT is set and, if
+// FSIO_FAULT_PATH is set too, fd is that file or block device (by any path:
+// a test aims the fault at one of several targets). FSIO_ENGINE
 // replaces `automatic` (an explicit kind wins over the environment).
 Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned depth);
 

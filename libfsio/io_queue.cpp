@@ -57,9 +57,10 @@ IoQueue& IoQueue::operator=(IoQueue&&) noexcept = default;
 IoQueue::~IoQueue() = default;
 
 Result<IoQueue> IoQueue::create(Device& device, const QueueOptions& options) {
-  if (options.depth == 0) return make_error(Errc::invalid_argument, "queue depth must be at least 1");
-  auto engine = FSIO_TRY(make_engine(options.engine, device.fd(), options.depth));
-  return create(device, std::move(engine), options);
+  if (options.depth == 0) return make_error(Errc::invalid_argument, "queue depth must be at least 1").at(device.path());
+  auto engine = make_engine(options.engine, device.fd(), options.depth);
+  if (!engine) return std::move(engine).error().at(device.path());
+  return create(device, std::move(*engine), options);
 }
 
 Result<IoQueue> IoQueue::create(Device& device, std::unique_ptr<Engine> engine,
@@ -116,6 +117,7 @@ Status IoQueue::flush() {
   auto status = flush_engine();
   stats_.syscalls += engine_->syscalls() - syscalls;
   stats_.elapsed_seconds += seconds_since(start);
+  if (!status) return std::move(status).error().at(dev_->path());
   return status;
 }
 
@@ -142,6 +144,7 @@ Status IoQueue::run(std::vector<Plug::Pending>& reqs) {
   if (status && wrote && opts_.sync == SyncPolicy::flush_after) status = flush_engine();
   stats_.syscalls += engine_->syscalls() - syscalls;
   stats_.elapsed_seconds += seconds_since(start);
+  if (!status) return std::move(status).error().at(dev_->path());
   return status;
 }
 
@@ -166,7 +169,8 @@ Status IoQueue::prepare(std::vector<Plug::Pending>& reqs, std::vector<Unit>& uni
                               std::to_string(topo.dio_offset_align) + ", buffer address of " +
                               std::to_string(topo.dio_mem_align) + ")");
     }
-    std::uint64_t len = FSIO_TRY_CTX(dev_->clamp(p.offset, p.len), describe(p.op, p.len, p.offset));
+    // The guard's error says the request's size and offset and the device's size.
+    std::uint64_t len = FSIO_TRY_CTX(dev_->clamp(p.offset, p.len), p.op == IoOp::read ? "read" : "write");
     // guard_bio_eod: the part of a read past the end reads as zeros.
     if (len < p.len && p.op == IoOp::read) std::memset(p.data + len, 0, p.len - len);
 
@@ -197,76 +201,96 @@ Status IoQueue::prepare(std::vector<Plug::Pending>& reqs, std::vector<Unit>& uni
   return {};
 }
 
+// The state of one submit(): which units wait, how many are in flight, and
+// the first error (the one the caller gets).
+struct IoQueue::Batch {
+  explicit Batch(std::vector<Unit>& all) : units(all) {}
+  std::vector<Unit>& units;
+  std::vector<std::size_t> retry;  // units whose short transfer's rest is to go again
+  std::size_t next = 0;            // the first unit never submitted
+  unsigned in_flight = 0;
+  std::optional<Error> first_error;
+
+  bool waiting() const { return !retry.empty() || next < units.size(); }
+  void fail(Error e) {
+    if (!first_error) first_error = std::move(e);
+  }
+};
+
 // Keep at most depth requests in flight, one commit per wave, refilling as
 // completions arrive. After the first error nothing new is submitted, but
 // everything in flight is still reaped: the kernel must not be left writing
 // from (or reading into) buffers the caller frees when we return.
 Status IoQueue::submit(std::vector<Unit>& units) {
-  const bool dsync = opts_.sync == SyncPolicy::dsync;
+  Batch b(units);
   std::vector<IoCompletion> done(opts_.depth);
-  std::vector<std::size_t> retry;
-  std::optional<Error> first_error;
-  std::size_t next = 0;
-  unsigned in_flight = 0;
-
   for (;;) {
-    unsigned queued = 0;
-    while (!first_error && in_flight < opts_.depth && (!retry.empty() || next < units.size())) {
-      bool is_retry = !retry.empty();
-      std::size_t i = is_retry ? retry.back() : next;
-      Unit& u = units[i];
-      IoRequest req{.op = u.op,
-                    .offset = dev_->offset() + u.offset,
-                    .iov = u.iov.data() + u.first,
-                    .iovcnt = unsigned(u.iov.size() - u.first),
-                    .bytes = u.bytes,
-                    .dsync = dsync && u.op == IoOp::write,
-                    .user_data = i};
-      auto st = engine_->queue(req);
-      if (!st) {
-        if (st.error().code == Errc::busy && in_flight > 0) break;  // reap, then retry
-        first_error = std::move(st).error().wrap(describe(u.op, u.bytes, u.offset));
-        break;
-      }
-      if (is_retry) retry.pop_back(); else { ++next; ++stats_.requests_submitted; }
-      ++queued;
-      ++in_flight;
-    }
-    if (queued > 0) {
+    if (queue_wave(b) > 0) {
       auto committed = engine_->commit();
-      if (!committed && !first_error) first_error = std::move(committed).error();
+      if (!committed) b.fail(std::move(committed).error());
     }
-    stats_.peak_in_flight = std::max(stats_.peak_in_flight, in_flight);
-    if (in_flight == 0) break;
-
+    stats_.peak_in_flight = std::max(stats_.peak_in_flight, b.in_flight);
+    if (b.in_flight == 0) break;
     auto reaped = engine_->reap(done, 1);
     if (!reaped) return std::move(reaped).error();  // the engine is broken; nothing more to wait for
-    in_flight -= *reaped;
-    for (unsigned k = 0; k < *reaped; ++k) {
-      Unit& u = units[done[k].user_data];
-      std::int64_t res = done[k].result;
-      if (res < 0) {
-        if (!first_error) first_error = errno_error(int(-res), describe(u.op, u.bytes, u.offset));
-        continue;
-      }
-      if (res == 0) {
-        // No progress: the device ended where its size said it would not.
-        if (!first_error)
-          first_error = Error{Errc::io, EIO, describe(u.op, u.bytes, u.offset) + ": short " +
-                                                 (u.op == IoOp::read ? "read" : "write") + " at end of device"};
-        continue;
-      }
-      FSIO_ASSERT(std::uint64_t(res) <= u.bytes);
-      (u.op == IoOp::read ? stats_.bytes_read : stats_.bytes_written) += std::uint64_t(res);
-      u.advance(std::uint64_t(res));
-      if (u.bytes > 0 && !first_error) {
-        ++stats_.retries;
-        retry.push_back(done[k].user_data);
-      }
-    }
+    b.in_flight -= *reaped;
+    for (unsigned k = 0; k < *reaped; ++k) complete(b, done[k]);
   }
-  if (first_error) return std::move(*first_error);
+  if (b.first_error) return std::move(*b.first_error);
   return {};
+}
+
+// Queues what the depth allows, the rest of short transfers first. Stops at
+// the first error, and when the engine is full (it is reaped, then refilled).
+unsigned IoQueue::queue_wave(Batch& b) {
+  const bool dsync = opts_.sync == SyncPolicy::dsync;
+  unsigned queued = 0;
+  while (!b.first_error && b.in_flight < opts_.depth && b.waiting()) {
+    const bool is_retry = !b.retry.empty();
+    const std::size_t i = is_retry ? b.retry.back() : b.next;
+    Unit& u = b.units[i];
+    auto st = engine_->queue(IoRequest{.op = u.op,
+                                       .offset = dev_->offset() + u.offset,
+                                       .iov = u.iov.data() + u.first,
+                                       .iovcnt = unsigned(u.iov.size() - u.first),
+                                       .bytes = u.bytes,
+                                       .dsync = dsync && u.op == IoOp::write,
+                                       .user_data = i});
+    if (!st) {
+      if (st.error().code == Errc::busy && b.in_flight > 0) break;
+      b.fail(std::move(st).error().wrap(describe(u.op, u.bytes, u.offset)));
+      break;
+    }
+    if (is_retry) {
+      b.retry.pop_back();
+    } else {
+      ++b.next;
+      ++stats_.requests_submitted;
+    }
+    ++queued;
+    ++b.in_flight;
+  }
+  return queued;
+}
+
+// One completion: its bytes counted, the rest of a short transfer queued
+// again, a failure kept if it is the first.
+void IoQueue::complete(Batch& b, const IoCompletion& c) {
+  Unit& u = b.units[c.user_data];
+  if (c.result < 0) return b.fail(errno_error(int(-c.result), describe(u.op, u.bytes, u.offset)));
+  if (c.result == 0) {
+    // No progress: the device ended where its size said it would not.
+    return b.fail(Error{Errc::io, EIO,
+                        describe(u.op, u.bytes, u.offset) + ": short " + (u.op == IoOp::read ? "read" : "write") +
+                            " at end of device"});
+  }
+  FSIO_ASSERT(std::uint64_t(c.result) <= u.bytes);
+  (u.op == IoOp::read ? stats_.bytes_read : stats_.bytes_written) += std::uint64_t(c.result);
+  u.advance(std::uint64_t(c.result));
+  if (u.bytes > 0 && !b.first_error) {
+    ++stats_.retries;
+    b.retry.push_back(c.user_data);
+  }
 }
 
 }  // namespace fsio

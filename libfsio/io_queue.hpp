@@ -9,12 +9,14 @@
 // max_segments iovecs), applies the end-of-device guard, submits the batch
 // keeping at most `depth` in flight (one io_uring_submit per wave), reaps
 // every completion, resubmits the rest of a short transfer, and returns the
-// first error with the offset and size it happened at ("write 1048576 bytes
-// at 0x100000: Input/output error", errno in Error::sys_errno; the device
-// path is left for the caller to add with Device::error). Offsets are
-// relative to the Device window. Buffers must stay valid until finish() returns; with
-// O_DIRECT they must be aligned to the device's DIO alignment (checked:
-// Errc::invalid_argument). A read that straddles the end of the device is
+// first error with the device, offset and size it happened at (Error::path
+// and context: "card.img: write 1048576 bytes at 0x100000: Input/output
+// error", errno in Error::sys_errno). Every error the queue returns names the
+// device this way, create() and flush() included, so a caller adds only the
+// step it was doing (FSIO_TRY_CTX(q.read(...), "read FAT copy 1")). Offsets
+// in messages and calls are relative to the Device window. Buffers must
+// stay valid until finish() returns; with O_DIRECT they must be aligned to
+// the device's DIO alignment (checked: Errc::invalid_argument). A read that straddles the end of the device is
 // truncated to whole sectors and its tail zero-filled; a write that straddles
 // it is truncated; a request wholly beyond the end is an error.
 //
@@ -101,10 +103,13 @@ class IoQueue {
 
  private:
   IoQueue(Device& dev, QueueOptions opts, std::unique_ptr<Engine> engine);
-  struct Unit;  // one merged request on its way through the engine
+  struct Unit;   // one merged request on its way through the engine
+  struct Batch;  // one submit()'s units waiting, in flight, and its first error
   Status run(std::vector<Plug::Pending>& reqs);
   Status prepare(std::vector<Plug::Pending>& reqs, std::vector<Unit>& units);
   Status submit(std::vector<Unit>& units);
+  unsigned queue_wave(Batch& batch);
+  void complete(Batch& batch, const IoCompletion& completion);
   Status flush_engine();
   Device* dev_;
   QueueOptions opts_;

@@ -226,7 +226,7 @@ void add_held(const std::vector<StorageExtent>& target, const struct stat& st, c
 
 Result<std::vector<InUse>> find_uses(const std::string& path, std::uint64_t begin, std::uint64_t end) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return errno_error(path + ": stat");
+  if (::stat(path.c_str(), &st) != 0) return errno_error("stat").at(path);
   std::vector<InUse> found;
   const auto target = FSIO_TRY(resolve_storage(path, begin, end));
   if (target.empty()) return found;

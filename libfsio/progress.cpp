@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "libfsio/size.hpp"
@@ -26,6 +27,9 @@ struct Progress::Impl {
   std::string label;
   std::uint64_t total;
   const std::atomic<std::uint64_t>* done;
+  const std::atomic<std::uint64_t>* items;
+  const std::uint64_t* items_total;
+  const std::string* noun;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   asio::io_context io;
   asio::steady_timer timer{io};
@@ -56,6 +60,9 @@ struct Progress::Impl {
     char rate[32];
     std::snprintf(rate, sizeof rate, "  %.0f MB/s", mbps);
     line += rate;
+    if (*items_total != 0)
+      line += "  " + std::to_string(items->load(std::memory_order_relaxed)) + "/" + std::to_string(*items_total) + " " +
+              *noun;
     line += "\033[K";  // clear what a longer previous line left behind
     std::fputs(line.c_str(), stderr);
     std::fflush(stderr);
@@ -69,6 +76,9 @@ Progress::Progress(std::string label, std::uint64_t total_bytes, bool enabled) {
   impl_->label = std::move(label);
   impl_->total = total_bytes;
   impl_->done = &done_;
+  impl_->items = &items_;
+  impl_->items_total = &items_total_;
+  impl_->noun = &noun_;
   impl_->arm();
   impl_->thread = std::jthread([impl = impl_.get()] { impl->io.run(); });
 }
@@ -82,6 +92,88 @@ Progress::~Progress() {
     std::fputs("\r\033[K", stderr);
     std::fflush(stderr);
   }
+}
+
+struct ProgressLines::Impl {
+  struct Line {
+    std::string label, phase;
+    std::uint64_t total = 0;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  };
+  std::vector<Line> lines;
+  const std::atomic<std::uint64_t>* counters = nullptr;
+  std::size_t width = 0;  // the longest label, so the numbers line up
+  std::mutex m;           // phase() against draw()
+  asio::io_context io;
+  asio::steady_timer timer{io};
+  bool drawn = false;
+  std::jthread thread;  // last: joins before the members it uses go away
+
+  void arm() {
+    timer.expires_after(200ms);
+    timer.async_wait([this](const boost::system::error_code& ec) {
+      if (ec) return;
+      draw();
+      arm();
+    });
+  }
+
+  std::string text(std::size_t i) {
+    const Line& l = lines[i];
+    const std::uint64_t now = counters[i].load(std::memory_order_relaxed);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - l.start).count();
+    std::string s = l.label + std::string(width - l.label.size(), ' ') + "  ";
+    if (!l.phase.empty()) s += l.phase + "  ";
+    s += format_size(now);
+    if (l.total) s += " / " + format_size(l.total) + "  " + std::to_string(now * 100 / l.total) + "%";
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "  %.0f MB/s", secs > 0 ? double(now) / secs / 1e6 : 0.0);
+    return s + rate + "\033[K";
+  }
+
+  void draw() {
+    std::lock_guard lock(m);
+    // Back to the first line, then every line over what it said before.
+    std::string out = drawn ? "\033[" + std::to_string(lines.size()) + "A" : "";
+    for (std::size_t i = 0; i < lines.size(); ++i) out += "\r" + text(i) + "\n";
+    std::fputs(out.c_str(), stderr);
+    std::fflush(stderr);
+    drawn = true;
+  }
+};
+
+ProgressLines::ProgressLines(std::vector<std::string> labels, std::uint64_t total_bytes, bool enabled)
+    : counters_(new std::atomic<std::uint64_t>[labels.size()]) {
+  for (std::size_t i = 0; i < labels.size(); ++i) counters_[i].store(0);
+  if (!enabled || labels.empty()) return;
+  impl_ = std::make_unique<Impl>();
+  for (auto& l : labels) {
+    impl_->width = std::max(impl_->width, l.size());
+    impl_->lines.push_back({std::move(l), "", total_bytes});
+  }
+  impl_->counters = counters_.get();
+  impl_->arm();
+  impl_->thread = std::jthread([impl = impl_.get()] { impl->io.run(); });
+}
+
+ProgressLines::~ProgressLines() {
+  if (!impl_) return;
+  impl_->io.stop();
+  impl_->thread.join();
+  if (impl_->drawn) {
+    std::fputs(("\033[" + std::to_string(impl_->lines.size()) + "A\r\033[J").c_str(), stderr);
+    std::fflush(stderr);
+  }
+}
+
+void ProgressLines::phase(std::size_t line, std::string what, std::uint64_t total_bytes) {
+  counters_[line].store(0);
+  if (!impl_) return;
+  std::lock_guard lock(impl_->m);
+  auto& l = impl_->lines[line];
+  l.phase = std::move(what);
+  l.total = total_bytes;
+  l.start = std::chrono::steady_clock::now();
 }
 
 namespace {

@@ -20,16 +20,34 @@ const char* errc_name(Errc code) {
 }
 
 std::string Error::message() const {
-  if (sys_errno == 0) return context;
-  std::string msg = context;
-  if (!msg.empty()) msg += ": ";
-  msg += std::strerror(sys_errno);
+  std::string msg = path;
+  auto add = [&msg](const std::string& part) {
+    if (part.empty()) return;
+    if (!msg.empty()) msg += ": ";
+    msg += part;
+  };
+  add(context);
+  if (sys_errno != 0) add(std::strerror(sys_errno));
   return msg;
 }
 
 Error Error::wrap(const std::string& outer) && {
   if (outer.empty()) return std::move(*this);
   context = context.empty() ? outer : outer + ": " + context;
+  return std::move(*this);
+}
+
+Error Error::at(const std::string& where) && {
+  if (path.empty()) path = where;
+  return std::move(*this);
+}
+
+Error Error::with_note(const std::string& note) && {
+  if (sys_errno != 0) {
+    context = context.empty() ? std::strerror(sys_errno) : context + ": " + std::strerror(sys_errno);
+    sys_errno = 0;
+  }
+  context += note;
   return std::move(*this);
 }
 

@@ -27,16 +27,41 @@ enum class Errc {
 
 const char* errc_name(Errc code);
 
+// Where, what and why, as LevelDB's PosixError(filename, errno) says them:
+// "card.img: read FAT copy 1: read 512 bytes at 0x200: Input/output error"
+// is path, then context (outermost first), then strerror(sys_errno).
+//
+// Device and IoQueue set `path` on every error they return, with the offset
+// and size in the context. A caller adds the step it was doing with wrap()
+// (FSIO_TRY_CTX), which goes after the path, never before it. Code that
+// refuses a device's contents (a corrupt boot sector, a geometry that does
+// not fit) names the device with at(), which leaves an error that already
+// names one as it is: the path is said once however many layers add it.
+// An error about something else (a source file, a list file, an option)
+// says its own name in its context and leaves `path` empty.
 struct Error {
+  Error() = default;
+  Error(Errc code_, int sys_errno_, std::string context_, std::string path_ = {})
+      : code(code_), sys_errno(sys_errno_), context(std::move(context_)), path(std::move(path_)) {}
+
   Errc code = Errc::io;
   int sys_errno = 0;     // errno when the kernel gave one, else 0
   std::string context;   // "write 4096 bytes at 0x100000" ... outermost first
+  std::string path;      // the device or image it happened on; empty when none
 
-  // "context: strerror(errno)" or just "context".
+  // "path: context: strerror(errno)", each part only when present.
   std::string message() const;
 
-  // Prefix more context: err.wrap("/dev/sdb") -> "/dev/sdb: <old context>".
+  // Prefix more context, after the path: err.wrap("write FAT") ->
+  // "card.img: write FAT: <old context>".
   Error wrap(const std::string& outer) &&;
+  // Names the device or image the error is about, unless it names one
+  // already (the innermost, where it happened, wins).
+  Error at(const std::string& where) &&;
+  // Adds a note after the whole message, strerror included ("...: No space
+  // left on device; removed card.img, which -C had made"): errno becomes
+  // part of the text (sys_errno 0), the path stays where it is.
+  Error with_note(const std::string& note) &&;
 };
 
 Error make_error(Errc code, std::string context);
@@ -103,12 +128,24 @@ using Status = Result<void>;
     std::move(fsio_try_result_).value();                         \
   })
 
-// Like FSIO_TRY, but wraps the error with more context first.
+// Like FSIO_TRY, but wraps the error with the step the caller was doing
+// first ("read FAT copy 1"); ctx is built only on failure.
 #define FSIO_TRY_CTX(expr, ctx)                                  \
   __extension__({                                                \
     auto&& fsio_try_result_ = (expr);                            \
     if (!fsio_try_result_.has_value())                           \
       return std::move(fsio_try_result_).error().wrap(ctx);      \
+    std::move(fsio_try_result_).value();                         \
+  })
+
+// Like FSIO_TRY, but names the device or image the error is about first
+// (Error::at), unless the error names one already: for a refusal of what a
+// device holds or is asked to hold ("card.img: FAT12 allows at most ...").
+#define FSIO_TRY_AT(expr, where)                                 \
+  __extension__({                                                \
+    auto&& fsio_try_result_ = (expr);                            \
+    if (!fsio_try_result_.has_value())                           \
+      return std::move(fsio_try_result_).error().at(where);      \
     std::move(fsio_try_result_).value();                         \
   })
 

@@ -51,14 +51,14 @@ Result<std::vector<Signature>> probe_signatures(const Device& device) {
   if ((::fcntl(fd, F_GETFL) & O_DIRECT) != 0) {
     std::string proc = "/proc/self/fd/" + std::to_string(fd);
     own.fd = ::open(proc.c_str(), O_RDONLY | O_CLOEXEC);
-    if (own.fd < 0) return errno_error(device.path() + ": reopen for probing");
+    if (own.fd < 0) return errno_error("reopen for probing").at(device.path());
     fd = own.fd;
   }
 
   Probe pr(blkid_new_probe(), blkid_free_probe);
-  if (!pr) return make_error(Errc::io, device.path() + ": blkid_new_probe failed");
+  if (!pr) return make_error(Errc::io, "blkid_new_probe failed").at(device.path());
   if (blkid_probe_set_device(pr.get(), fd, blkid_loff_t(device.offset()), blkid_loff_t(device.size())) != 0)
-    return errno_error(device.path() + ": blkid_probe_set_device");
+    return errno_error("blkid_probe_set_device").at(device.path());
   blkid_probe_enable_superblocks(pr.get(), 1);
   blkid_probe_set_superblocks_flags(pr.get(), BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_TYPE | BLKID_SUBLKS_LABEL |
                                                   BLKID_SUBLKS_USAGE | BLKID_SUBLKS_BADCSUM);
@@ -90,7 +90,7 @@ Result<std::vector<Signature>> probe_signatures(const Device& device) {
     sig.length = magic_len;
     found.push_back(std::move(sig));
   }
-  if (rc < 0) return errno_error(device.path() + ": probing for signatures");
+  if (rc < 0) return errno_error("probing for signatures").at(device.path());
   return found;
 }
 
@@ -116,10 +116,11 @@ Result<std::vector<Signature>> check_overwrite(const std::string& path, std::uin
     if (range.error().code == Errc::not_found) return std::vector<Signature>{};
     return std::move(range).error();
   }
-  auto found = FSIO_TRY_CTX(probe_signatures(*range), path);
+  auto found = FSIO_TRY(probe_signatures(*range));
   if (!found.empty() && !force)
-    return make_error(Errc::busy, path + ": holds " + describe(found.front()) + "; " + action +
-                                      " would destroy it (use --force to overwrite it)");
+    return make_error(Errc::busy, "holds " + describe(found.front()) + "; " + action +
+                                      " would destroy it (use --force to overwrite it)")
+        .at(path);
   return found;
 }
 

@@ -90,4 +90,13 @@ std::string format_hex(std::uint64_t v, bool upper) {
   return buf;
 }
 
+std::string format_count(std::uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace fsio

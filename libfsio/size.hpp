@@ -17,6 +17,9 @@ Result<std::uint64_t> parse_size(std::string_view text);
 // 4096 -> "4 KiB", 1536 -> "1.5 KiB", 1000 -> "1000 B".
 std::string format_size(std::uint64_t bytes);
 
+// 1234567 -> "1,234,567": counts in messages people read.
+std::string format_count(std::uint64_t n);
+
 // 31 -> "0x1f" (offsets and sectors in messages); upper: "0x1F" (field values
 // in ext4 messages, as e2fsprogs prints them).
 std::string format_hex(std::uint64_t v, bool upper = false);

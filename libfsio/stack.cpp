@@ -139,7 +139,7 @@ std::vector<StorageExtent> resolve_block_storage(dev_t dev, std::uint64_t begin,
 
 Result<std::vector<StorageExtent>> resolve_storage(const std::string& path, std::uint64_t begin, std::uint64_t end) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return errno_error(path + ": stat");
+  if (::stat(path.c_str(), &st) != 0) return errno_error("stat").at(path);
   if (S_ISBLK(st.st_mode)) return resolve_block_storage(st.st_rdev, begin, end);
   std::vector<StorageExtent> out;
   if (S_ISREG(st.st_mode) && begin < end) out.push_back({true, st.st_dev, st.st_ino, begin, end, path, {}});

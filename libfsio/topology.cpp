@@ -70,71 +70,99 @@ std::pair<std::uint32_t, std::uint32_t> statx_dio_align(int fd) {
 
 bool valid_sector_size(std::uint32_t s) { return s >= 512 && s <= 65536 && std::has_single_bit(s); }
 
+// An image file: 512-byte logical sectors, unless the caller overrides them.
+Topology image_topology(std::uint32_t sector_size_override) {
+  Topology t;
+  t.logical_sector = sector_size_override != 0 ? sector_size_override : 512;
+  t.physical_sector = t.logical_sector;
+  t.minimum_io = t.logical_sector;
+  return t;
+}
+
+// A block device's size ioctls. One the driver refuses falls back to
+// libblkid (probed once); if that cannot tell either, the size is unknown
+// and guessing would be unsafe.
+class SizeIoctls {
+ public:
+  SizeIoctls(int fd, const std::string& path) : fd_(fd), path_(path) {}
+
+  Status ask(unsigned long req, const char* name, std::uint32_t BlkidTopology::*field, std::uint32_t& out) {
+    unsigned int v = 0;
+    int iv = 0;
+    int r = req == BLKSSZGET ? ioctl(fd_, req, &iv) : ioctl(fd_, req, &v);
+    if (r == 0) {
+      out = req == BLKSSZGET ? std::uint32_t(iv) : v;
+      return {};
+    }
+    int err = errno;
+    if (!asked_blkid_) {
+      bt_ = probe_blkid_topology(fd_);
+      asked_blkid_ = true;
+    }
+    if (bt_.*field != 0) {
+      out = bt_.*field;
+      return {};
+    }
+    return errno_error(err, name).at(path_);
+  }
+
+ private:
+  int fd_;
+  const std::string& path_;
+  BlkidTopology bt_{};
+  bool asked_blkid_ = false;
+};
+
+// A larger logical sector than the device's, when asked: only a larger
+// multiple makes sense, the device cannot address less than its own.
+Status override_sector(Topology& t, const std::string& path, std::uint32_t sector_size_override) {
+  if (sector_size_override != 0) {
+    if (sector_size_override < t.logical_sector)
+      return make_error(Errc::invalid_argument, "sector size " + std::to_string(sector_size_override) +
+                                                    " is smaller than the device's logical sector size " +
+                                                    std::to_string(t.logical_sector))
+          .at(path);
+    t.logical_sector = sector_size_override;
+  }
+  return {};
+}
+
+// A block device: its sector and I/O sizes, and the kernel's largest request.
+Result<Topology> block_topology(int fd, const std::string& path, std::uint32_t sector_size_override) {
+  Topology t;
+  SizeIoctls sizes(fd, path);
+  FSIO_TRY(sizes.ask(BLKSSZGET, "BLKSSZGET", &BlkidTopology::logical, t.logical_sector));
+  if (!sizes.ask(BLKPBSZGET, "BLKPBSZGET", &BlkidTopology::physical, t.physical_sector))
+    t.physical_sector = t.logical_sector;
+  if (!sizes.ask(BLKIOMIN, "BLKIOMIN", &BlkidTopology::minimum, t.minimum_io)) t.minimum_io = t.physical_sector;
+  if (!sizes.ask(BLKIOOPT, "BLKIOOPT", &BlkidTopology::optimal, t.optimal_io)) t.optimal_io = 0;
+  if (!valid_sector_size(t.logical_sector))
+    return make_error(Errc::unsupported, "logical sector size " + std::to_string(t.logical_sector) + " is not supported")
+        .at(path);
+  FSIO_TRY(override_sector(t, path, sector_size_override));
+  if (t.physical_sector < t.logical_sector) t.physical_sector = t.logical_sector;
+  if (t.minimum_io < t.logical_sector) t.minimum_io = t.logical_sector;
+  struct stat st {};
+  if (fstat(fd, &st) == 0) {
+    std::uint64_t kernel_max = sysfs_max_request(st.st_rdev);
+    if (kernel_max > t.max_request) t.max_request = kernel_max;
+  }
+  return t;
+}
+
 }  // namespace
 
 Result<Topology> query_topology(int fd, const std::string& path, bool is_block,
                                 std::uint32_t sector_size_override) {
   if (sector_size_override != 0 && !valid_sector_size(sector_size_override))
-    return make_error(Errc::invalid_argument,
-                      path + ": sector size " + std::to_string(sector_size_override) +
-                          " is not a power of two between 512 and 65536");
+    return make_error(Errc::invalid_argument, "sector size " + std::to_string(sector_size_override) +
+                                                  " is not a power of two between 512 and 65536")
+        .at(path);
   Topology t;
-  if (!is_block) {
-    t.logical_sector = sector_size_override != 0 ? sector_size_override : 512;
-    t.physical_sector = t.logical_sector;
-    t.minimum_io = t.logical_sector;
-  } else {
-    BlkidTopology bt{};
-    bool asked_blkid = false;
-    // An ioctl the driver refuses falls back to libblkid; if that cannot tell
-    // either, the sector size is unknown and guessing would be unsafe.
-    auto ioctl_u32 = [&](unsigned long req, const char* name, std::uint32_t BlkidTopology::*field,
-                         std::uint32_t& out) -> Status {
-      unsigned int v = 0;
-      int iv = 0;
-      int r = req == BLKSSZGET ? ioctl(fd, req, &iv) : ioctl(fd, req, &v);
-      if (r == 0) {
-        out = req == BLKSSZGET ? std::uint32_t(iv) : v;
-        return {};
-      }
-      int err = errno;
-      if (!asked_blkid) {
-        bt = probe_blkid_topology(fd);
-        asked_blkid = true;
-      }
-      if (bt.*field != 0) {
-        out = bt.*field;
-        return {};
-      }
-      return errno_error(err, path + ": " + name);
-    };
-    FSIO_TRY(ioctl_u32(BLKSSZGET, "BLKSSZGET", &BlkidTopology::logical, t.logical_sector));
-    if (!ioctl_u32(BLKPBSZGET, "BLKPBSZGET", &BlkidTopology::physical, t.physical_sector))
-      t.physical_sector = t.logical_sector;
-    if (!ioctl_u32(BLKIOMIN, "BLKIOMIN", &BlkidTopology::minimum, t.minimum_io))
-      t.minimum_io = t.physical_sector;
-    if (!ioctl_u32(BLKIOOPT, "BLKIOOPT", &BlkidTopology::optimal, t.optimal_io)) t.optimal_io = 0;
-    if (!valid_sector_size(t.logical_sector))
-      return make_error(Errc::unsupported,
-                        path + ": logical sector size " + std::to_string(t.logical_sector) + " is not supported");
-    if (sector_size_override != 0) {
-      // Only a larger multiple makes sense: the device cannot address less
-      // than its own logical sector.
-      if (sector_size_override < t.logical_sector)
-        return make_error(Errc::invalid_argument,
-                          path + ": sector size " + std::to_string(sector_size_override) +
-                              " is smaller than the device's logical sector size " +
-                              std::to_string(t.logical_sector));
-      t.logical_sector = sector_size_override;
-    }
-    if (t.physical_sector < t.logical_sector) t.physical_sector = t.logical_sector;
-    if (t.minimum_io < t.logical_sector) t.minimum_io = t.logical_sector;
-    struct stat st {};
-    if (fstat(fd, &st) == 0) {
-      std::uint64_t kernel_max = sysfs_max_request(st.st_rdev);
-      if (kernel_max > t.max_request) t.max_request = kernel_max;
-    }
-  }
+  if (is_block)
+    t = FSIO_TRY(block_topology(fd, path, sector_size_override));
+  else
+    t = image_topology(sector_size_override);
   auto [mem, off] = statx_dio_align(fd);
   // Without an answer, the logical sector is the alignment O_DIRECT has
   // always required of block devices and of ext4/xfs files.

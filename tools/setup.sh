@@ -7,9 +7,12 @@ build=${1:-build}
 
 packages=(
   meson ninja-build g++ pkg-config
-  libcli11-dev libblkid-dev libzstd-dev libboost1.81-dev liburing-dev
+  libcli11-dev libblkid-dev libzstd-dev libboost1.81-dev liburing-dev libarchive-dev
+  liblzma-dev libexpat1-dev libssl-dev
   libgtest-dev nlohmann-json3-dev
   dosfstools mtools e2fsprogs e2tools fdisk fio mandoc strace util-linux time
+  # fsimg restore's tests: bmaptool create makes the maps, xz and zstd the images.
+  bmap-tools xz-utils zstd
   # The fuzz build only (tools/fuzz.sh): Debian 12's clang is clang 14, whose
   # libFuzzer (libclang_rt.fuzzer) comes in libclang-rt-14-dev.
   clang libclang-rt-14-dev

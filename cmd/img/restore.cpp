@@ -11,6 +11,8 @@
 #include "cmd/img/decode.hpp"
 #include "cmd/img/save.hpp"
 #include "cmd/img/target.hpp"
+#include "cmd/img/wipe.hpp"
+#include "libfsio/created_file.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/signatures.hpp"
 #include "libfsio/size.hpp"
@@ -33,7 +35,7 @@ bool direct_fits(const fsio::Device& dev, const Header& h) {
 
 struct Target {
   fsio::Device dev;
-  bool created = false;  // this run made the file (--create): removed again on failure
+  fsio::CreatedFile made;  // the file --create made: removed again on failure
 };
 
 // The size --create gives the file: offset + image_bytes, which must fit
@@ -63,62 +65,19 @@ fsio::Result<Target> open_target(const std::string& image, const std::string& pa
     oo.create_new = true;
   }
   auto dev = FSIO_TRY(fsio::Device::open(path, oo));
-  const bool created = dev.created();
-  Target t{std::move(dev), created};
-  auto fail = [&](fsio::Error e) -> fsio::Error {
-    if (t.created) (void)t.dev.remove_created();
-    return e;
-  };
+  fsio::CreatedFile made(dev, "--create");
+  Target t{std::move(dev), std::move(made)};
   if (t.dev.size() < h.image_bytes)
-    return fail(make_error(Errc::invalid_argument, path + ": " + size_text(t.dev.size()) +
-                                                       (o.offset ? " from --offset on" : "") +
-                                                       " is smaller than the image's filesystem, " +
-                                                       size_text(h.image_bytes)));
+    return t.made.fail(make_error(Errc::invalid_argument, size_text(t.dev.size()) +
+                                                              (o.offset ? " from --offset on" : "") +
+                                                              " is smaller than the image's filesystem, " +
+                                                              size_text(h.image_bytes))
+                           .at(path));
   // The same descriptor, buffered: a second open would meet our own O_EXCL claim.
   if (t.dev.direct() && !direct_fits(t.dev, h))
     if (auto st = t.dev.use_buffered("the image's blocks do not fit the device's direct-I/O unit"); !st)
-      return fail(std::move(st).error());
+      return t.made.fail(std::move(st).error());
   return t;
-}
-
-// Zeroes the magic bytes of the signatures given (window offsets; each has
-// a magic, which wipe() checks), by reading the sectors that hold them and
-// writing them back.
-fsio::Status zero_magics(fsio::IoQueue& q, const std::vector<fsio::Signature>& sigs) {
-  const std::uint64_t unit = std::max<std::uint64_t>(4096, q.device().topology().dio_offset_align);
-  for (const auto& s : sigs) {
-    const std::uint64_t begin = s.offset / unit * unit;
-    const std::uint64_t end = std::min((s.offset + s.length + unit - 1) / unit * unit, q.device().size());
-    fsio::AlignedBuffer buf(end - begin);
-    FSIO_TRY(q.read(begin, buf.span()));
-    std::memset(buf.data() + (s.offset - begin), 0, s.length);
-    FSIO_TRY(q.write(begin, buf.span()));
-  }
-  if (!sigs.empty()) FSIO_TRY(q.flush());
-  return {};
-}
-
-// Wipes every signature in the filesystem's range, so that a restore
-// stopped before its head is written leaves no filesystem: libblkid names
-// one magic of a filesystem at a time (FAT has three: the type string at
-// 0x36, the jump at 0 and 0x55AA at 510, and is still recognised by the
-// last two), so after each wipe the range is probed again, as wipefs -a
-// does. A magic that is found again where it was zeroed is an error.
-fsio::Status wipe(fsio::IoQueue& q, std::vector<fsio::Signature> sigs, std::uint64_t length) {
-  const fsio::Device& dev = q.device();
-  std::vector<std::uint64_t> zeroed;
-  while (!sigs.empty()) {
-    for (const auto& s : sigs) {
-      const std::string what = dev.path() + ": the " + fsio::describe(s) + " at byte " + std::to_string(s.offset);
-      if (s.length == 0) return make_error(Errc::unsupported, what + " has no magic that libblkid names; wipe it first (wipefs -a)");
-      if (std::find(zeroed.begin(), zeroed.end(), s.offset) != zeroed.end())
-        return make_error(Errc::io, what + " is still found after its magic was zeroed");
-    }
-    FSIO_TRY(zero_magics(q, sigs));
-    for (const auto& s : sigs) zeroed.push_back(s.offset);
-    sigs = FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset(), length, true, "restoring"));
-  }
-  return {};
 }
 
 // What the target holds after a failed restore, to follow the error (which
@@ -146,14 +105,14 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
   const Header& h = reader.header();
   auto t = FSIO_TRY(open_target(reader.name(), target, h, o));
   fsio::Device& dev = t.dev;
-  const bool created = t.created;
+  const bool created = t.made.armed();
   auto run = [&]() -> fsio::Result<RestoreReport> {
     auto sigs = created ? std::vector<fsio::Signature>{}
                         : FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset(), h.image_bytes, o.force, "restoring"));
     std::optional<fsio::IoQueue> queue;
     if (!o.dry_run) {
-      queue.emplace(FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), target));
-      FSIO_TRY_CTX(wipe(*queue, sigs, h.image_bytes), target);
+      queue.emplace(FSIO_TRY(fsio::IoQueue::create(dev, {.engine = o.engine})));
+      FSIO_TRY(wipe_signatures(*queue, sigs, h.image_bytes));
     }
     TargetWriter w(queue ? &*queue : nullptr, h, o.keep_unused, o.progress);
     auto end = decode_frames(reader, resolve_threads(o.threads), [&](Decoded& f) { return w.frame(f); });
@@ -161,10 +120,7 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
       auto fin = w.finish();
       if (!fin) end = std::move(fin).error();
     }
-    // message() already ends in strerror: the note follows it, and errno
-    // is not kept, or strerror would be said a second time after the note.
-    if (!end && !o.dry_run)
-      return fsio::Error{end.error().code, 0, end.error().message() + stopped_note(w, h, end.error(), created)};
+    if (!end && !o.dry_run) return fsio::Error(end.error()).with_note(stopped_note(w, h, end.error(), created));
     if (!end) return std::move(end).error();
     RestoreReport rep = w.report();
     rep.wiped_signatures = sigs.size();
@@ -174,12 +130,8 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
     return rep;
   };
   auto rep = run();
-  if (!rep && created) {
-    const bool removed = ::unlink(target.c_str()) == 0;
-    return fsio::Error{rep.error().code, 0,
-                       rep.error().message() + (removed ? "; removed " + target + ", which --create had made"
-                                                        : "; could not remove " + target + ", which --create had made")};
-  }
+  if (!rep) return t.made.fail(std::move(rep).error());
+  t.made.keep();
   return rep;
 }
 

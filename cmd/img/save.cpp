@@ -147,23 +147,8 @@ fsio::Result<Packed> compress(RawFrame& f, Compressor& c, int level, int wlog, B
   return p;
 }
 
-}  // namespace
-
-unsigned resolve_threads(unsigned threads) {
-  if (threads != 0) return threads;
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : n;
-}
-
-bool all_zero(std::span<const std::byte> d) {
-  if (d.empty()) return true;
-  // The first byte zero and every byte equal to the one before it.
-  return d[0] == std::byte{0} && std::memcmp(d.data(), d.data() + 1, d.size() - 1) == 0;
-}
-
-fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_name, const SaveOptions& o) {
-  const auto start = std::chrono::steady_clock::now();
-  Header& h = plan.header;
+// The frame size, checked, and the header fields save() stamps.
+fsio::Status set_stream_options(Header& h, const SaveOptions& o) {
   if (o.frame_bytes < h.block_size || o.frame_bytes % h.block_size || o.frame_bytes > kMaxFrameBytes)
     return make_error(Errc::invalid_argument, "frame size " + std::to_string(o.frame_bytes) +
                                                   ": must be a multiple of the block size up to 64 MiB");
@@ -171,26 +156,66 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
   h.level = o.level;
   h.tool = o.tool;
   h.created = o.created;
+  return {};
+}
 
+// The source, with O_DIRECT unless its unit is larger than a block.
+fsio::Result<fsio::Device> open_source_for_save(const Source& source, std::uint32_t block_size) {
   fsio::OpenOptions oo;
-  oo.offset = plan.offset;
-  auto dev = FSIO_TRY(fsio::Device::open(plan.source, oo));
-  if (h.block_size % dev.topology().dio_offset_align != 0 && dev.direct()) {
+  oo.offset = source.offset;
+  auto dev = FSIO_TRY(fsio::Device::open(source.path, oo));
+  if (block_size % dev.topology().dio_offset_align != 0 && dev.direct()) {
     oo.direct = false;  // blocks smaller than the device's O_DIRECT unit: let the page cache split them
-    dev = FSIO_TRY(fsio::Device::open(plan.source, oo));
+    dev = FSIO_TRY(fsio::Device::open(source.path, oo));
   }
-  auto queue = FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), plan.source);
+  return dev;
+}
 
-  SaveReport rep;
-  rep.threads = resolve_threads(o.threads);
-  rep.direct = dev.direct();
-  rep.mapped_bytes = h.mapped_blocks * h.block_size;
-  const auto header = encode_header(h);
-  fsio::widen_pipe(out_fd);
-  const fsio::FdKind out_kind = fsio::fd_kind(out_fd);
-  FSIO_TRY(fsio::write_all(out_fd, out_kind, header, out_name, 0));
-  rep.stream_bytes = header.size();
+// Where the stream goes.
+struct StreamOut {
+  int fd;
+  fsio::FdKind kind;
+  const std::string& name;
+};
 
+// One compressed frame appended to the stream: its index record, then its data.
+fsio::Status write_frame(const StreamOut& out, const Packed& p, std::uint32_t block_size, const SaveOptions& o,
+                         SaveReport& rep) {
+  auto index = encode_frame_index(p.index);
+  FSIO_TRY(fsio::write_all(out.fd, out.kind, index, out.name, rep.stream_bytes));
+  const std::span<const std::byte> data(p.out.data.get(), p.index.compressed_bytes);
+  FSIO_TRY(fsio::write_all(out.fd, out.kind, data, out.name, rep.stream_bytes + index.size()));
+  rep.stream_bytes += index.size() + data.size();
+  rep.frames += 1;
+  // Progress counts frames written, not read: at a slow level the reader
+  // runs ahead by the pool's depth, and 100% would come long before the end.
+  if (o.progress) o.progress->add(p.index.covered_blocks * block_size);
+  rep.stored_bytes += p.index.stored_bytes;
+  rep.compressed_bytes += data.size();
+  for (const Run& z : p.index.zero_runs) rep.zero_bytes += z.length * block_size;
+  return {};
+}
+
+// The compressed frames in sequence order, as the pool hands them over,
+// until the last one, an error or Ctrl-C.
+fsio::Status write_frames(SavePool& pool, const StreamOut& out, std::uint32_t block_size, const SaveOptions& o,
+                          Bin<OutBuf>& outs, SaveReport& rep) {
+  while (auto packed = pool.next()) {
+    if (!*packed) return std::move(*packed).error();
+    // Ctrl-C while the workers still compress what the reader has already
+    // read: stop here too, before the end record makes the image whole.
+    if (fsio::InterruptGuard::requested()) return make_error(Errc::interrupted, "interrupted");
+    Packed& p = **packed;
+    FSIO_TRY(write_frame(out, p, block_size, o, rep));
+    outs.put(std::move(p.out));
+  }
+  return {};
+}
+
+// Every frame of the map: read by a reader thread, compressed by the pool's
+// workers, written by this thread in order. The first error stops all three.
+fsio::Status save_frames(fsio::IoQueue& queue, const Header& h, const SaveOptions& o, const StreamOut& out,
+                         const std::string& source, SaveReport& rep) {
   std::vector<Compressor> ctx(rep.threads);
   const int wlog = window_log(h.frame_bytes);
   Bin<fsio::AlignedBuffer> bin([&] { return fsio::AlignedBuffer(h.frame_bytes); });
@@ -206,41 +231,47 @@ fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_nam
     if (read_status) pool.close();
     else pool.stop();
   });
-  fsio::Status write_status;
-  while (auto packed = pool.next()) {
-    if (!*packed) {
-      write_status = std::move(*packed).error();
-      break;
-    }
-    // Ctrl-C while the workers still compress what the reader has already
-    // read: stop here too, before the end record makes the image whole.
-    if (fsio::InterruptGuard::requested()) {
-      write_status = make_error(Errc::interrupted, "interrupted");
-      break;
-    }
-    Packed& p = **packed;
-    auto index = encode_frame_index(p.index);
-    write_status = fsio::write_all(out_fd, out_kind, index, out_name, rep.stream_bytes);
-    const std::span<const std::byte> data(p.out.data.get(), p.index.compressed_bytes);
-    if (write_status) write_status = fsio::write_all(out_fd, out_kind, data, out_name, rep.stream_bytes + index.size());
-    if (!write_status) break;
-    rep.stream_bytes += index.size() + data.size();
-    rep.frames += 1;
-    // Progress counts frames written, not read: at a slow level the reader
-    // runs ahead by the pool's depth, and 100% would come long before the end.
-    if (o.progress) o.progress->add(p.index.covered_blocks * h.block_size);
-    rep.stored_bytes += p.index.stored_bytes;
-    rep.compressed_bytes += data.size();
-    for (const Run& z : p.index.zero_runs) rep.zero_bytes += z.length * h.block_size;
-    outs.put(std::move(p.out));
-  }
+  const fsio::Status write_status = write_frames(pool, out, h.block_size, o, outs, rep);
   pool.stop();
   reader.join();
-  if (!read_status) return fsio::Error(read_status.error()).wrap(plan.source);
-  if (!write_status) return write_status.error();
+  if (!read_status) return fsio::Error(read_status.error()).at(source);
+  return write_status;
+}
 
+}  // namespace
+
+unsigned resolve_threads(unsigned threads) {
+  if (threads != 0) return threads;
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : n;
+}
+
+bool all_zero(std::span<const std::byte> d) {
+  if (d.empty()) return true;
+  // The first byte zero and every byte equal to the one before it.
+  return d[0] == std::byte{0} && std::memcmp(d.data(), d.data() + 1, d.size() - 1) == 0;
+}
+
+fsio::Result<SaveReport> save(Source& source, int out_fd, const std::string& out_name, const SaveOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  Header& h = source.header;
+  FSIO_TRY(set_stream_options(h, o));
+  auto dev = FSIO_TRY(open_source_for_save(source, h.block_size));
+  auto queue = FSIO_TRY(fsio::IoQueue::create(dev, {.engine = o.engine}));
+
+  SaveReport rep;
+  rep.threads = resolve_threads(o.threads);
+  rep.direct = dev.direct();
+  rep.mapped_bytes = h.mapped_blocks * h.block_size;
+  // The stream (FORMAT.md): the header, the frames, the end record.
+  const auto header = encode_header(h);
+  fsio::widen_pipe(out_fd);
+  const StreamOut out{out_fd, fsio::fd_kind(out_fd), out_name};
+  FSIO_TRY(fsio::write_all(out.fd, out.kind, header, out.name, 0));
+  rep.stream_bytes = header.size();
+  FSIO_TRY(save_frames(queue, h, o, out, source.path, rep));
   End end{rep.frames, h.mapped_blocks, rep.stored_bytes, rep.compressed_bytes, rep.stream_bytes};
-  FSIO_TRY(fsio::write_all(out_fd, out_kind, encode_end(end), out_name, rep.stream_bytes));
+  FSIO_TRY(fsio::write_all(out.fd, out.kind, encode_end(end), out.name, rep.stream_bytes));
   rep.stream_bytes += sizeof(RecordHead) + sizeof(EndFixed);
   rep.read_stats = queue.stats();
   rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,4 +1,4 @@
-// Saving: the planned blocks of a source, read in large direct batched
+// Saving: the mapped blocks of a source, read in large direct batched
 // reads, all-zero blocks elided, cut into frames of at most frame_bytes,
 // each compressed as an independent zstd frame (content size and checksum)
 // by a pool of workers, written in order to a descriptor.
@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <string>
 
-#include "cmd/img/plan.hpp"
+#include "cmd/img/source.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/stats.hpp"
 
@@ -52,9 +52,9 @@ struct SaveReport {
 // Zero threads means one per CPU (std::thread::hardware_concurrency).
 unsigned resolve_threads(unsigned threads);
 
-// Writes the image of `plan` (header, frames, end record) to out_fd;
+// Writes the image of `source` (header, frames, end record) to out_fd;
 // `out_name` names it in errors.
-fsio::Result<SaveReport> save(Plan& plan, int out_fd, const std::string& out_name, const SaveOptions& options);
+fsio::Result<SaveReport> save(Source& source, int out_fd, const std::string& out_name, const SaveOptions& options);
 
 // True when every byte of data is zero.
 bool all_zero(std::span<const std::byte> data);

@@ -83,6 +83,24 @@ fsio::Status StreamReader::skip(std::uint64_t n, const std::string& what) {
   return {};
 }
 
+fsio::Result<std::size_t> StreamReader::peek(std::span<std::byte> out) {
+  FSIO_ASSERT(out.size() <= buf_.size());
+  // Move what is buffered to the front, then fill behind it until enough.
+  if (pos_ > 0) {
+    std::memmove(buf_.data(), buf_.data() + pos_, len_ - pos_);
+    len_ -= pos_;
+    pos_ = 0;
+  }
+  while (len_ < out.size()) {
+    const std::size_t n = FSIO_TRY(fsio::read_some(fd_, kind_, std::span(buf_).subspan(len_), name_, offset_ + len_));
+    if (n == 0) break;
+    len_ += n;
+  }
+  const std::size_t n = std::min(len_, out.size());
+  std::memcpy(out.data(), buf_.data(), n);
+  return n;
+}
+
 fsio::Result<bool> StreamReader::at_end() {
   if (pos_ < len_) return false;
   return FSIO_TRY(fill()) == 0;
@@ -96,7 +114,8 @@ fsio::Result<std::vector<std::byte>> ImageReader::read_record(std::uint32_t min,
                                                               const std::string& what) {
   const std::uint64_t start = in_->offset();
   std::byte head[sizeof(RecordHead)];
-  FSIO_TRY(in_->read_exact(head, what + " record head"));
+  // "frame 3 index record head", "end record head" (not "end record record head").
+  FSIO_TRY(in_->read_exact(head, what + (what.ends_with(" record") ? " head" : " record head")));
   auto size = check_record_head(head, min, max, what);
   if (!size) return at(start, std::move(size).error());
   std::vector<std::byte> rec;

@@ -36,6 +36,18 @@ class StreamReader {
   fsio::Status skip(std::uint64_t n, const std::string& what);
   // True when the stream has no byte left.
   fsio::Result<bool> at_end();
+  // Up to out.size() bytes, fewer only at the end of the stream (0: ended).
+  // For inputs that are not fsimg streams (a raw or compressed image).
+  fsio::Result<std::size_t> read_some(std::span<std::byte> out) { return read_upto(out); }
+  // The first bytes still to come, without consuming them: up to out.size()
+  // (at most the buffer's 1 MiB), fewer only when the stream is shorter.
+  // What the input's kind is told by, before anything reads it.
+  fsio::Result<std::size_t> peek(std::span<std::byte> out);
+  int fd() const { return fd_; }
+  fsio::FdKind kind() const { return kind_; }
+  // Bytes read from the descriptor and not yet handed out: the file
+  // position is where the stream started + offset() + buffered().
+  std::size_t buffered() const { return len_ - pos_; }
   std::uint64_t offset() const { return offset_; }
   const std::string& name() const { return name_; }
 

@@ -30,9 +30,9 @@ fsio::Status zero_range(const fsio::Device& dev, std::uint64_t offset, std::uint
   if (::fallocate(dev.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off_t(abs), off_t(length)) == 0) return {};
   const int err = errno;
   if (err == EOPNOTSUPP || err == EINVAL || err == ENOSYS || err == ENODEV)
-    return make_error(Errc::unsupported, dev.path() + ": cannot punch a hole or offload zeroing");
-  return fsio::errno_error(err, dev.path() + ": zeroing " + std::to_string(length) + " bytes at byte " +
-                                    std::to_string(offset));
+    return make_error(Errc::unsupported, "cannot punch a hole or offload zeroing").at(dev.path());
+  return fsio::errno_error(err, "zeroing " + std::to_string(length) + " bytes at byte " + std::to_string(offset))
+      .at(dev.path());
 }
 
 TargetWriter::TargetWriter(fsio::IoQueue* queue, const Header& h, bool keep_unused, fsio::Progress* progress)
@@ -65,8 +65,7 @@ fsio::Status TargetWriter::submit() {
   if (!plug_) return {};
   FSIO_TRY(flusher_->status());
   unflushed_ += plug_->pending_bytes();
-  auto st = plug_->finish();
-  if (!st) return q_->device().error(std::move(st).error());
+  FSIO_TRY(plug_->finish());
   if (unflushed_ >= kFlushEvery) {
     flusher_->request();
     unflushed_ = 0;

@@ -44,8 +44,7 @@ class Comparer {
       plug.read(s.offset, buf_.span().subspan(at, s.length));
       at += s.length;
     }
-    auto st = plug.finish();
-    if (!st) return q_.device().error(std::move(st).error());
+    FSIO_TRY(plug.finish());
     at = 0;
     for (const Segment& s : pending_) {
       if (!difference_) compare(s, buf_.data() + at);
@@ -97,10 +96,11 @@ fsio::Result<VerifyReport> verify(ImageReader& reader, const std::string& target
     dev = FSIO_TRY(fsio::Device::open(target, oo));
   }
   if (dev.size() < h.image_bytes)
-    return make_error(Errc::invalid_argument, target + ": " + std::to_string(dev.size()) +
+    return make_error(Errc::invalid_argument, std::to_string(dev.size()) +
                                                   " bytes, smaller than the image's filesystem (" +
-                                                  std::to_string(h.image_bytes) + " bytes)");
-  auto queue = FSIO_TRY_CTX(fsio::IoQueue::create(dev, {.engine = o.engine}), target);
+                                                  std::to_string(h.image_bytes) + " bytes)")
+        .at(target);
+  auto queue = FSIO_TRY(fsio::IoQueue::create(dev, {.engine = o.engine}));
   Comparer cmp(queue, h, o.unused);
   MapCursor cursor(h.runs);
   std::uint64_t pos = 0;

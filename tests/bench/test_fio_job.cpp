@@ -5,11 +5,13 @@
 
 #include <fstream>
 
-#include "libfsio/fio_job.hpp"
+#include "cmd/bench/fio_job.hpp"
 #include "tests/support/support.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 FioEnv fake_env() {
   return [](const std::string& name) -> std::optional<std::string> {
@@ -138,4 +140,4 @@ TEST(DescribeText, BinaryAndEmptyAreNotText) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

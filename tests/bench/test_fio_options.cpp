@@ -5,12 +5,14 @@
 
 #include <fstream>
 
-#include "libfsio/bench_jobs.hpp"
-#include "libfsio/fio_plan.hpp"
+#include "cmd/bench/command_line.hpp"
+#include "cmd/bench/jobs.hpp"
 #include "tests/support/support.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 FioLine line(const std::string& text) { return split_fio_option(text, "job.fio:1"); }
 
@@ -240,4 +242,4 @@ TEST_F(FioCommand, NumjobsAndGroupsExpandAsFiosDo) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

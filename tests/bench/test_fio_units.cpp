@@ -3,10 +3,12 @@
 // leaves ki at 1024; times default to seconds.
 #include <gtest/gtest.h>
 
-#include "libfsio/fio_units.hpp"
+#include "cmd/bench/fio_units.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 std::uint64_t size(const char* text, unsigned kb_base = 1024) {
   auto r = parse_fio_size(text, kb_base);
@@ -119,4 +121,4 @@ TEST(FioUint, RangeIsChecked) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

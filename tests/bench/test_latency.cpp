@@ -7,10 +7,12 @@
 #include <random>
 #include <vector>
 
-#include "libfsio/bench.hpp"
+#include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 using H = LatencyHistogram;
 
@@ -130,9 +132,9 @@ TEST(BlockOrder, RandomIsNotSequentialAndSequentialIs) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench
 
-namespace fsio {
+namespace bench {
 namespace {
 
 // fio's tables (stat.c io_u_lat_n/u/m): "2" holds [0, 2), "4" [2, 4), ...
@@ -151,4 +153,4 @@ TEST(LatencyTables, EachValueLandsInFiosEntry) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

@@ -3,11 +3,13 @@
 // ddir, bs, offset, prio"), and the SVG plot's structure.
 #include <gtest/gtest.h>
 
-#include "libfsio/bench_log.hpp"
-#include "libfsio/bench_plot.hpp"
+#include "cmd/bench/log.hpp"
+#include "cmd/bench/plot.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 BenchResult windows() {
   BenchResult r;
@@ -64,4 +66,4 @@ TEST(BenchPlot, ThreeChartsAndASeriesPerJobAndDirection) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

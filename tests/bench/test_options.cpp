@@ -1,11 +1,13 @@
-// Option validation and range planning: impossible requests are usage errors
+// Option validation and the range a run covers: impossible requests are usage errors
 // that name the numbers, before any I/O.
 #include <gtest/gtest.h>
 
-#include "libfsio/bench.hpp"
+#include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 BenchOptions opts() {
   BenchOptions o;
@@ -86,72 +88,72 @@ TEST(BenchOptions, SyncOnlyForWrites) {
   EXPECT_TRUE(validate(o).has_value());
 }
 
-TEST(PlanRange, DefaultCoversOffsetToTheEndIncludingAPartialBlock) {
+TEST(ResolveRange, DefaultCoversOffsetToTheEndIncludingAPartialBlock) {
   auto o = opts();
   o.offset = 8192;
-  auto r = plan_range(o, 1000000, 1);
+  auto r = resolve_range(o, 1000000, 1);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->begin, 8192u);
   EXPECT_EQ(r->end, 1000000u);
   EXPECT_EQ(r->blocks, (1000000u - 8192 + 4095) / 4096);
 }
 
-TEST(PlanRange, SizeIsHonoured) {
+TEST(ResolveRange, SizeIsHonoured) {
   auto o = opts();
   o.offset = 4096;
   o.size = 40960;
-  auto r = plan_range(o, 1 << 20, 512);
+  auto r = resolve_range(o, 1 << 20, 512);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->end, 4096u + 40960);
   EXPECT_EQ(r->blocks, 10u);
 }
 
-TEST(PlanRange, SizePastTheEndRefusedWithNumbers) {
+TEST(ResolveRange, SizePastTheEndRefusedWithNumbers) {
   auto o = opts();
   o.offset = 4096;
   o.size = 1 << 20;
-  auto r = plan_range(o, 1 << 20, 512);
+  auto r = resolve_range(o, 1 << 20, 512);
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, Errc::invalid_argument);
   EXPECT_NE(r.error().message().find("1048576 bytes"), std::string::npos) << r.error().message();
 }
 
-TEST(PlanRange, OffsetAtTheEndRefused) {
+TEST(ResolveRange, OffsetAtTheEndRefused) {
   auto o = opts();
   o.offset = 1 << 20;
-  auto r = plan_range(o, 1 << 20, 1);
+  auto r = resolve_range(o, 1 << 20, 1);
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message().find("offset 1048576"), std::string::npos);
 }
 
-TEST(PlanRange, DirectIoNeedsAlignedOffsetBsAndSize) {
+TEST(ResolveRange, DirectIoNeedsAlignedOffsetBsAndSize) {
   auto o = opts();
   o.offset = 1000;
-  EXPECT_FALSE(plan_range(o, 1 << 20, 512));
-  EXPECT_TRUE(plan_range(o, 1 << 20, 1));  // buffered: anything goes
+  EXPECT_FALSE(resolve_range(o, 1 << 20, 512));
+  EXPECT_TRUE(resolve_range(o, 1 << 20, 1));  // buffered: anything goes
   o.offset = 0;
   o.bs = 1000;
-  EXPECT_FALSE(plan_range(o, 1 << 20, 512));
+  EXPECT_FALSE(resolve_range(o, 1 << 20, 512));
   o.bs = 4096;
   o.size = 5000;
-  EXPECT_FALSE(plan_range(o, 1 << 20, 512));
+  EXPECT_FALSE(resolve_range(o, 1 << 20, 512));
   o.size = 5120;
-  EXPECT_TRUE(plan_range(o, 1 << 20, 512));
+  EXPECT_TRUE(resolve_range(o, 1 << 20, 512));
 }
 
-TEST(PlanRange, OddEndIsFineWhenItIsTheDevicesEnd) {
+TEST(ResolveRange, OddEndIsFineWhenItIsTheDevicesEnd) {
   auto o = opts();
-  auto r = plan_range(o, 1000001, 4096);
+  auto r = resolve_range(o, 1000001, 4096);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->end, 1000001u);
   EXPECT_EQ(r->blocks, 245u);
 }
 
-TEST(PlanRange, InvalidOptionsAreCaughtToo) {
+TEST(ResolveRange, InvalidOptionsAreCaughtToo) {
   auto o = opts();
   o.bs = 0;
-  EXPECT_FALSE(plan_range(o, 1 << 20, 1));
+  EXPECT_FALSE(resolve_range(o, 1 << 20, 1));
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

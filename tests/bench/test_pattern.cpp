@@ -1,5 +1,5 @@
 // The --verify pattern, judged against expectations that do not come from
-// libfsio/pattern.cpp: bytes worked out by hand from the layout in
+// cmd/bench/pattern.cpp: bytes worked out by hand from the layout in
 // pattern.hpp, words computed by a separate implementation (Python, from the
 // same description) and pasted here, and splitmix64's published first output.
 // A small reference written from pattern.hpp is anchored to those numbers
@@ -10,9 +10,9 @@
 #include <cstring>
 #include <vector>
 
-#include "libfsio/pattern.hpp"
+#include "cmd/bench/pattern.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
 
 constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ULL;  // splitmix64's increment
@@ -200,4 +200,4 @@ TEST(Pattern, AHeaderWithNoPatternAfterItIsNoValidStamp) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

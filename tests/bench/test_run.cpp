@@ -11,10 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "libfsio/bench.hpp"
+#include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 // A scratch file under /var/tmp (a real disk filesystem, so O_DIRECT works).
 class Scratch {
@@ -384,4 +386,4 @@ TEST(BenchErrors, CreateMakesTheFileAndRangeErrorsNameTheSize) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

@@ -10,12 +10,14 @@
 #include <set>
 #include <string>
 
-#include "libfsio/bench.hpp"
-#include "libfsio/bench_jobs.hpp"
-#include "libfsio/fio_plan.hpp"
+#include "cmd/bench/command_line.hpp"
+#include "cmd/bench/jobs.hpp"
+#include "cmd/bench/run.hpp"
 
-namespace fsio {
+namespace bench {
 namespace {
+
+using namespace fsio;
 
 class File {
  public:
@@ -197,4 +199,4 @@ TEST(BenchJobs, AMissingFileWithASizeIsMadeAndLaidOutForReads) {
 }
 
 }  // namespace
-}  // namespace fsio
+}  // namespace bench

@@ -20,6 +20,11 @@ expect "512 1024 2048 4096 8192 16384 32768" "$(complete_words "$c/mkfat" _fsio_
 expect "--dry-run --discard" "$(complete_words "$c/mkfat" _fsio_mkfat mkfat --d)" "mkfat --d"
 got=$(cd "$T" && touch list.txt && complete_words "$c/mkfat" _fsio_mkfat mkfat -l li)
 expect "list.txt" "$got" "mkfat -l FILE"
+got=$(cd "$T" && mkdir -p esp && complete_words "$c/mkfat" _fsio_mkfat mkfat -C -d es)
+expect "esp" "$got" "mkfat -d SRC"
+expect "--stats --skip-special --slack=" "$(complete_words "$c/mkfat" _fsio_mkfat mkfat --s)" "mkfat --s"
+expect "--tz=Europe/Berlin" "$(complete_words "$c/mkfat" _fsio_mkfat mkfat --tz=Europe/Berl)" "mkfat --tz="
+expect "auto" "$(complete_words "$c/mkfat" _fsio_mkfat mkfat -C -d esp x.img a)" "mkfat -d SRC TARGET auto"
 expect "randread randwrite" "$(complete_words "$c/ddbench" _fsio_ddbench ddbench --rw rand)" "ddbench --rw"
 expect "uring" "$(complete_words "$c/ddbench" _fsio_ddbench ddbench --engine u)" "ddbench --engine"
 expect "put" "$(complete_words "$c/extwb" _fsio_extwb extwb pu)" "extwb subcommands"

@@ -211,6 +211,7 @@ usage_error extwb "--mode '9'" put --mode 9 "$img" /x "$T/small"
 usage_error extwb "--mtime 'soon'" put --mtime soon "$img" /x "$T/small"
 SOURCE_DATE_EPOCH=-5 usage_error extwb "SOURCE_DATE_EPOCH '-5': expected a whole number of seconds since the epoch, 0 or more" mkdir "$img" /x
 SOURCE_DATE_EPOCH=soon usage_error extwb "SOURCE_DATE_EPOCH 'soon': expected a whole number" mkdir "$img" /x
+sde_malformed extwb mkdir "$img" /x
 usage_error extwb "subcommand is required"
 usage_error extwb "TARGET is required" put
 usage_error extwb "--bogus" put --bogus "$img" /x "$T/small"

@@ -58,7 +58,10 @@ cp "$T/fresh.img" "$T/r1.img"; cp "$T/fresh.img" "$T/r2.img"
 cmp -s "$T/r1.img" "$T/r2.img" || fail "SOURCE_DATE_EPOCH runs differ"
 cmp -s "$T/r1.img" "$img" || fail "the --json run and a -q run differ"
 expect_rc 2 env SOURCE_DATE_EPOCH=yesterday "$FATFILL" --size 1 --path /x "$T/r1.img"
-pass "SOURCE_DATE_EPOCH: mdir shows 2023-11-14 22:13, and runs are byte-identical"
+before=$(sha "$T/r1.img")
+sde_malformed fatfill --size 1 --path /x "$T/r1.img"
+[ "$(sha "$T/r1.img")" = "$before" ] || fail "a malformed SOURCE_DATE_EPOCH changed the image"
+pass "SOURCE_DATE_EPOCH: mdir shows 2023-11-14 22:13, and runs are byte-identical; malformed values refused"
 
 # --force: the file is replaced in place, its old clusters freed.
 cp "$T/fresh.img" "$T/force.img"

@@ -21,7 +21,12 @@ grep -q "exists" "$T/err" || fail "existing OUT: not said"
 expect_rc 0 "$FSIMG" save -q --force "$T/src.img" "$T/a.fsimg"
 expect_rc 2 "$FSIMG" save --frame-size 1000 "$T/src.img" "$T/b.fsimg"
 expect_rc 0 "$FSIMG" info --json "$T/a.fsimg"
-pass "save: --dry-run, --json, existing OUT, --frame-size checked"
+sde_malformed fsimg save "$T/src.img" "$T/sde.fsimg"
+[ ! -e "$T/sde.fsimg" ] || fail "a malformed SOURCE_DATE_EPOCH left OUT behind"
+SOURCE_DATE_EPOCH=1700000000 expect_rc 0 "$FSIMG" save -q "$T/src.img" "$T/sde.fsimg"
+expect_rc 0 "$FSIMG" info --json "$T/sde.fsimg"
+[ "$(json "$T/out" "j['header']['created']")" = 1700000000 ] || fail "SOURCE_DATE_EPOCH is not the image's time"
+pass "save: --dry-run, --json, existing OUT, --frame-size, SOURCE_DATE_EPOCH checked"
 
 # Smaller target: refused, untouched.
 head -c 15M /dev/urandom > "$T/small.img"; before=$(sha "$T/small.img")

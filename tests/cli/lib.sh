@@ -103,6 +103,18 @@ expect_rc() {
   fi
 }
 
+# sde_malformed TOOL ARGS...: a SOURCE_DATE_EPOCH that is not a whole number
+# of seconds from 0 to 2^63-1 in digits only is a usage error (exit 2) of
+# TOOL ARGS, said in the same words by every tool that stamps times.
+sde_malformed() {
+  local tool=$1 v; shift
+  for v in soon -5 "" " 7" +7 1e9 0x10 9223372036854775808; do
+    SOURCE_DATE_EPOCH=$v expect_rc 2 "$BUILD/cmd/$tool" "$@"
+    grep -qxF "$tool: SOURCE_DATE_EPOCH '$v': expected a whole number of seconds since the epoch, 0 or more" \
+      "$T/err" || { cat "$T/err"; fail "$tool with SOURCE_DATE_EPOCH='$v': not the words every tool says"; }
+  done
+}
+
 # json FILE EXPR: evaluate a python expression on the JSON document in FILE:
 # j is the document; for ddbench's fio layout, job is j["jobs"][0], x its
 # "ddbench" object and io the bytes it moved in both directions.

@@ -19,7 +19,9 @@ MKEXT4=$BUILD/cmd/mkext4
 TIME=1700000000
 UUID=0b7e31c2-5d44-4c6e-9f0e-2d1a8c3b7e55
 SEED=6a1f0c9e-3b2d-4e8a-b7c6-1d2e3f4a5b6c
-mke2fs -V 2>&1 | grep -q "mke2fs 1.47.0" || skip "mke2fs is not 1.47.0 (the version mkext4 matches): $(mke2fs -V 2>&1 | head -1)"
+# (Not `mke2fs -V | grep -q`: under pipefail grep's early exit can fail the pipe.)
+version=$(mke2fs -V 2>&1)
+case $version in *"mke2fs 1.47.0"*) ;; *) skip "mke2fs is not 1.47.0 (the version mkext4 matches): ${version%%$'\n'*}" ;; esac
 DIR=$T
 cases=0
 

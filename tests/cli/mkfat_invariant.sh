@@ -20,6 +20,10 @@ for n in 1 2; do
 done
 cmp "$T/s1.img" "$T/s2.img" || fail "SOURCE_DATE_EPOCH images differ"
 pass "SOURCE_DATE_EPOCH is byte-identical"
+SOURCE_DATE_EPOCH=9223372036854775807 expect_rc 0 "$MKFAT" -C "$T/max.img" 32M
+sde_malformed mkfat -C "$T/sde.img" 32M
+[ ! -e "$T/sde.img" ] || fail "a malformed SOURCE_DATE_EPOCH is refused before -C makes the image"
+pass "SOURCE_DATE_EPOCH: 2^63-1 taken; malformed values refused in the shared words, before -C makes anything"
 rm -f "$T/c.img"; expect_rc 0 "$MKFAT" -C "$T/c.img" 32M
 cmp -s "$T/s1.img" "$T/c.img" && fail "without --invariant the volume id should come from the clock"
 pass "without --invariant the image differs"

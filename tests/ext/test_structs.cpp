@@ -1,5 +1,6 @@
 // Pure encodings: rec_len, timestamps, group layout arithmetic, modes, paths.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include "ext/dirent.hpp"
 #include "ext/fs.hpp"
@@ -118,6 +119,33 @@ TEST(Mode, LsStyleStrings) {
   EXPECT_EQ(mode_string(0120777), "lrwxrwxrwx");
   EXPECT_EQ(mode_string(0104755), "-rwsr-xr-x");
   EXPECT_EQ(mode_string(041777), "drwxrwxrwt");
+}
+
+// The S_IF* values come from the host's <sys/stat.h>, not from ext/: the
+// table must agree with Linux's, for both forms of each type.
+TEST(FileType, EachLinuxTypeHasItsJsonWordAndItsProse) {
+  const struct {
+    mode_t ifmt;
+    const char* word;
+    const char* prose;
+  } want[] = {
+      {S_IFREG, "file", "a regular file"},     {S_IFDIR, "dir", "a directory"},
+      {S_IFLNK, "symlink", "a symbolic link"}, {S_IFCHR, "chardev", "a character device"},
+      {S_IFBLK, "blockdev", "a block device"}, {S_IFIFO, "fifo", "a fifo"},
+      {S_IFSOCK, "socket", "a socket"},
+  };
+  for (const auto& w : want) {
+    const auto mode = std::uint16_t(w.ifmt | 0644);  // permission bits do not matter
+    EXPECT_EQ(file_type_word(mode), w.word) << std::oct << w.ifmt;
+    EXPECT_EQ(file_type_prose(mode), w.prose) << std::oct << w.ifmt;
+  }
+}
+
+TEST(FileType, AnUnknownTypeIsSaidWithItsBits) {
+  EXPECT_EQ(file_type_word(0x3000 | 0755), "unknown");
+  EXPECT_EQ(file_type_prose(0x3000 | 0755), "an inode of unknown type 0x3000");
+  EXPECT_EQ(file_type_word(0), "unknown");
+  EXPECT_EQ(file_type_prose(0), "an inode of unknown type 0x0");
 }
 
 TEST(Path, SplitDropsEmptyComponents) {

@@ -50,10 +50,9 @@ TEST(SplitPath, DirectoryAndNameWithEmptyPartsIgnored) {
 
 TEST(FillTime, SourceDateEpochIsUtc) {
   // 1700000000 is 2023-11-14 22:13:20 UTC.
-  const DosDateTime t = fill_time("1700000000").value();
+  const DosDateTime t = fill_time(1700000000);
   EXPECT_EQ(t.date, (2023 - 1980) << 9 | 11 << 5 | 14);
   EXPECT_EQ(t.time, 22 << 11 | 13 << 5 | 20 / 2);
-  EXPECT_FALSE(fill_time("12x").has_value());
 }
 
 // Every request the device sees, in order, with an optional hook at the Nth write.
@@ -138,7 +137,7 @@ FillOptions files(std::uint32_t n, std::uint64_t size, const std::string& dir = 
   o.names = expand_names(pattern, 0, n).value();
   o.size = size;
   o.dir = dir;
-  o.when = fill_time("1700000000").value();
+  o.when = fill_time(1700000000);
   return o;
 }
 

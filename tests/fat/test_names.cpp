@@ -266,5 +266,52 @@ TEST(MakeName, TwentyThousandSimilarNamesGetDistinctShortNames) {
   }
 }
 
+// Upper case in a code page, as Linux's nls tables hold it
+// (fs/nls/nls_cp437.c charset2upper: a lower-case letter whose capital the
+// code page has maps to it; one whose capital it lacks stays).
+TEST(OemCodepage, UpperCaseAsLinuxsNlsTables) {
+  auto cp437 = OemCodepage::load(437);
+  ASSERT_TRUE(cp437) << cp437.error().message();
+  const std::pair<int, int> linux437[] = {
+      {0x81, 0x9A}, {0x82, 0x90}, {0x83, 0x83}, {0x84, 0x8E}, {0x87, 0x80}, {0x91, 0x92}, {0x94, 0x99},
+      {0x98, 0x98}, {0xA0, 0xA0}, {0xA4, 0xA5}, {0xE0, 0xE0}, {0xE1, 0xE1}, {0xE3, 0xE3}, {0xE5, 0xE4},
+      {0xE6, 0xE6}, {0xEB, 0xEB}, {0xED, 0xE8}, {0x90, 0x90}, {'a', 'A'}, {'Z', 'Z'}, {'~', '~'}};
+  for (auto [from, to] : linux437) EXPECT_EQ(cp437->upper(std::uint8_t(from)), to) << std::hex << from;
+  auto cp850 = OemCodepage::load(850);
+  ASSERT_TRUE(cp850);
+  EXPECT_EQ(cp850->upper(0xA0), 0xB5);  // a-acute: CP850 has A-acute, CP437 not
+  EXPECT_EQ(cp850->upper(0xE4), 0xE5);  // o-tilde
+  EXPECT_EQ(cp850->byte_of(U'\u00E9'), 0x82);
+  EXPECT_EQ(cp850->byte_of(U'\u20AC'), std::nullopt);  // the euro sign is CP858's, not CP850's
+  EXPECT_EQ(cp850->unicode(0x9A), U'\u00DC');
+  auto cp932 = OemCodepage::load(932);
+  ASSERT_FALSE(cp932);
+  EXPECT_EQ(cp932.error().message(), "code page 932 is not a single-byte code page");
+}
+
+// Linux's to_shortname_char: a character the code page has goes into the
+// 8.3 name upper-cased, without a tail, but always with an LFN.
+TEST(MakeName, NonAsciiCharactersTakeTheirCodePageByte) {
+  auto cp = OemCodepage::load(850).value();
+  auto make = [&](const char* name, const OemCodepage* page) {
+    return make_name(name, kNone, ShortNameStyle::win95, page).value();
+  };
+  NameSlots cafe = make("caf\xC3\xA9.txt", &cp);  // café.txt
+  EXPECT_EQ(cafe.short_name, sn("CAF\x90    TXT"));
+  EXPECT_FALSE(cafe.tail);
+  EXPECT_EQ(cafe.slot_count(), 2u);
+  NameSlots lossy = make("caf\xC3\xA9.txt", nullptr);  // without a code page: '_' and a tail
+  EXPECT_EQ(lossy.short_name, sn("CAF_~1  TXT"));
+  EXPECT_TRUE(lossy.tail);
+  NameSlots upper = make("\xC3\x89""COLE.TXT", &cp);  // ÉCOLE.TXT: upper case, but not ASCII: an LFN
+  EXPECT_EQ(upper.short_name, sn("\x90""COLE   TXT"));
+  EXPECT_EQ(upper.slot_count(), 2u);
+  NameSlots tilde = make("\xC3\xB5x", &cp);  // õx: Õ is 0xE5 in CP850, stored as 0x05
+  EXPECT_EQ(tilde.short_name[0], 0x05);
+  EXPECT_EQ(tilde.short_name[1], 'X');
+  NameSlots euro = make("\xE2\x82\xAC.txt", &cp);  // €.txt: CP850 has no euro sign
+  EXPECT_EQ(euro.short_name, sn("_~1     TXT"));
+}
+
 }  // namespace
 }  // namespace fat

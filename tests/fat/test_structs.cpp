@@ -71,6 +71,23 @@ TEST(DosDateTime, YearsOutsideDosRangeFallBackTo1980) {
   EXPECT_EQ(encode_dos_datetime(tm).date, 0x21);
 }
 
+TEST(DirEntryTimes, SetTimesFillsTheSixFieldsAtSpecOffsetsAndNothingElse) {
+  DirEntry e{};
+  std::memcpy(e.name, "README  TXT", 11);
+  e.attributes = attr::archive;
+  e.first_cluster_lo = 0x1234;
+  e.file_size = 0xAABBCCDD;
+  set_times(e, {0x466E, 0x4B5A, 100});  // 2015-03-14 09:26:53
+  std::array<std::byte, 32> raw{};
+  fsio::store(std::span(raw), e);
+  // fatgen103 p.23: DIR_CrtTimeTenth 0x0D, DIR_CrtTime 0x0E, DIR_CrtDate
+  // 0x10, DIR_LstAccDate 0x12, DIR_WrtTime 0x16, DIR_WrtDate 0x18.
+  const unsigned char want[32] = {'R', 'E', 'A', 'D', 'M', 'E', ' ', ' ', 'T', 'X', 'T', 0x20, 0x00, 100,
+                                  0x5A, 0x4B, 0x6E, 0x46, 0x6E, 0x46, 0x00, 0x00, 0x5A, 0x4B, 0x6E, 0x46,
+                                  0x34, 0x12, 0xDD, 0xCC, 0xBB, 0xAA};
+  EXPECT_EQ(std::memcmp(raw.data(), want, 32), 0);
+}
+
 Geometry fat32_geometry() {
   Geometry g;
   g.type = FatType::fat32;
@@ -162,6 +179,25 @@ TEST(FatHead, MatchesMkfsFatForEachWidth) {
   fill_fat_head(g, sec);
   const unsigned char want16[] = {0xF8, 0xFF, 0xFF, 0xFF, 0x00};
   EXPECT_EQ(std::memcmp(sec.data(), want16, sizeof want16), 0);
+}
+
+TEST(LabelEntry, MatchesMkfsFatInvariantLabelEntryByteForByte) {
+  // mkfs.fat 4.2 --invariant -n LABEL: its root directory's first entry,
+  // stamped 2015-03-14 09:26:53 with DIR_CrtTimeTenth left 0 for the odd second.
+  std::tm tm{};
+  tm.tm_year = 2015 - 1900;
+  tm.tm_mon = 2;
+  tm.tm_mday = 14;
+  tm.tm_hour = 9;
+  tm.tm_min = 26;
+  tm.tm_sec = 53;
+  const DirEntry e = make_label_entry(name("LABEL      "), encode_dos_datetime(tm));
+  std::array<std::byte, 32> raw{};
+  fsio::store(std::span(raw), e);
+  const unsigned char want[32] = {0x4c, 0x41, 0x42, 0x45, 0x4c, 0x20, 0x20, 0x20, 0x20, 0x20, 0x20,
+                                  0x08, 0x00, 0x00, 0x5a, 0x4b, 0x6e, 0x46, 0x6e, 0x46, 0x00, 0x00,
+                                  0x5a, 0x4b, 0x6e, 0x46, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+  EXPECT_EQ(std::memcmp(raw.data(), want, 32), 0);
 }
 
 TEST(LabelEntry, LeadingE5IsStoredAs05) {

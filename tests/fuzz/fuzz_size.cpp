@@ -13,10 +13,10 @@
 #include <string>
 #include <string_view>
 
+#include "cmd/bench/fio_units.hpp"
+#include "cmd/bench/run.hpp"
 #include "fat/label.hpp"
-#include "libfsio/bench.hpp"
 #include "libfsio/engine.hpp"
-#include "libfsio/fio_units.hpp"
 #include "libfsio/size.hpp"
 
 namespace {
@@ -44,15 +44,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   (void)fsio::parse_size(text);
   check_plain_decimal(text);
-  (void)fsio::parse_fio_size(text);
-  (void)fsio::parse_fio_size(text, 1000);
-  (void)fsio::parse_fio_size_or_percent(text);
-  (void)fsio::parse_fio_time(text);
-  (void)fsio::parse_fio_time(text, 1e-6);
-  (void)fsio::parse_fio_bool(text);
-  (void)fsio::parse_fio_uint(text, 1, 65536);
+  (void)bench::parse_fio_size(text);
+  (void)bench::parse_fio_size(text, 1000);
+  (void)bench::parse_fio_size_or_percent(text);
+  (void)bench::parse_fio_time(text);
+  (void)bench::parse_fio_time(text, 1e-6);
+  (void)bench::parse_fio_bool(text);
+  (void)bench::parse_fio_uint(text, 1, 65536);
   (void)fsio::parse_engine_kind(std::string(text));
-  (void)fsio::parse_bench_rw(text);
+  (void)bench::parse_bench_rw(text);
   (void)fat::parse_label(text);
   (void)fat::parse_label(text, true, true);
   (void)fat::parse_volume_id(text);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cmd/img/map.hpp"
-#include "cmd/img/plan.hpp"
+#include "cmd/img/source.hpp"
 
 namespace {
 

@@ -122,7 +122,7 @@ TEST_P(Blocks, WriteErrorIsReturnedWithItsOffset) {
   ASSERT_TRUE(w.write(0x10000, data));
   auto st = w.finish();
   ASSERT_FALSE(st);
-  EXPECT_EQ(st.error().message(), "write 16384 bytes at 0x10000: Input/output error");
+  EXPECT_EQ(st.error().message(), img.path() + ": write 16384 bytes at 0x10000: Input/output error");
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, Blocks, ::testing::Values(EngineKind::uring, EngineKind::psync),

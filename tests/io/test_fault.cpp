@@ -34,7 +34,7 @@ TEST_P(Fault, FirstErrorNamesTheMergedRequestItsOffsetAndErrno) {
   for (unsigned i = 0; i < 256; ++i) plug.write((1 << 20) + i * 4096ull, buf.span().subspan(i * 4096, 4096));
   auto st = plug.finish();
   ASSERT_FALSE(st);
-  EXPECT_EQ(st.error().message(), "write 1048576 bytes at 0x100000: Input/output error");
+  EXPECT_EQ(st.error().message(), img.path() + ": write 1048576 bytes at 0x100000: Input/output error");
   EXPECT_EQ(st.error().sys_errno, EIO);
   EXPECT_EQ(st.error().code, Errc::io);
 }
@@ -146,7 +146,7 @@ TEST_P(Fault, InCrashModeTheErrorNamesTheInjectedWriteNotALaterOne) {
     }
     auto st = plug.finish();
     ASSERT_FALSE(st);
-    EXPECT_EQ(st.error().message(), "write 4096 bytes at 0x4000: Input/output error")
+    EXPECT_EQ(st.error().message(), img.path() + ": write 4096 bytes at 0x4000: Input/output error")
         << (kind == FaultSpec::Kind::tear ? "tear" : "fail");
     EXPECT_EQ(q.engine().in_flight(), 0u);
   }
@@ -162,7 +162,7 @@ TEST_P(Fault, ReadFailFailsOnlyTheNthReadAndNoWrite) {
   EXPECT_EQ(std::memcmp(r.data(), w.data(), 4096), 0);
   auto st = q.read(0x8000, r.span());
   ASSERT_FALSE(st);
-  EXPECT_EQ(st.error().message(), "read 4096 bytes at 0x8000: Input/output error");
+  EXPECT_EQ(st.error().message(), img.path() + ": read 4096 bytes at 0x8000: Input/output error");
   EXPECT_TRUE(q.read(0x8000, r.span())) << "only the Nth read fails";
   EXPECT_TRUE(q.write(0x1000, w.span()));
   EXPECT_TRUE(q.flush());
@@ -181,7 +181,7 @@ TEST_P(Fault, BadRangeFailsEveryReadTouchingItAndNothingElse) {
   for (int i = 0; i < 2; ++i) {
     auto st = q.read(0x9000, r.span());
     ASSERT_FALSE(st) << "read " << i;
-    EXPECT_EQ(st.error().message(), "read 4096 bytes at 0x9000: Input/output error");
+    EXPECT_EQ(st.error().message(), img.path() + ": read 4096 bytes at 0x9000: Input/output error");
   }
   auto st = q.read(0x8800, r.span());
   EXPECT_FALSE(st) << "a read overlapping the range's start";

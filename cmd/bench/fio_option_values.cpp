@@ -1,0 +1,214 @@
+// The values of fio's options: each parser takes a job-file or command-line
+// line and either a value or an error naming the line and the option
+// ("job.fio:7: bs '12Q': unknown unit 'Q'"). The option table
+// (fio_options.cpp) is built from these.
+#include "cmd/bench/fio_option_values.hpp"
+
+#include <algorithm>
+
+namespace bench::detail {
+
+using fsio::Errc;
+using fsio::make_error;
+
+// "--bs" on the command line, "bs" in a job file.
+std::string label(const FioLine& l) { return (l.where == "command line" ? "--" : "") + l.key; }
+
+fsio::Error bad(const FioLine& l, const std::string& why) {
+  const std::string where = l.where == "command line" ? "" : l.where + ": ";
+  return make_error(Errc::invalid_argument, where + label(l) + " '" + l.value + "': " + why);
+}
+
+// The reason part of a units error ("size '4Q': unknown unit 'Q'" -> "unknown unit 'Q'").
+std::string why(const fsio::Error& e) {
+  const std::string m = e.message();
+  const auto cut = m.find("': ");
+  return cut == std::string::npos ? m : m.substr(cut + 3);
+}
+
+fsio::Result<std::uint64_t> size_of(const FioLine& l, unsigned kb_base) {
+  auto v = parse_fio_size(l.value, kb_base);
+  if (!v) return bad(l, why(v.error()));
+  return *v;
+}
+
+fsio::Result<FioSize> size_or_percent(const FioLine& l, unsigned kb_base) {
+  auto v = parse_fio_size_or_percent(l.value, kb_base);
+  if (!v) return bad(l, why(v.error()));
+  return *v;
+}
+
+fsio::Result<std::uint64_t> uint_of(const FioLine& l, std::uint64_t min, std::uint64_t max) {
+  auto v = parse_fio_uint(l.value, min, max);
+  if (!v) return bad(l, why(v.error()));
+  return *v;
+}
+
+fsio::Result<double> seconds_of(const FioLine& l, double unit) {
+  auto v = parse_fio_time(l.value, unit);
+  if (!v) return bad(l, why(v.error()));
+  return *v;
+}
+
+// A bare flag ("direct", "--time_based") is true, as fio's bool options are.
+fsio::Result<bool> bool_of(const FioLine& l) {
+  if (!l.has_value || l.value.empty()) return true;
+  auto v = parse_fio_bool(l.value);
+  if (!v) return bad(l, "expected 1 or 0");
+  return *v;
+}
+
+fsio::Result<std::string> text_of(const FioLine& l) {
+  if (l.value.empty()) return bad(l, "needs a value");
+  return l.value;
+}
+
+// bssplit=4k/10:64k/50:32k/40[,write split]: blank percentages share what
+// the others leave, equally (fio's rule).
+fsio::Result<std::vector<BsSplit>> split_of(const FioLine& l, std::string_view text, unsigned kb_base) {
+  std::vector<BsSplit> out;
+  std::vector<std::size_t> blank;
+  unsigned given = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const auto colon = text.find(':', pos);
+    const std::string_view item = text.substr(pos, colon == std::string_view::npos ? text.npos : colon - pos);
+    pos = colon == std::string_view::npos ? text.size() + 1 : colon + 1;
+    const auto slash = item.find('/');
+    auto bs = parse_fio_size(item.substr(0, slash), kb_base);
+    if (!bs) return bad(l, why(bs.error()));
+    BsSplit s{*bs, 0};
+    if (slash == std::string_view::npos || slash + 1 == item.size()) {
+      blank.push_back(out.size());
+    } else {
+      auto pct = parse_fio_uint(item.substr(slash + 1), 0, 100);
+      if (!pct) return bad(l, "percentage " + why(pct.error()));
+      s.percent = unsigned(*pct);
+      given += s.percent;
+    }
+    out.push_back(s);
+  }
+  if (given > 100) return bad(l, "the percentages add up to " + std::to_string(given) + ", more than 100");
+  for (std::size_t k = 0; k < blank.size(); ++k)
+    out[blank[k]].percent = (100 - given) / unsigned(blank.size()) + (k == 0 ? (100 - given) % unsigned(blank.size()) : 0);
+  return out;
+}
+
+// bs=4k or bs=4k,8k (reads, writes; a third value, for trims, has no use
+// here: ddbench never trims).
+fsio::Status apply_bs(FioJob& j, const FioLine& l) {
+  const std::string_view v = l.value;
+  const auto comma = v.find(',');
+  if (comma == std::string_view::npos) {
+    j.bench.bs = FSIO_TRY(size_of(l, j.kb_base));
+    j.bench.bssplit = {};
+    return {};
+  }
+  std::string_view parts[2] = {v.substr(0, comma), v.substr(comma + 1)};
+  parts[1] = parts[1].substr(0, parts[1].find(','));
+  for (unsigned d = 0; d < 2; ++d) {
+    if (parts[d].empty()) continue;  // fio: an empty part keeps the default
+    auto bs = parse_fio_size(parts[d], j.kb_base);
+    if (!bs) return bad(l, why(bs.error()));
+    j.bench.bssplit[d] = {{*bs, 100}};
+  }
+  if (!j.bench.bssplit[0].empty() && !j.bench.bssplit[1].empty() && j.bench.bssplit[0][0].bs == j.bench.bssplit[1][0].bs) {
+    j.bench.bs = j.bench.bssplit[0][0].bs;
+    j.bench.bssplit = {};
+  }
+  return {};
+}
+
+fsio::Status apply_bssplit(FioJob& j, const FioLine& l) {
+  const std::string_view v = l.value;
+  const auto comma = v.find(',');
+  auto reads = FSIO_TRY(split_of(l, v.substr(0, comma), j.kb_base));
+  j.bench.bssplit[dir_read] = reads;
+  j.bench.bssplit[dir_write] = reads;
+  if (comma != std::string_view::npos)
+    j.bench.bssplit[dir_write] = FSIO_TRY(split_of(l, v.substr(comma + 1, v.find(',', comma + 1) - comma - 1), j.kb_base));
+  return {};
+}
+
+fsio::Status apply_rw(FioJob& j, const FioLine& l) {
+  // fio's rw=randread:8 (an offset modifier) is not supported.
+  if (l.value.find(':') != std::string::npos)
+    return bad(l, "offset modifiers (rw=TYPE:N) are not supported");
+  auto rw = parse_bench_rw(l.value);
+  if (!rw) return bad(l, why(rw.error()));
+  j.bench.rw = *rw;
+  return {};
+}
+
+fsio::Status apply_engine(FioJob& j, const FioLine& l) {
+  const std::string& v = l.value;
+  if (v == "io_uring" || v == "uring") j.bench.engine = fsio::EngineKind::uring;
+  else if (v == "psync" || v == "pvsync" || v == "pvsync2") j.bench.engine = fsio::EngineKind::psync;
+  else if (v == "auto") j.bench.engine = fsio::EngineKind::automatic;
+  else if (v == "libaio") {
+    j.bench.engine = fsio::EngineKind::uring;
+    j.notes.push_back("ioengine=libaio runs on io_uring: ddbench has no libaio engine; both keep iodepth "
+                      "requests in flight on one thread");
+  } else if (v == "sync") {
+    j.bench.engine = fsio::EngineKind::psync;
+    j.notes.push_back("ioengine=sync runs as psync: pread/pwrite at each offset, the same I/O without fio's lseek");
+  } else {
+    return bad(l, "ddbench has the io_uring, psync (also pvsync, pvsync2), sync and libaio engines");
+  }
+  return {};
+}
+
+fsio::Status apply_verify(FioJob& j, const FioLine& l) {
+  static const char* const types[] = {"md5",    "crc64", "crc32c", "crc32c-intel", "crc32", "crc16", "crc7",
+                                      "xxhash", "sha512", "sha256", "sha1",         "sha3-224", "sha3-256",
+                                      "sha3-384", "sha3-512", "meta", "pattern",    "1"};
+  if (!l.has_value || l.value.empty()) {
+    j.bench.verify = true;
+    return {};
+  }
+  if (l.value == "0" || l.value == "none") {
+    j.bench.verify = false;
+    return {};
+  }
+  for (const char* t : types)
+    if (l.value == t) {
+      j.bench.verify = true;
+      if (l.value != "1")
+        j.notes.push_back("verify=" + l.value + " is done with ddbench's own check: every 512-byte sector "
+                          "stamped with its offset and the seed (data fio wrote does not verify here, nor the reverse)");
+      return {};
+    }
+  return bad(l, "expected a fio verify type (md5, crc32c, sha256, pattern, ...) or 0");
+}
+
+fsio::Status apply_sync(FioJob& j, const FioLine& l) {
+  if (!l.has_value || l.value == "1" || l.value == "sync" || l.value == "dsync") {
+    j.bench.sync = true;
+    return {};
+  }
+  if (l.value == "0" || l.value == "none") {
+    j.bench.sync = false;
+    return {};
+  }
+  return bad(l, "expected 0, 1, sync or dsync");
+}
+
+fsio::Status apply_percentiles(FioJob& j, const FioLine& l) {
+  std::vector<double> out;
+  std::string_view v = l.value;
+  while (!v.empty()) {
+    const auto colon = v.find(':');
+    const std::string_view item = v.substr(0, colon);
+    auto n = parse_fio_time(item, 1.0);  // a plain decimal number
+    if (!n || item.find_first_not_of("0123456789.") != std::string_view::npos || *n > 100)
+      return bad(l, "expected numbers from 0 to 100 separated by ':'");
+    out.push_back(*n);
+    v = colon == std::string_view::npos ? std::string_view{} : v.substr(colon + 1);
+  }
+  if (out.empty() || out.size() > 20) return bad(l, "expected 1 to 20 percentiles");
+  std::sort(out.begin(), out.end());
+  j.percentiles = out;
+  return {};
+}
+
+}  // namespace bench::detail

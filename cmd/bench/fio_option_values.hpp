@@ -1,0 +1,37 @@
+// Internal to the option table: parsers for fio's option values, with
+// errors that name the line and the option.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmd/bench/fio_options.hpp"
+
+namespace bench::detail {
+
+// "--bs" on the command line, "bs" in a job file.
+std::string label(const FioLine& l);
+fsio::Error bad(const FioLine& l, const std::string& why);
+// The reason part of a units error ("size '4Q': unknown unit 'Q'" -> "unknown unit 'Q'").
+std::string why(const fsio::Error& e);
+
+fsio::Result<std::uint64_t> size_of(const FioLine& l, unsigned kb_base);
+fsio::Result<FioSize> size_or_percent(const FioLine& l, unsigned kb_base);
+fsio::Result<std::uint64_t> uint_of(const FioLine& l, std::uint64_t min, std::uint64_t max);
+fsio::Result<double> seconds_of(const FioLine& l, double unit = 1.0);
+// A bare flag ("direct", "--time_based") is true, as fio's bool options are.
+fsio::Result<bool> bool_of(const FioLine& l);
+fsio::Result<std::string> text_of(const FioLine& l);
+fsio::Result<std::vector<BsSplit>> split_of(const FioLine& l, std::string_view text, unsigned kb_base);
+
+// Options whose values need more than one parser.
+fsio::Status apply_bs(FioJob& j, const FioLine& l);
+fsio::Status apply_bssplit(FioJob& j, const FioLine& l);
+fsio::Status apply_rw(FioJob& j, const FioLine& l);
+fsio::Status apply_engine(FioJob& j, const FioLine& l);
+fsio::Status apply_verify(FioJob& j, const FioLine& l);
+fsio::Status apply_sync(FioJob& j, const FioLine& l);
+fsio::Status apply_percentiles(FioJob& j, const FioLine& l);
+
+}  // namespace bench::detail

@@ -1,0 +1,75 @@
+// fio's job options, as ddbench accepts them in job files and on the
+// command line (--key=value): one table, so the two can never disagree.
+// Every option fio has that ddbench does not is refused with its name and
+// the reason; an unknown name is refused too. Nothing is silently ignored.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cmd/bench/fio_job.hpp"
+#include "cmd/bench/fio_units.hpp"
+#include "cmd/bench/run.hpp"
+
+namespace bench {
+
+// One job as its options describe it, before numjobs clones it.
+struct FioJob {
+  std::string name = "ddbench";  // fio's jobname
+  std::string description;
+  std::string filename;          // the target; empty: DIRECTORY/NAME.CLONE.0, made as fio makes it
+  std::string directory;
+  BenchOptions bench;
+  FioSize size, offset, io_size;  // resolved against the target when it is opened
+  unsigned numjobs = 1;
+  bool stonewall = false;        // wait for every earlier job (fio stonewall, wait_for_previous)
+  bool new_group = false;        // start a new reporting group (stonewall does too)
+  bool group_reporting = false;  // report the group as one job
+  std::string bw_log, lat_log, iops_log;  // log file prefixes; empty: no log
+  bool log_offset = false;
+  std::vector<double> percentiles = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+  bool clat_percentiles = true;
+  unsigned kb_base = 1024;
+  bool unlink = false;           // remove a file this run created when the job is done
+  std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
+  bool disk_util = true;         // report the disk's statistics
+  // The options as written in the job's own section or after its --name,
+  // for fio's "job options" (bare flags, as fio, left out).
+  std::vector<std::pair<std::string, std::string>> options;
+  std::vector<std::string> notes;  // what ran differently from fio, said on stderr
+
+  bool writes() const { return bench_writes(bench.rw); }
+};
+
+enum class FioArg { none, optional, required };
+
+// A job option's entry in the table.
+struct FioOptionInfo {
+  const char* name;
+  FioArg arg;
+  const char* help;        // what ddbench does with it (the man page and --help)
+  bool fio = true;         // fio has it; false: ddbench's own
+};
+
+// The table, in the order --help lists it.
+const std::vector<FioOptionInfo>& fio_options();
+// fio options ddbench refuses, with why: {name, reason}.
+const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options();
+
+// The option named `name` ('-' and '_' are the same), or nullptr.
+const FioOptionInfo* find_fio_option(std::string_view name);
+
+// The defaults a job starts from: fio's (4k, iodepth 1, psync, buffered)
+// for job files and --name; ddbench's own (1M, iodepth 32, io_uring,
+// direct) for its terse form.
+FioJob fio_defaults();
+FioJob terse_defaults();
+
+// Applies lines to a job in order, kb_base first (it changes how every size
+// reads). Errors name the line's origin and the option:
+// "job.fio:7: bs '12Q': unknown unit 'Q'", "command line: --fallocate: ...".
+fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines);
+
+}  // namespace bench

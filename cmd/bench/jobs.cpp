@@ -1,0 +1,300 @@
+#include "cmd/bench/jobs.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <thread>
+#include <tuple>
+
+#include "cmd/bench/pattern.hpp"
+#include "libfsio/buffer.hpp"
+#include "libfsio/created_file.hpp"
+#include "libfsio/progress.hpp"
+
+namespace bench {
+namespace {
+
+using fsio::Errc;
+using fsio::errno_error;
+using fsio::make_error;
+
+std::string canonical(const std::string& path) {
+  char buf[PATH_MAX];
+  return ::realpath(path.c_str(), buf) ? std::string(buf) : path;
+}
+
+// A missing target is made the way fio makes it: a file of size= bytes (and
+// offset= before it), but never under /dev, where a typo for a device name
+// would otherwise become a file on devtmpfs.
+fsio::Status choose_create_size(BenchJob& job) {
+  struct stat st{};
+  if (::stat(job.target.c_str(), &st) == 0 || job.options.create_size) return {};
+  if (job.target.rfind("/dev/", 0) == 0)
+    return make_error(Errc::not_found, job.target + ": no such device (ddbench makes no files under /dev)");
+  const FioJob& spec = *job.spec;
+  if (spec.size.is_percent() || spec.size.bytes == 0 || spec.offset.is_percent())
+    return make_error(Errc::not_found, job.target + ": no such file; give size= in bytes to have it made, as fio does");
+  job.options.create_size = spec.offset.bytes + spec.size.bytes;
+  return {};
+}
+
+fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed) {
+  FSIO_TRY(choose_create_size(job));
+  BenchOptions& o = job.options;
+  // O_EXCL claims a block device for this process; a second job on the same
+  // device must not ask again (the kernel would say EBUSY to ourselves).
+  if (bench_writes(o.rw)) o.exclusive = claimed.insert(canonical(job.target)).second;
+  auto dev = FSIO_TRY(open_bench_target(job.target, o));
+  const FioJob& spec = *job.spec;
+  const std::uint64_t granule = o.min_bs();
+  o.offset = spec.offset.resolve(dev.size(), granule) + spec.offset_increment * job.clone;
+  o.size = spec.size.resolve(dev.size(), granule);
+  o.io_size = spec.io_size.resolve(dev.size(), granule);
+  // A size past the end of a file this run made for it is the file itself.
+  if (dev.created() && o.offset + o.size > dev.size()) o.size = 0;
+  return dev;
+}
+
+// fio lays out a file it made for a read job ("Laying out IO file"), so the
+// reads find data, not holes. Through the page cache, then dropped from it.
+fsio::Status lay_out(const std::string& path, std::uint64_t size) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return errno_error(errno, path + ": lay out the file");
+  fsio::AlignedBuffer buf(1u << 20, 4096);
+  fsio::Status st;
+  for (std::uint64_t off = 0; off < size && st; off += buf.size()) {
+    const std::size_t n = std::size_t(std::min<std::uint64_t>(buf.size(), size - off));
+    stamp_pattern({buf.data(), n}, off, 0x6c61796f7574);  // "layout"
+    if (::pwrite(fd, buf.data(), n, off_t(off)) != ssize_t(n)) st = errno_error(errno, path + ": lay out the file");
+  }
+  if (st && ::fdatasync(fd) != 0) st = errno_error(errno, path + ": lay out the file");
+  (void)posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+  return st;
+}
+
+// ---- the disks' own counters ------------------------------------------------
+
+std::optional<std::string> disk_of(int fd) {
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) return std::nullopt;
+  const dev_t d = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+  const std::string link = "/sys/dev/block/" + std::to_string(major(d)) + ":" + std::to_string(minor(d));
+  const std::string dir = canonical(link);
+  if (dir == link) return std::nullopt;  // not a block device (tmpfs, overlay)
+  std::string name = dir.substr(dir.rfind('/') + 1);
+  if (::access((dir + "/partition").c_str(), F_OK) == 0) {  // a partition: its disk
+    const std::string parent = dir.substr(0, dir.rfind('/'));
+    name = parent.substr(parent.rfind('/') + 1);
+  }
+  return name;
+}
+
+struct DiskStat {
+  std::uint64_t f[11] = {};
+};
+
+std::optional<DiskStat> read_disk_stat(const std::string& name) {
+  std::ifstream in("/sys/block/" + name + "/stat");
+  DiskStat s;
+  for (auto& v : s.f)
+    if (!(in >> v)) return std::nullopt;
+  return s;
+}
+
+std::vector<DiskUtil> disk_delta(const std::vector<std::string>& names, const std::vector<DiskStat>& before,
+                                 double elapsed_ms) {
+  std::vector<DiskUtil> out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto after = read_disk_stat(names[i]);
+    if (!after) continue;
+    const auto d = [&](int k) { return after->f[k] - before[i].f[k]; };
+    // Documentation/block/stat.rst: 0 read I/Os, 1 read merges, 3 read ticks,
+    // 4 write I/Os, 5 write merges, 7 write ticks, 9 io_ticks, 10 time_in_queue.
+    DiskUtil u{names[i], d(0), d(4), d(1), d(5), d(3), d(7), d(10), 0};
+    u.util = elapsed_ms > 0 ? std::min(100.0, double(d(9)) * 100.0 / elapsed_ms) : 0;
+    out.push_back(u);
+  }
+  return out;
+}
+
+std::string job_label(const BenchJob& job) { return "job " + job.name + " (" + std::to_string(job.clone) + ")"; }
+
+// See run_bench_jobs: what a writing job's target may not share. Each other
+// target is asked about once, however many jobs name it.
+fsio::Status check_jobs_apart(const std::vector<BenchJob>& jobs, const std::vector<std::string>& job_files,
+                              std::size_t& failed) {
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    if (!bench_writes(jobs[k].options.rw)) continue;
+    std::vector<fsio::StorageRef> reads;
+    for (const auto& f : job_files) reads.push_back({"the job file", f});
+    std::set<std::tuple<std::string, std::uint64_t, std::uint64_t>> seen;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (i == k) continue;
+      fsio::StorageRef r = job_storage(jobs[i], "the target of " + job_label(jobs[i]) + ",");
+      if (seen.insert({r.name, r.begin, r.end}).second) reads.push_back(std::move(r));
+    }
+    failed = k;
+    FSIO_TRY(fsio::check_apart(job_storage(jobs[k], ""), reads));
+  }
+  return {};
+}
+
+fsio::Error in_job(const BenchJob& job, bool several, fsio::Error e) {
+  if (several) e.context = "job " + job.name + " (" + std::to_string(job.clone) + "): " + e.context;
+  return e;
+}
+
+// Opens every job's target in order (open_job), and lays out a file made for
+// a read job. On a failure, `failed` is the job's index.
+fsio::Status open_targets(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs,
+                          std::vector<std::string>& notes, std::size_t& failed) {
+  std::set<std::string> claimed;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    BenchJob& job = jobs[k];
+    failed = k;
+    auto dev = FSIO_TRY(open_job(job, claimed));
+    if (!dev.direct_fallback().empty()) notes.push_back(dev.direct_fallback());
+    devs.push_back(std::move(dev));
+    if (devs.back().created() && bench_reads(job.options.rw)) FSIO_TRY(lay_out(job.target, devs.back().size()));
+  }
+  return {};
+}
+
+// The disks under the targets, each once, and their counters before the run.
+struct DiskCounters {
+  std::vector<std::string> names;
+  std::vector<DiskStat> before;
+};
+
+DiskCounters read_disks_before(const std::vector<fsio::Device>& devs) {
+  DiskCounters c;
+  for (const auto& d : devs)
+    if (auto name = disk_of(d.fd()); name && std::find(c.names.begin(), c.names.end(), *name) == c.names.end())
+      c.names.push_back(*name);
+  for (const auto& n : c.names) c.before.push_back(read_disk_stat(n).value_or(DiskStat{}));
+  return c;
+}
+
+// The jobs wave by wave: a wave is a job and the ones after it up to the next
+// stonewall, each on a thread of its own when there are several. After a
+// failed wave, `failed` is the index of its first failed job and that job's
+// error is returned; after Ctrl-C no further wave starts.
+fsio::Status run_waves(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs, fsio::Progress* progress,
+                       std::vector<std::optional<fsio::Result<BenchResult>>>& out, std::size_t& failed) {
+  for (std::size_t first = 0; first < jobs.size();) {
+    std::size_t end = first + 1;
+    while (end < jobs.size() && !jobs[end].stonewall) ++end;
+    if (first > 0 && fsio::InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
+    if (end - first == 1) {
+      out[first] = run_bench(devs[first], jobs[first].options, progress);
+    } else {
+      std::vector<std::thread> threads;
+      for (std::size_t k = first; k < end; ++k)
+        threads.emplace_back([&, k] { out[k] = run_bench(devs[k], jobs[k].options, progress); });
+      for (auto& t : threads) t.join();
+    }
+    for (std::size_t k = first; k < end; ++k)
+      if (!*out[k]) {
+        failed = k;
+        return std::move(*out[k]).error();
+      }
+    first = end;
+  }
+  return {};
+}
+
+// One result per job, in order; a job of a wave that never started (Ctrl-C)
+// is an empty, interrupted one. Files made for jobs with unlink=1 go now.
+std::vector<BenchResult> collect_results(const std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs,
+                                         std::vector<std::optional<fsio::Result<BenchResult>>>& out) {
+  std::vector<BenchResult> results;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    BenchResult r;
+    if (out[k]) r = std::move(**out[k]);
+    else r.interrupted = true;  // a later wave that never started
+    results.push_back(std::move(r));
+    if (jobs[k].spec && jobs[k].spec->unlink && devs[k].created()) (void)devs[k].remove_created();
+  }
+  return results;
+}
+
+}  // namespace
+
+std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
+  std::vector<BenchJob> out;
+  unsigned group = 0;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const FioJob& j = jobs[k];
+    if (k > 0 && (j.stonewall || j.new_group)) ++group;  // fio: stonewall implies new_group
+    for (unsigned c = 0; c < j.numjobs; ++c) {
+      BenchJob b;
+      b.spec = &j;
+      b.name = j.name;
+      b.clone = c;
+      b.group = group;
+      b.stonewall = j.stonewall && c == 0;
+      b.options = j.bench;
+      // Copies of a random job take different orders, as fio's do.
+      b.options.order_salt = out.size();
+      b.default_name = j.filename.empty();
+      b.target = b.default_name ? (j.directory.empty() ? "" : j.directory + "/") + j.name + "." +
+                                      std::to_string(c) + ".0"
+                                : j.filename;
+      out.push_back(std::move(b));
+    }
+  }
+  return out;
+}
+
+fsio::StorageRef job_storage(const BenchJob& job, std::string role) {
+  fsio::StorageRef r{std::move(role), job.target};
+  r.same_is_fine = true;
+  const FioJob& s = *job.spec;
+  if (s.offset.is_percent()) return r;
+  const std::uint64_t step = s.offset_increment, n = job.clone;
+  const bool wraps = n && step > (fsio::kToEnd - s.offset.bytes) / n;
+  r.begin = wraps ? fsio::kToEnd : s.offset.bytes + step * n;
+  if (!s.size.is_percent() && s.size.bytes && !wraps)
+    r.end = s.size.bytes > fsio::kToEnd - r.begin ? fsio::kToEnd : r.begin + s.size.bytes;
+  return r;
+}
+
+fsio::Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, fsio::Progress* progress,
+                                      const std::vector<std::string>& job_files) {
+  BenchRun run;
+  const bool several = jobs.size() > 1;
+  std::size_t refused = 0;
+  if (auto st = check_jobs_apart(jobs, job_files, refused); !st)
+    return in_job(jobs[refused], several, std::move(st).error());
+  std::vector<fsio::Device> devs;
+  devs.reserve(jobs.size());
+  // Files this run made go again when it fails.
+  auto fail = [&](const BenchJob& job, fsio::Error e) -> fsio::Error {
+    e = in_job(job, several, std::move(e));
+    for (const auto& d : devs) e = fsio::CreatedFile(d, "this run").fail(std::move(e));
+    return e;
+  };
+  std::size_t failed = 0;
+  if (auto st = open_targets(jobs, devs, run.notes, failed); !st) return fail(jobs[failed], std::move(st).error());
+
+  const DiskCounters disks = read_disks_before(devs);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::optional<fsio::Result<BenchResult>>> out(jobs.size());
+  if (auto st = run_waves(jobs, devs, progress, out, failed); !st) return fail(jobs[failed], std::move(st).error());
+  const double elapsed_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  run.results = collect_results(jobs, devs, out);
+  run.disks = disk_delta(disks.names, disks.before, elapsed_ms);
+  return run;
+}
+
+}  // namespace bench

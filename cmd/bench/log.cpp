@@ -1,0 +1,77 @@
+#include "cmd/bench/log.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace bench {
+
+const char* bench_log_suffix(BenchLogKind kind) {
+  switch (kind) {
+    case BenchLogKind::bw: return "bw";
+    case BenchLogKind::iops: return "iops";
+    case BenchLogKind::lat: return "lat";
+    case BenchLogKind::clat: return "clat";
+    case BenchLogKind::slat: return "slat";
+  }
+  return "?";
+}
+
+namespace {
+
+void line(std::string& out, std::uint64_t t_ms, std::uint64_t value, unsigned dir, std::uint64_t bs,
+          const std::uint64_t* offset) {
+  char b[128];
+  if (offset)
+    std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %" PRIu64 ", 0\n", t_ms, value, dir, bs,
+                  *offset);
+  else
+    std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", 0\n", t_ms, value, dir, bs);
+  out += b;
+}
+
+// A window's value: averages over what completed in it. A latency log has
+// no line for a window without requests (there is nothing to average).
+bool window_value(const BenchSample& s, BenchLogKind kind, unsigned window_ms, std::uint64_t& value) {
+  switch (kind) {
+    case BenchLogKind::bw: value = std::uint64_t(s.bw_kib(window_ms)); return true;
+    case BenchLogKind::iops: value = std::uint64_t(s.iops(window_ms)); return true;
+    case BenchLogKind::lat: value = s.ios ? std::uint64_t(s.lat_sum / double(s.ios)) : 0; return s.ios > 0;
+    case BenchLogKind::clat: value = s.ios ? std::uint64_t(s.clat_sum / double(s.ios)) : 0; return s.ios > 0;
+    case BenchLogKind::slat: value = s.ios ? std::uint64_t(s.slat_sum / double(s.ios)) : 0; return s.ios > 0 && s.slat_sum > 0;
+  }
+  return false;
+}
+
+// One request's value; its bandwidth is its bytes over its total latency.
+bool event_value(const BenchIoEvent& e, BenchLogKind kind, std::uint64_t& value) {
+  const std::uint64_t lat = e.clat + e.slat;
+  switch (kind) {
+    case BenchLogKind::bw: value = lat ? std::uint64_t(double(e.bytes) * 1e9 / double(lat) / 1024.0) : 0; return true;
+    case BenchLogKind::iops: value = 1; return true;
+    case BenchLogKind::lat: value = lat; return true;
+    case BenchLogKind::clat: value = e.clat; return true;
+    case BenchLogKind::slat: value = e.slat; return e.slat > 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string format_bench_log(const BenchResult& r, BenchLogKind kind, bool windowed, bool log_offset) {
+  std::string out;
+  const std::uint64_t zero = 0;
+  if (windowed) {
+    for (const auto& s : r.log_samples) {
+      std::uint64_t v = 0;
+      if (window_value(s, kind, r.log_window_ms, v)) line(out, s.t_ms, v, s.dir, 0, log_offset ? &zero : nullptr);
+    }
+    return out;
+  }
+  for (const auto& e : r.io_events) {
+    std::uint64_t v = 0;
+    if (event_value(e, kind, v)) line(out, e.t_ns / 1000000u, v, e.dir, e.bytes, log_offset ? &e.offset : nullptr);
+  }
+  return out;
+}
+
+}  // namespace bench

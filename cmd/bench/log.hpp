@@ -1,0 +1,26 @@
+// fio's log files (fio HOWTO, "Log File Formats"): one line per entry,
+// "time, value, data direction, block size, priority", or with log_offset
+// "time, value, data direction, block size, offset, priority". Time is in
+// ms from the job's (measured) start; bandwidth in KiB/s, IOPS in I/Os per
+// second, latencies in ns. With log_avg_msec, one line per window and
+// direction holding the window's average (block size 0); without it, one
+// line per request.
+#pragma once
+
+#include <string>
+
+#include "cmd/bench/run.hpp"
+
+namespace bench {
+
+enum class BenchLogKind { bw, iops, lat, clat, slat };
+
+// "bw", "iops", "lat", "clat", "slat": the middle of fio's file name
+// (PREFIX_bw.N.log).
+const char* bench_log_suffix(BenchLogKind kind);
+
+// The log's text. `windowed`: from result.log_samples (log_avg_msec =
+// result.log_window_ms), else from result.io_events.
+std::string format_bench_log(const BenchResult& result, BenchLogKind kind, bool windowed, bool log_offset);
+
+}  // namespace bench

@@ -1,0 +1,338 @@
+// ddbench's engine: a fio-style benchmark of one Device as a library call.
+//
+// The data path talks to an Engine (engine.hpp) directly, the way fio's
+// io_uring engine does: iodepth aligned buffers allocated once, iodepth
+// requests kept in flight, refilled as completions are reaped (in batches),
+// one timestamp per commit and per reap for submission and completion
+// latency, and no allocation per I/O. Random offsets walk a keyed
+// permutation of the blocks, so every block of the range is touched exactly
+// once per loop, as fio's random map does. Sequential requests may be
+// merged into one multi-iovec request, but only inside a --batch and unless
+// --no-merge; the default submits each request as soon as the queue has
+// room, like fio. Mixed workloads (rw, randrw) draw each request's direction
+// against rwmixread and report each direction apart, as fio does.
+//
+// The last request of a range that ends at the end of the device is clamped
+// by Device::clamp, so a read covers the target to its real end.
+//
+// run_bench polls InterruptGuard::requested(): on SIGINT/SIGTERM it stops
+// issuing, reaps what is in flight and returns what was done with
+// `interrupted` set. A run uses its calling thread only (several jobs run
+// on several threads, jobs.hpp); Progress::add is the only thing it
+// shares with another thread.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmd/bench/pattern.hpp"
+#include "libfsio/device.hpp"
+#include "libfsio/engine.hpp"
+#include "libfsio/result.hpp"
+#include "libfsio/stats.hpp"
+
+namespace fsio {
+class Progress;
+}
+
+namespace bench {
+
+// fio's rw= values. rw (also spelled readwrite) and randrw mix reads and
+// writes, rwmixread percent of them reads, chosen per request.
+enum class BenchRw { read, write, randread, randwrite, rw, randrw };
+fsio::Result<BenchRw> parse_bench_rw(std::string_view text);  // fio's names
+const char* bench_rw_name(BenchRw rw);
+inline bool bench_mixed(BenchRw rw) { return rw == BenchRw::rw || rw == BenchRw::randrw; }
+// Any writes (the target is opened for writing).
+inline bool bench_writes(BenchRw rw) { return rw == BenchRw::write || rw == BenchRw::randwrite || bench_mixed(rw); }
+inline bool bench_reads(BenchRw rw) { return !bench_writes(rw) || bench_mixed(rw); }
+inline bool bench_random(BenchRw rw) {
+  return rw == BenchRw::randread || rw == BenchRw::randwrite || rw == BenchRw::randrw;
+}
+
+// A data direction, indexing per-direction options and results as fio does.
+enum BenchDir : unsigned { dir_read = 0, dir_write = 1 };
+
+// One entry of fio's bssplit: `percent` of the requests are `bs` bytes.
+struct BsSplit {
+  std::uint64_t bs = 0;
+  unsigned percent = 0;
+};
+
+struct BenchOptions {
+  BenchRw rw = BenchRw::read;
+  std::uint64_t bs = 1u << 20;      // bytes per request
+  // Per direction (fio's bs=R,W and bssplit=...,...): a size distribution
+  // that replaces bs for that direction when not empty. Percents add to 100.
+  std::array<std::vector<BsSplit>, 2> bssplit;
+  std::uint64_t size = 0;           // bytes to cover from offset; 0: to the end of the target
+  std::uint64_t offset = 0;         // start of the range, bytes into the target
+  std::uint64_t io_size = 0;        // bytes to transfer per loop (fio io_size); 0: the range once
+  unsigned iodepth = 32;            // requests in flight
+  fsio::EngineKind engine = fsio::EngineKind::automatic;
+  bool direct = true;               // O_DIRECT (falls back where the filesystem refuses it)
+  bool sync = false;                // every write carries RWF_DSYNC
+  unsigned rwmixread = 50;          // rw/randrw: percent of requests that read
+  unsigned batch = 0;               // requests per submit; 0: submit whenever there is room
+  bool merge = true;                // merge contiguous requests inside a batch
+  double runtime = 0;               // seconds; stop issuing after this; 0: no cap
+  bool time_based = false;          // go over the range again until runtime is up (fio's time_based)
+  double ramp_time = 0;             // seconds run before anything is measured (fio ramp_time)
+  unsigned loops = 1;               // the whole job this many times (fio loops)
+  unsigned fsync_every = 0;         // a flush after every N writes (fio fsync=N / fdatasync=N)
+  bool fsync_data_only = true;      // that flush is fdatasync (fio fdatasync=), else fsync
+  bool end_fsync = false;           // fsync once the writes are done (fio end_fsync)
+  bool norandommap = false;         // random offsets may repeat (fio norandommap)
+  bool invalidate = true;           // drop the range from the page cache first (fio invalidate)
+  bool fadvise = true;              // advise the access pattern (fio fadvise_hint)
+  bool verify = false;              // write: stamp, then read back and check; read: check
+  std::uint64_t seed = 0x66736962;  // stamped into every verify sector ("fsib"); keys the random order
+  std::uint64_t order_salt = 0;     // mixed into the random order's key only (copies of a job differ)
+  std::optional<std::uint64_t> create_size;  // create/extend the target file first
+  bool force = false;               // write over a filesystem, partition table or text file
+  bool exclusive = true;            // O_EXCL on a block device opened for writing (off for a
+                                    // second job on a device this run has already claimed)
+  // Measurement windows (fio bw_avg_time/iops_avg_time and log_avg_msec):
+  // bandwidth and IOPS per window of stat_window_ms for bw_min/max/mean,
+  // and per window of log_window_ms (0: none) for logs and plots.
+  unsigned stat_window_ms = 500;
+  unsigned log_window_ms = 0;
+  bool log_ios = false;             // keep every request's latency (logs without log_avg_msec)
+
+  // The largest request either direction makes (buffers are this big).
+  std::uint64_t max_bs() const;
+  // The smallest: the granule of the random map.
+  std::uint64_t min_bs() const;
+};
+
+// Checks that need no device: ranges of bs, iodepth, batch, runtime.
+fsio::Status validate(const BenchOptions& options);
+
+// The byte range a run covers, resolved against a device of `device_size`
+// bytes whose direct I/O needs `align`-byte offsets and lengths (1 when
+// buffered). The range may end off the alignment only at the device's end.
+struct BenchRange {
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+  std::uint64_t blocks = 0;  // ceil((end - begin) / bs)
+};
+fsio::Result<BenchRange> resolve_range(const BenchOptions& options, std::uint64_t device_size, std::uint32_t align);
+
+// Opens the target the way `options` needs it: read-write for a write or a
+// create, direct or buffered. A target in use or read-only is refused first
+// (Device::open's refusals, whatever options.force says); then a write over
+// a filesystem or partition table is refused (Errc::busy, naming it) unless
+// options.force.
+fsio::Result<fsio::Device> open_bench_target(const std::string& path, const BenchOptions& options);
+
+// The order blocks are visited in: identity for sequential runs; for random
+// ones a keyed permutation of [0, n) (a bijection on the smallest power of
+// two >= n, cycle-walked until it lands below n). Every block exactly once,
+// like fio's random map, at a few multiplies per offset instead of a bitmap.
+class BlockOrder {
+ public:
+  BlockOrder(std::uint64_t n, bool random, std::uint64_t key);
+  std::uint64_t operator()(std::uint64_t i) const {
+    if (!random_) return i;
+    std::uint64_t x = i;
+    do x = step(x); while (x >= n_);
+    return x;
+  }
+
+ private:
+  std::uint64_t step(std::uint64_t x) const;
+  std::uint64_t n_;
+  bool random_;
+  std::uint64_t mask_ = 0;
+  unsigned shift_ = 1;
+  std::array<std::uint64_t, 3> keys_{};
+};
+
+// min, max, mean and standard deviation of latencies, as fio's calc_lat
+// reports them (stddev with n - 1). No allocation.
+class LatencyStats {
+ public:
+  void add(std::uint64_t ns, std::uint64_t count = 1) {
+    n_ += count;
+    const double v = double(ns);
+    sum_ += v * double(count);
+    sumsq_ += v * v * double(count);
+    if (ns < min_) min_ = ns;
+    if (ns > max_) max_ = ns;
+  }
+  void merge(const LatencyStats& other);
+  std::uint64_t count() const { return n_; }
+  std::uint64_t min() const { return n_ ? min_ : 0; }
+  std::uint64_t max() const { return max_; }
+  double mean() const { return n_ ? sum_ / double(n_) : 0; }
+  double stddev() const;
+  double sum() const { return sum_; }
+
+ private:
+  std::uint64_t n_ = 0;
+  std::uint64_t min_ = ~std::uint64_t{0};
+  std::uint64_t max_ = 0;
+  double sum_ = 0;
+  double sumsq_ = 0;
+};
+
+// Completion latencies in fio's log-linear buckets (FIO_IO_U_PLAT_BITS = 6):
+// exact below 128 ns, then 64 buckets per power of two, so a percentile is
+// within 1/128 of the true value. Fixed size, no allocation on add().
+class LatencyHistogram {
+ public:
+  static constexpr unsigned sub_bits = 6;
+  static constexpr unsigned sub_buckets = 1u << sub_bits;
+  static constexpr unsigned buckets = (64 - sub_bits + 1) * sub_buckets;
+
+  void add(std::uint64_t ns, std::uint64_t count = 1) {
+    hist_[bucket_of(ns)] += count;
+    stats_.add(ns, count);
+  }
+  void merge(const LatencyHistogram& other);
+  std::uint64_t count() const { return stats_.count(); }
+  std::uint64_t min() const { return stats_.min(); }
+  std::uint64_t max() const { return stats_.max(); }
+  double mean() const { return stats_.mean(); }
+  double stddev() const { return stats_.stddev(); }
+  const LatencyStats& stats() const { return stats_; }
+  // The value below which `pct` percent of the samples lie (fio's rule: the
+  // first bucket whose cumulative count reaches pct/100 of all samples),
+  // reported as fio reports it (bucket_value), clamped to [min, max]. 0 when empty.
+  std::uint64_t percentile(double pct) const;
+  std::uint64_t bucket_count(unsigned index) const { return hist_[index]; }
+
+  static unsigned bucket_of(std::uint64_t ns) {
+    // Values below 2^(sub_bits+1) get a bucket each; above, a power of two
+    // [2^m, 2^(m+1)) is split into sub_buckets equal parts (fio's plat_val_to_idx).
+    if (ns < 2 * sub_buckets) return unsigned(ns);
+    const unsigned msb = unsigned(63 - __builtin_clzll(ns));
+    const unsigned shift = msb - sub_bits;
+    return (shift + 1) * sub_buckets + unsigned((ns >> shift) & (sub_buckets - 1));
+  }
+  static std::uint64_t bucket_low(unsigned index);   // smallest value in the bucket
+  static std::uint64_t bucket_high(unsigned index);  // largest
+  // The value fio reports for a bucket (json+ "bins" keys, percentiles): its
+  // low end plus half its width (fio's plat_idx_to_val).
+  static std::uint64_t bucket_value(unsigned index);
+
+ private:
+  std::array<std::uint64_t, buckets> hist_{};
+  LatencyStats stats_;
+};
+
+// fio's latency_ns / latency_us / latency_ms tables: how many requests
+// took under 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000 ns, then the same
+// in us, then in ms plus under 2000 ms and 2000 ms or more (of total latency).
+struct LatencyBuckets {
+  static constexpr unsigned ns_n = 10, us_n = 10, ms_n = 12;
+  std::array<std::uint64_t, ns_n + us_n + ms_n> count{};
+  void add(std::uint64_t ns, std::uint64_t n = 1);
+  void merge(const LatencyBuckets& other);
+};
+
+// fio's IO depths tables: 7 buckets each. level: requests by how many were
+// in flight once they were submitted (1, 2, 4, 8, 16, 32, >=64; fio's
+// io_u_mark_depth); submit and complete: requests per submit call and per
+// reap (0, 1-4, 5-8, 9-16, 17-32, 33-64, >64).
+struct DepthCounts {
+  std::array<std::uint64_t, 7> level{}, submit{}, complete{};
+  void add_level(unsigned in_flight, std::uint64_t requests = 1);
+  void add_submit(unsigned n) { ++submit[batch_bucket(n)]; }
+  void add_complete(unsigned n) { ++complete[batch_bucket(n)]; }
+  void merge(const DepthCounts& other);
+  static unsigned batch_bucket(unsigned n);
+};
+
+// One measurement window of one direction: what completed in it.
+struct BenchSample {
+  std::uint64_t t_ms = 0;      // end of the window, ms after the measured start
+  BenchDir dir = dir_read;
+  std::uint64_t bytes = 0;
+  std::uint64_t ios = 0;
+  double lat_sum = 0, clat_sum = 0, slat_sum = 0;  // ns, summed over the ios
+  double bw_kib(unsigned window_ms) const { return window_ms ? double(bytes) * 1000.0 / window_ms / 1024.0 : 0; }
+  double iops(unsigned window_ms) const { return window_ms ? double(ios) * 1000.0 / window_ms : 0; }
+};
+
+// One request, for logs without log_avg_msec (fio logs every I/O then).
+struct BenchIoEvent {
+  std::uint64_t t_ns = 0;  // completion, after the measured start
+  std::uint64_t offset = 0;
+  std::uint32_t bytes = 0;
+  BenchDir dir = dir_read;
+  std::uint64_t clat = 0, slat = 0;  // ns; total latency is their sum
+};
+
+struct VerifyResult {
+  bool complete = false;                     // every byte meant to be checked was (not interrupted)
+  std::uint64_t bytes_checked = 0;
+  std::uint64_t bad_blocks = 0;              // requests whose data did not match
+  std::optional<PatternMismatch> first;      // the lowest-offset mismatch found
+};
+
+// What one direction did in the measured part of a run (fio's read/write objects).
+struct BenchDirResult {
+  std::uint64_t io_bytes = 0;
+  std::uint64_t ios = 0;
+  LatencyHistogram clat;  // submit to completion
+  LatencyStats slat;      // queued to submitted (io_uring only; empty for psync)
+  LatencyStats lat;       // queued to completion
+};
+
+// CPU the run's thread used (getrusage RUSAGE_THREAD), as fio's cpu line.
+struct BenchCpu {
+  double usr = 0, sys = 0;  // seconds
+  std::uint64_t ctx = 0, majf = 0, minf = 0;
+};
+
+struct BenchResult {
+  BenchRw rw = BenchRw::read;
+  std::string engine;                 // the engine's name()
+  bool direct = false;                // O_DIRECT in effect
+  std::string note;                   // e.g. the device's direct-I/O fallback
+  std::uint64_t bs = 0;
+  unsigned iodepth = 0;
+  BenchRange range;
+  std::uint64_t io_bytes = 0;         // bytes transferred by the measured pass (both directions)
+  std::uint64_t ios = 0;              // requests (of up to bs) completed
+  std::uint64_t eod_truncated = 0;    // bytes of a partial last sector the EOD guard left out
+  double elapsed = 0;                 // seconds, first submit (after ramp_time) to last completion
+  LatencyHistogram clat;              // ns per request, submit to completion, both directions
+  std::array<BenchDirResult, 2> dir;  // [dir_read], [dir_write]
+  LatencyHistogram sync_lat;          // fsync/fdatasync requests (fio's sync object)
+  LatencyBuckets lat_buckets;
+  DepthCounts depths;
+  BenchCpu cpu;
+  unsigned stat_window_ms = 0, log_window_ms = 0;
+  std::vector<BenchSample> stat_samples;  // per stat window and direction
+  std::vector<BenchSample> log_samples;   // per log window and direction
+  std::vector<BenchIoEvent> io_events;    // with log_ios
+  fsio::IoStats stats;                      // IoQueue's counter names for the measured pass
+  bool interrupted = false;           // SIGINT/SIGTERM stopped the run
+  bool runtime_capped = false;        // --runtime stopped it (before the range ended, or --time-based)
+  std::optional<VerifyResult> verify;
+
+  // --verify passed: complete and no mismatch. An interrupted verify is not ok.
+  bool verify_ok() const { return verify && verify->complete && !verify->first; }
+  double bw_bytes() const { return elapsed > 0 ? double(io_bytes) / elapsed : 0; }
+  double iops() const { return elapsed > 0 ? double(ios) / elapsed : 0; }
+  std::uint64_t runtime_ms() const { return std::uint64_t(elapsed * 1000 + 0.5); }
+};
+
+// Runs the benchmark on an open device (see open_bench_target). Errors carry
+// the offset and size of the failed request and the device path. A verify
+// mismatch is not an error: it is reported in result.verify.
+fsio::Result<BenchResult> run_bench(fsio::Device& device, const BenchOptions& options,
+                                    fsio::Progress* progress = nullptr);
+// The same on a caller-made engine over device.fd() (options.engine is
+// ignored): tests inject short-transferring or failing engines this way.
+fsio::Result<BenchResult> run_bench(fsio::Device& device, const BenchOptions& options,
+                                    std::unique_ptr<fsio::Engine> engine, fsio::Progress* progress = nullptr);
+
+}  // namespace bench

@@ -1,0 +1,147 @@
+// Internal to run_bench: the data path of one pass over the workload, as
+// fio's io_uring engine does it: iodepth buffers, requests kept in flight
+// and refilled as completions are reaped, one timestamp per submit and per
+// reap, no allocation per request (except the per-I/O log, when asked for).
+#pragma once
+
+#include <sys/uio.h>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "cmd/bench/run.hpp"
+#include "cmd/bench/workload.hpp"
+#include "libfsio/buffer.hpp"
+
+namespace fsio {
+class Progress;
+}
+
+namespace bench::detail {
+
+// One buffer and, when it leads an engine request, that request.
+struct Slot {
+  std::byte* buf = nullptr;
+  std::uint64_t offset = 0;  // window offset of this block
+  std::uint64_t want = 0;    // bytes of this block that count
+  std::uint64_t ask = 0;     // bytes asked of the kernel (a direct read's tail: aligned up)
+  BenchDir dir = dir_read;
+  // As the lead of an engine request (members[0] is the lead itself):
+  iovec* iov = nullptr;  // capacity: max_merge
+  unsigned iovcnt = 0;
+  unsigned* members = nullptr;
+  unsigned nmembers = 0;
+  std::uint64_t req_offset = 0;  // window offset still to transfer
+  std::uint64_t req_bytes = 0;   // bytes asked of the kernel
+  std::uint64_t req_want = 0;    // bytes that must arrive for the request to be complete
+  std::uint64_t t_start = 0;     // queued (fio's start_time)
+  std::uint64_t t_submit = 0;    // submitted (fio's issue_time)
+};
+
+struct PassSpec {
+  bool readback = false;   // the verify read-back: replay the write pass as reads
+  std::uint64_t bytes = 0;  // readback: bytes to read back
+  bool stamp = false;      // write the verify pattern into each buffer
+  bool check = false;      // check each read buffer against the pattern
+  bool measured = true;    // latencies and stats land in the result
+};
+
+// Windows of completions per direction (bw/iops samples, windowed logs).
+class Sampler {
+ public:
+  void start(unsigned window_ms, std::uint64_t t0, bool reads, bool writes, std::vector<BenchSample>* out);
+  void add(BenchDir d, std::uint64_t t, std::uint64_t bytes, std::uint64_t ios, std::uint64_t lat,
+           std::uint64_t clat, std::uint64_t slat) {
+    if (!out_) return;
+    if (t >= window_end_) roll(t);
+    BenchSample& s = cur_[d];
+    s.bytes += bytes;
+    s.ios += ios;
+    s.lat_sum += double(lat) * double(ios);
+    s.clat_sum += double(clat) * double(ios);
+    s.slat_sum += double(slat) * double(ios);
+  }
+
+ private:
+  void roll(std::uint64_t t);
+  std::vector<BenchSample>* out_ = nullptr;
+  std::uint64_t window_ns_ = 0, t0_ = 0, window_end_ = 0;
+  bool active_[2] = {false, false};
+  BenchSample cur_[2];
+};
+
+class Runner {
+ public:
+  Runner(fsio::Device& dev, const BenchOptions& o, const BenchRange& range, std::unique_ptr<fsio::Engine> engine,
+         fsio::Progress* progress);
+  fsio::Status pass(const PassSpec& spec, BenchResult& res);
+  std::uint64_t issued_bytes() const { return issued_bytes_; }
+
+ private:
+  void begin_pass(const PassSpec& spec, BenchResult& res);
+  bool take(const NextIo& io, Slot& s);
+  void open_request(unsigned id);
+  bool try_merge(unsigned lead, unsigned id);
+  fsio::Status queue_lead(unsigned lead, bool retry);
+  unsigned fill();  // returns the requests taken
+  fsio::Status commit_round();
+  bool sync_due() const {
+    return o_.fsync_every && !spec_->readback && writes_since_sync_ >= o_.fsync_every && work_->more();
+  }
+  void fail(fsio::Error e) {
+    if (!failure_) failure_ = std::move(e);
+    stop_ = true;
+  }
+  fsio::Status finish_pass(std::uint64_t syscalls0);
+  fsio::Status reap();
+  void handle_completion(const fsio::IoCompletion& c, std::uint64_t t);
+  void complete(unsigned lead, std::uint64_t t);
+  fsio::Status sync_now();
+  void check_clock(std::uint64_t t);
+  void start_measuring(std::uint64_t t);
+
+  fsio::Device& dev_;
+  const BenchOptions& o_;
+  BenchRange range_;
+  fsio::Progress* progress_;
+  std::uint32_t align_ = 1;
+  bool merge_ = false;
+  unsigned max_merge_ = 1;
+  std::uint64_t max_request_ = 0;
+  unsigned depth_ = 1;
+  fsio::AlignedBuffer arena_;
+  std::vector<Slot> slots_;
+  std::vector<iovec> iovs_;
+  std::vector<unsigned> member_ids_;
+  std::vector<fsio::IoCompletion> comps_;
+  std::vector<unsigned> round_;  // leads queued since the last commit
+  std::vector<unsigned> free_;
+  bool async_ = true;
+
+  // The pass in progress.
+  const PassSpec* spec_ = nullptr;
+  BenchResult* res_ = nullptr;
+  std::optional<Workload> work_;
+  fsio::IoStats scratch_;
+  fsio::IoStats* stats_ = nullptr;
+  unsigned engine_in_flight_ = 0;
+  std::uint64_t issued_bytes_ = 0;
+  std::uint64_t t0_ = 0, t_last_ = 0, deadline_ns_ = 0, ramp_end_ = 0;
+  bool ramping_ = false;
+  bool stop_ = false;
+  bool exhausted_ = false;  // the workload has nothing more to issue
+  bool retry_pending_ = false;  // a short transfer was queued again, not yet committed
+  std::uint64_t writes_since_sync_ = 0;
+  std::uint64_t restarts_seen_ = 0;
+  std::optional<fsio::Error> failure_;
+  Sampler stat_sampler_, log_sampler_;
+
+  // Last member, so it is destroyed first: an engine torn down after a
+  // failed reap waits for the kernel to finish with arena_'s buffers.
+  std::unique_ptr<fsio::Engine> engine_;
+};
+
+std::uint64_t now_ns();
+
+}  // namespace bench::detail

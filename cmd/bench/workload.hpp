@@ -1,0 +1,68 @@
+// Internal to the benchmark runner: which request comes next. fio's rules
+// (io_u.c get_next_offset, get_rw_ddir): sequential offsets advance per
+// direction, each wrapping at the end of the range; random offsets walk one
+// keyed permutation of the range's blocks shared by both directions (fio's
+// random map), or plain random blocks with norandommap; a mixed workload
+// draws each request's direction against rwmixread; bssplit draws its size.
+// A loop (fio's size, or io_size) is done when its bytes have been issued;
+// loops start over at the beginning. A time-based pass never runs out.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "cmd/bench/run.hpp"
+
+namespace bench::detail {
+
+struct NextIo {
+  BenchDir dir = dir_read;
+  std::uint64_t offset = 0;  // bytes into the target
+  std::uint64_t full = 0;    // bytes of it inside the range (the last block may be short)
+};
+
+class Workload {
+ public:
+  // `readback`: replay the write pass as reads, `budget` bytes of it (the
+  // verify read-back). Otherwise the options' own workload; `endless` for a
+  // time-based measured pass.
+  Workload(const BenchOptions& o, const BenchRange& r, bool readback, std::uint64_t budget, bool endless);
+
+  bool more() const { return left_ > 0 || loops_left_ > 1; }
+  bool next(NextIo& out);
+  bool wrapped() const { return wrapped_; }          // went over (part of) the range again
+  // How often the range was started over (a time-based wrap, a new loop):
+  // fio drops the page cache each time (it reopens the file per loop).
+  std::uint64_t restarts() const { return restarts_; }
+  std::uint64_t issued_bytes() const { return issued_; }
+
+ private:
+  std::uint64_t rand() {
+    rng_ ^= rng_ >> 12;
+    rng_ ^= rng_ << 25;
+    rng_ ^= rng_ >> 27;
+    return rng_ * 0x2545F4914F6CDD1DULL;
+  }
+  std::uint64_t pick_size(BenchDir d);
+  void start_loop();
+
+  const BenchOptions& o_;
+  BenchRange range_;
+  BlockOrder order_;
+  std::uint64_t len_ = 0;
+  std::uint64_t unit_ = 0;
+  bool random_ = false;
+  bool readback_ = false;
+  bool endless_ = false;
+  std::uint64_t loop_bytes_ = 0;
+  std::uint64_t left_ = 0;
+  std::uint64_t loops_left_ = 1;
+  std::uint64_t cursor_[2] = {0, 0};
+  std::uint64_t rnext_ = 0;
+  std::uint64_t rng_ = 1;
+  std::uint64_t issued_ = 0;
+  bool wrapped_ = false;
+  std::uint64_t restarts_ = 0;
+};
+
+}  // namespace bench::detail
