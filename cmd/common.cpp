@@ -25,8 +25,7 @@ int report(const char* tool, const Error& error) {
   return exit_code(error);
 }
 
-CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64_t* out,
-                             const std::string& help) {
+CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64_t* out, const std::string& help) {
   auto* opt = app.add_option_function<std::string>(
       name,
       [out, name](const std::string& text) {

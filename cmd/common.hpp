@@ -33,8 +33,7 @@ int report(const char* tool, const Error& error);
 
 // Adds an option taking a size ("4K", "1MiB", "4KB", "512"); the parsed byte
 // count lands in *out. Bad text is a usage error naming the option.
-CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64_t* out,
-                             const std::string& help);
+CLI::Option* add_size_option(CLI::App& app, const std::string& name, std::uint64_t* out, const std::string& help);
 
 // Adds an option taking a whole number 0..2^32-1 (a uid, a gid); "-1",
 // "0x10", "1e3" and values past 2^32-1 are usage errors naming the option.

@@ -96,8 +96,8 @@ std::string header(const std::vector<BenchJob>& jobs) {
     };
     const char* engine = o.engine == EngineKind::psync ? "psync" : o.engine == EngineKind::uring ? "io_uring" : "auto";
     out += j.name + ": (g=" + std::to_string(j.group) + "): rw=" + bench_rw_name(o.rw) + ", bs=(R) " + range(0) +
-           ", (W) " + range(1) + ", (T) " + range(0) + ", ioengine=" + engine + ", iodepth=" + std::to_string(o.iodepth) +
-           "\n";
+           ", (W) " + range(1) + ", (T) " + range(0) + ", ioengine=" + engine +
+           ", iodepth=" + std::to_string(o.iodepth) + "\n";
     if (j.spec->numjobs > 1) out += "...\n";
   }
   return out + std::string("ddbench-") + fsio::kVersion + "\nStarting " + std::to_string(jobs.size()) +

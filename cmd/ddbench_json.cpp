@@ -75,10 +75,18 @@ J trim_json() {
   ReportJob none;
   none.result.rw = bench::BenchRw::read;
   bench::BenchDirResult empty;
-  J j = J{{"io_bytes", std::uint64_t{0}}, {"io_kbytes", std::uint64_t{0}}, {"bw_bytes", std::uint64_t{0}},
-          {"bw", std::uint64_t{0}}, {"iops", 0.0}, {"runtime", std::uint64_t{0}}, {"total_ios", std::uint64_t{0}},
-          {"short_ios", std::uint64_t{0}}, {"drop_ios", std::uint64_t{0}}, {"slat_ns", lat_json(empty.slat)},
-          {"clat_ns", lat_json(empty.lat)}, {"lat_ns", lat_json(empty.lat)}};
+  J j = J{{"io_bytes", std::uint64_t{0}},
+          {"io_kbytes", std::uint64_t{0}},
+          {"bw_bytes", std::uint64_t{0}},
+          {"bw", std::uint64_t{0}},
+          {"iops", 0.0},
+          {"runtime", std::uint64_t{0}},
+          {"total_ios", std::uint64_t{0}},
+          {"short_ios", std::uint64_t{0}},
+          {"drop_ios", std::uint64_t{0}},
+          {"slat_ns", lat_json(empty.slat)},
+          {"clat_ns", lat_json(empty.lat)},
+          {"lat_ns", lat_json(empty.lat)}};
   for (const char* k : {"bw_min", "bw_max"}) j[k] = std::uint64_t{0};
   j["bw_agg"] = 0.0;
   j["bw_mean"] = 0.0;
@@ -108,20 +116,28 @@ J latency_table(const bench::LatencyBuckets& b, std::uint64_t ios, std::size_t f
 
 J ddbench_json(const ReportJob& job) {
   const bench::BenchResult& r = job.result;
-  J j = J{{"target", job.target},        {"rw", bench::bench_rw_name(r.rw)},
-          {"bs", r.bs},                  {"iodepth", r.iodepth},
-          {"engine", r.engine},          {"direct", r.direct},
-          {"offset", r.range.begin},     {"size", r.range.end - r.range.begin},
-          {"eod_truncated", r.eod_truncated}, {"interrupted", r.interrupted},
-          {"runtime_capped", r.runtime_capped}, {"stats", J(cli::to_json(r.stats))}};
+  J j = J{{"target", job.target},
+          {"rw", bench::bench_rw_name(r.rw)},
+          {"bs", r.bs},
+          {"iodepth", r.iodepth},
+          {"engine", r.engine},
+          {"direct", r.direct},
+          {"offset", r.range.begin},
+          {"size", r.range.end - r.range.begin},
+          {"eod_truncated", r.eod_truncated},
+          {"interrupted", r.interrupted},
+          {"runtime_capped", r.runtime_capped},
+          {"stats", J(cli::to_json(r.stats))}};
   if (!r.note.empty()) j["note"] = r.note;
   if (r.verify) {
     const auto& v = *r.verify;
-    j["verify"] = J{{"bytes_checked", v.bytes_checked}, {"bad_blocks", v.bad_blocks}, {"complete", v.complete},
+    j["verify"] = J{{"bytes_checked", v.bytes_checked},
+                    {"bad_blocks", v.bad_blocks},
+                    {"complete", v.complete},
                     {"ok", r.verify_ok()}};
     if (v.first)
-      j["verify"]["first_mismatch"] = J{{"offset", v.first->offset}, {"expected", v.first->expected},
-                                        {"actual", v.first->actual}};
+      j["verify"]["first_mismatch"] =
+          J{{"offset", v.first->offset}, {"expected", v.first->expected}, {"actual", v.first->actual}};
   }
   return j;
 }
@@ -130,29 +146,39 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
   static const char* const level_keys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
   static const char* const batch_keys[] = {"0", "4", "8", "16", "32", "64", ">=64"};
   static const char* const lat_keys[] = {"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"};
-  static const char* const ms_keys[] = {"2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"};
+  static const char* const ms_keys[] = {"2",   "4",   "10",  "20",   "50",   "100",
+                                        "250", "500", "750", "1000", "2000", ">=2000"};
   const bench::BenchResult& r = job.result;
   J opts = J::object();
   if (job.spec)
     for (const auto& [k, v] : job.spec->options) opts[k] = v;
   const double run_ms = r.elapsed * 1000;
   const std::uint64_t ios = r.dir[0].ios + r.dir[1].ios;
-  J j = J{{"jobname", job.name}, {"groupid", job.group}, {"error", 0}, {"eta", 0},
-          {"elapsed", std::uint64_t(std::ceil(r.elapsed))}, {"job options", opts},
-          {"read", dir_json(rep, job, bench::dir_read, plus)}, {"write", dir_json(rep, job, bench::dir_write, plus)},
+  J j = J{{"jobname", job.name},
+          {"groupid", job.group},
+          {"error", 0},
+          {"eta", 0},
+          {"elapsed", std::uint64_t(std::ceil(r.elapsed))},
+          {"job options", opts},
+          {"read", dir_json(rep, job, bench::dir_read, plus)},
+          {"write", dir_json(rep, job, bench::dir_write, plus)},
           {"trim", trim_json()},
           {"sync", J{{"total_ios", r.sync_lat.count()}, {"lat_ns", clat_json(r.sync_lat, job.spec, plus)}}},
           {"job_runtime", r.runtime_ms()},
           {"usr_cpu", run_ms > 0 ? r.cpu.usr * 1000 * 100 / run_ms : 0.0},
           {"sys_cpu", run_ms > 0 ? r.cpu.sys * 1000 * 100 / run_ms : 0.0},
-          {"ctx", r.cpu.ctx}, {"majf", r.cpu.majf}, {"minf", r.cpu.minf},
+          {"ctx", r.cpu.ctx},
+          {"majf", r.cpu.majf},
+          {"minf", r.cpu.minf},
           {"iodepth_level", table(r.depths.level.data(), 7, level_keys)},
           {"iodepth_submit", table(r.depths.submit.data(), 7, batch_keys)},
           {"iodepth_complete", table(r.depths.complete.data(), 7, batch_keys)},
           {"latency_ns", latency_table(r.lat_buckets, ios, 0, 10, lat_keys)},
           {"latency_us", latency_table(r.lat_buckets, ios, 10, 10, lat_keys)},
           {"latency_ms", latency_table(r.lat_buckets, ios, 20, 12, ms_keys)},
-          {"latency_depth", r.iodepth}, {"latency_target", 0}, {"latency_percentile", 100.0},
+          {"latency_depth", r.iodepth},
+          {"latency_target", 0},
+          {"latency_percentile", 100.0},
           {"latency_window", 0}};
   if (job.spec && !job.spec->description.empty()) j["desc"] = job.spec->description;
   j["ddbench"] = ddbench_json(job);
@@ -177,9 +203,14 @@ std::string format_json(const Report& rep, bool plus) {
   if (!rep.disks.empty()) {
     J disks = J::array();
     for (const auto& d : rep.disks)
-      disks.push_back(J{{"name", d.name}, {"read_ios", d.read_ios}, {"write_ios", d.write_ios},
-                        {"read_merges", d.read_merges}, {"write_merges", d.write_merges},
-                        {"read_ticks", d.read_ticks}, {"write_ticks", d.write_ticks}, {"in_queue", d.in_queue},
+      disks.push_back(J{{"name", d.name},
+                        {"read_ios", d.read_ios},
+                        {"write_ios", d.write_ios},
+                        {"read_merges", d.read_merges},
+                        {"write_merges", d.write_merges},
+                        {"read_ticks", d.read_ticks},
+                        {"write_ticks", d.write_ticks},
+                        {"in_queue", d.in_queue},
                         {"util", d.util}});
     top["disk_util"] = disks;
   }

@@ -74,9 +74,10 @@ std::string dir_block(const Report& rep, const ReportJob& job, bench::BenchDir d
   const DirView v = dir_view(rep, job, d);
   if (!v.active || (r.io_bytes == 0 && r.ios == 0)) return {};
   const bool i2p = !job.spec || job.spec->kb_base == 1024;
-  std::string out = fmt("  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)\n", d == bench::dir_read ? "read" : "write",
-                        num2str(std::uint64_t(v.iops), 4, false, "").c_str(), num2str(v.bw_bytes, 4, i2p, "B/s").c_str(),
-                        num2str(v.bw_bytes, 4, !i2p, "B/s").c_str(), num2str(r.io_bytes, 4, i2p, "B").c_str(), v.runtime);
+  std::string out =
+      fmt("  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)\n", d == bench::dir_read ? "read" : "write",
+          num2str(std::uint64_t(v.iops), 4, false, "").c_str(), num2str(v.bw_bytes, 4, i2p, "B/s").c_str(),
+          num2str(v.bw_bytes, 4, !i2p, "B/s").c_str(), num2str(r.io_bytes, 4, i2p, "B").c_str(), v.runtime);
   if (r.slat.count()) out += lat_line("slat", r.slat);
   if (r.clat.count()) out += lat_line("clat", r.clat.stats());
   if (r.lat.count()) out += lat_line(" lat", r.lat);
@@ -96,7 +97,8 @@ std::string dir_block(const Report& rep, const ReportJob& job, bench::BenchDir d
 
 std::string lat_table(const bench::LatencyBuckets& b, std::uint64_t ios) {
   static const char* const r[] = {"2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000="};
-  static const char* const rm[] = {"2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000=", "2000=", ">=2000="};
+  static const char* const rm[] = {
+      "2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000=", "2000=", ">=2000="};
   std::string out;
   const char* units[] = {"nsec", "usec", "msec"};
   const std::size_t first[] = {0, 10, 20}, count[] = {10, 10, 12};
@@ -127,8 +129,8 @@ std::string dist(const std::array<std::uint64_t, 7>& c, const char* const* keys)
 std::string ddbench_lines(const ReportJob& job) {
   const bench::BenchResult& r = job.result;
   const auto& s = r.stats;
-  std::string out = fmt("  ddbench      : %s, engine=%s, %s, requests=%" PRIu64 " queued/%" PRIu64 " submitted, syscalls=%" PRIu64
-                        ", retries=%" PRIu64 ", peak in flight=%u\n",
+  std::string out = fmt("  ddbench      : %s, engine=%s, %s, requests=%" PRIu64 " queued/%" PRIu64
+                        " submitted, syscalls=%" PRIu64 ", retries=%" PRIu64 ", peak in flight=%u\n",
                         job.target.c_str(), r.engine.c_str(), r.direct ? "direct" : "buffered", s.requests_queued,
                         s.requests_submitted, s.syscalls, s.retries, s.peak_in_flight);
   if (r.eod_truncated)
@@ -161,8 +163,8 @@ std::string job_block(const Report& rep, const ReportJob& job) {
   out += "  IO depths    : " + dist(r.depths.level, level_keys) + "\n";
   out += "     submit    : " + dist(r.depths.submit, batch_keys) + "\n";
   out += "     complete  : " + dist(r.depths.complete, batch_keys) + "\n";
-  out += fmt("     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,%" PRIu64 " short=0,0,0,0 dropped=0,0,0,0\n", r.dir[0].ios,
-             r.dir[1].ios, r.sync_lat.count());
+  out += fmt("     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,%" PRIu64 " short=0,0,0,0 dropped=0,0,0,0\n",
+             r.dir[0].ios, r.dir[1].ios, r.sync_lat.count());
   out += fmt("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", r.iodepth);
   return out + ddbench_lines(job);
 }
@@ -177,8 +179,8 @@ std::string group_block(const ReportGroup& g) {
                num2str(g.agg[d], 4, i2p, "B/s").c_str(), num2str(g.agg[d], 4, !i2p, "B/s").c_str(),
                num2str(g.min_bw[d], 4, i2p, "B/s").c_str(), num2str(g.max_bw[d], 4, i2p, "B/s").c_str(),
                num2str(g.min_bw[d], 4, !i2p, "B/s").c_str(), num2str(g.max_bw[d], 4, !i2p, "B/s").c_str(),
-               num2str(g.io_bytes[d], 4, i2p, "B").c_str(), num2str(g.io_bytes[d], 4, !i2p, "B").c_str(),
-               g.min_run[d], g.max_run[d]);
+               num2str(g.io_bytes[d], 4, i2p, "B").c_str(), num2str(g.io_bytes[d], 4, !i2p, "B").c_str(), g.min_run[d],
+               g.max_run[d]);
   }
   return out;
 }
@@ -203,8 +205,7 @@ std::string terse_dir(const Report& rep, const ReportJob& job, bench::BenchDir d
   if (v.samples)
     out += fmt(";%" PRIu64 ";%" PRIu64 ";%f%%;%f;%f", std::uint64_t(v.bw_min), std::uint64_t(v.bw_max), v.bw_agg,
                v.bw_mean, v.bw_dev);
-  else
-    out += ";0;0;0.000000%;0.000000;0.000000";
+  else out += ";0;0;0.000000%;0.000000;0.000000";
   return out;
 }
 

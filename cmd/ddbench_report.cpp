@@ -102,8 +102,8 @@ Report make_report(const bench::DdbenchCommand& cmd, const std::vector<bench::Be
       std::all_of(jobs.begin(), jobs.end(), [](const bench::BenchJob& j) { return !j.spec || j.spec->disk_util; });
   if (disk_util) rep.disks = std::move(run.disks);
   for (std::size_t k = 0; k < jobs.size(); ++k)
-    rep.jobs.push_back({jobs[k].name, jobs[k].group, 1, int(k + 1), jobs[k].spec, jobs[k].target,
-                        std::move(run.results[k])});
+    rep.jobs.push_back(
+        {jobs[k].name, jobs[k].group, 1, int(k + 1), jobs[k].spec, jobs[k].target, std::move(run.results[k])});
   std::vector<unsigned> ids;
   for (const auto& j : rep.jobs)
     if (std::find(ids.begin(), ids.end(), j.group) == ids.end()) ids.push_back(j.group);

@@ -48,9 +48,18 @@ std::string time_string(const ext::Timestamp& t) {
 json time_json(const ext::Timestamp& t) { return {{"sec", t.sec}, {"nsec", t.nsec}}; }
 
 json inode_json(const ext::InodeInfo& i) {
-  json j = {{"inode", i.ino}, {"type", i.type}, {"mode", i.mode & 07777}, {"uid", i.uid}, {"gid", i.gid},
-            {"links", i.links}, {"size", i.size}, {"blocks_512", i.blocks_512}, {"flags", i.flags},
-            {"generation", i.generation}, {"atime", time_json(i.atime)}, {"ctime", time_json(i.ctime)},
+  json j = {{"inode", i.ino},
+            {"type", i.type},
+            {"mode", i.mode & 07777},
+            {"uid", i.uid},
+            {"gid", i.gid},
+            {"links", i.links},
+            {"size", i.size},
+            {"blocks_512", i.blocks_512},
+            {"flags", i.flags},
+            {"generation", i.generation},
+            {"atime", time_json(i.atime)},
+            {"ctime", time_json(i.ctime)},
             {"mtime", time_json(i.mtime)}};
   if (i.has_crtime) j["crtime"] = time_json(i.crtime);
   if (i.type == "symlink") j["target"] = i.symlink_target;
@@ -89,7 +98,8 @@ int cmd_ls(const Common& c, const std::string& path, bool long_format) {
 
 int cmd_get(const Common& c, const std::string& path) {
   // Standard output, when it is a file or a device, must not share the image's storage.
-  if (auto apart = fsio::check_apart({"", "standard output", STDOUT_FILENO}, {{"the image", c.target, -1, c.offset}}); !apart)
+  if (auto apart = fsio::check_apart({"", "standard output", STDOUT_FILENO}, {{"the image", c.target, -1, c.offset}});
+      !apart)
     return fsio::cli::report(kTool, apart.error());
   auto fs = open_fs(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
@@ -149,16 +159,26 @@ int cmd_df(const Common& c) {
   if (!fs) return fsio::cli::report(kTool, fs.error());
   const auto d = ext::describe_fs(**fs);
   if (c.json) {
-    json j = {{"block_size", d.block_size}, {"blocks", d.blocks_count}, {"free_blocks", d.free_blocks},
-              {"reserved_blocks", d.reserved_blocks}, {"inodes", d.inodes_count}, {"free_inodes", d.free_inodes},
-              {"groups", d.group_count}, {"inode_size", d.inode_size}, {"uuid", d.uuid}, {"label", d.label},
-              {"features", d.features}, {"state", d.state}, {"writable", d.writable}};
+    json j = {{"block_size", d.block_size},
+              {"blocks", d.blocks_count},
+              {"free_blocks", d.free_blocks},
+              {"reserved_blocks", d.reserved_blocks},
+              {"inodes", d.inodes_count},
+              {"free_inodes", d.free_inodes},
+              {"groups", d.group_count},
+              {"inode_size", d.inode_size},
+              {"uuid", d.uuid},
+              {"label", d.label},
+              {"features", d.features},
+              {"state", d.state},
+              {"writable", d.writable}};
     if (!d.writable) j["write_refusal"] = d.write_refusal;
     std::cout << j.dump(2) << '\n';
     return exit_ok;
   }
   std::printf("%s: %s blocks of %u bytes (%s), %s free; %u inodes, %u free\n", c.target.c_str(),
-              std::to_string(d.blocks_count).c_str(), d.block_size, fsio::format_size(d.blocks_count * d.block_size).c_str(),
+              std::to_string(d.blocks_count).c_str(), d.block_size,
+              fsio::format_size(d.blocks_count * d.block_size).c_str(),
               fsio::format_size(d.free_blocks * d.block_size).c_str(), d.inodes_count, d.free_inodes);
   std::printf("uuid %s%s%s, %u groups, %u-byte inodes, %s\nfeatures: %s\n", d.uuid.c_str(),
               d.label.empty() ? "" : ", label ", d.label.c_str(), d.group_count, d.inode_size, d.state.c_str(),

@@ -29,7 +29,8 @@ fsio::Result<ext::Owner> owner(const WriteArgs& a, std::uint16_t default_mode) {
     char* end = nullptr;
     const unsigned long m = std::strtoul(a.mode.c_str(), &end, 8);
     if (*end != '\0' || m > 07777)
-      return fsio::make_error(Errc::invalid_argument, "--mode '" + a.mode + "': expected octal permission bits up to 7777");
+      return fsio::make_error(Errc::invalid_argument,
+                              "--mode '" + a.mode + "': expected octal permission bits up to 7777");
     o.mode = std::uint16_t(m);
   }
   return o;
@@ -60,11 +61,12 @@ fsio::Result<ext::Timestamp> current_time() {
 
 // Times the filesystem's inodes cannot hold are refused before anything is
 // written, naming where they came from (ext/inode.hpp time_limits).
-fsio::Status check_times(const ext::Filesystem& fs, const ext::Timestamp& now, const std::optional<ext::Timestamp>& mtime,
-                         const std::string& mtime_text) {
+fsio::Status check_times(const ext::Filesystem& fs, const ext::Timestamp& now,
+                         const std::optional<ext::Timestamp>& mtime, const std::string& mtime_text) {
   const char* sde = std::getenv("SOURCE_DATE_EPOCH");
-  FSIO_TRY(ext::check_time(fs.layout(), now.sec,
-                           sde ? "SOURCE_DATE_EPOCH " + std::string(sde) : "the clock's time " + std::to_string(now.sec)));
+  FSIO_TRY(
+      ext::check_time(fs.layout(), now.sec,
+                      sde ? "SOURCE_DATE_EPOCH " + std::string(sde) : "the clock's time " + std::to_string(now.sec)));
   if (mtime) FSIO_TRY(ext::check_time(fs.layout(), mtime->sec, "--mtime " + mtime_text));
   return {};
 }
@@ -76,26 +78,37 @@ json stats_json(const fsio::IoStats& s) {
 }
 
 void print_stats(const fsio::IoStats& s, const ext::WritebackStats* wb) {
-  std::fprintf(stderr,
-               "stats: %" PRIu64 " requests submitted (average %s), %s read, %s written, %" PRIu64
-               " flushes, %.3f s in I/O\n",
-               s.requests_submitted,
-               fsio::format_size(s.requests_submitted ? (s.bytes_read + s.bytes_written) / s.requests_submitted : 0).c_str(),
-               fsio::format_size(s.bytes_read).c_str(), fsio::format_size(s.bytes_written).c_str(), s.flushes,
-               s.elapsed_seconds);
+  std::fprintf(
+      stderr,
+      "stats: %" PRIu64 " requests submitted (average %s), %s read, %s written, %" PRIu64 " flushes, %.3f s in I/O\n",
+      s.requests_submitted,
+      fsio::format_size(s.requests_submitted ? (s.bytes_read + s.bytes_written) / s.requests_submitted : 0).c_str(),
+      fsio::format_size(s.bytes_read).c_str(), fsio::format_size(s.bytes_written).c_str(), s.flushes,
+      s.elapsed_seconds);
   if (wb)
-    std::fprintf(stderr, "writeback: %" PRIu64 " input segments, %" PRIu64 " blocks committed once each, %" PRIu64
-                         " passes, %" PRIu64 " runs, %" PRIu64 " hole blocks\n",
+    std::fprintf(stderr,
+                 "writeback: %" PRIu64 " input segments, %" PRIu64 " blocks committed once each, %" PRIu64
+                 " passes, %" PRIu64 " runs, %" PRIu64 " hole blocks\n",
                  wb->segments, wb->blocks_committed, wb->passes, wb->runs, wb->hole_blocks);
 }
 
 void print_put_json(const Common& c, const ext::PutReport& r, const ext::Filesystem& fs, bool tree) {
-  json j = {{"target", c.target}, {"path", r.path}, {"dry_run", c.dry_run}, {"inode", r.ino},
-            {"size", r.size}, {"data_blocks", r.data_blocks}, {"tree_blocks", r.tree_blocks},
-            {"extents", r.extents}, {"replaced", r.replaced}, {"created_dirs", r.created_dirs},
-            {"writeback", {{"segments", r.writeback.segments}, {"blocks_committed", r.writeback.blocks_committed},
-                           {"passes", r.writeback.passes}, {"runs", r.writeback.runs},
-                           {"hole_blocks", r.writeback.hole_blocks}}},
+  json j = {{"target", c.target},
+            {"path", r.path},
+            {"dry_run", c.dry_run},
+            {"inode", r.ino},
+            {"size", r.size},
+            {"data_blocks", r.data_blocks},
+            {"tree_blocks", r.tree_blocks},
+            {"extents", r.extents},
+            {"replaced", r.replaced},
+            {"created_dirs", r.created_dirs},
+            {"writeback",
+             {{"segments", r.writeback.segments},
+              {"blocks_committed", r.writeback.blocks_committed},
+              {"passes", r.writeback.passes},
+              {"runs", r.writeback.runs},
+              {"hole_blocks", r.writeback.hole_blocks}}},
             {"stats", stats_json(fs.queue().stats())},
             {"direct", fs.device().direct()}};
   if (tree) j["tree"] = {{"files", r.files}, {"dirs", r.dirs}, {"symlinks", r.symlinks}};
@@ -128,8 +141,8 @@ fsio::Status check_writeback_limits(const WriteArgs& a) {
   constexpr std::uint64_t kMinDirty = 1u << 20;
   const std::uint64_t ram = physical_memory();
   if (a.dirty_limit < kMinDirty)
-    return fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
-                                                        ": expected at least 1M");
+    return fsio::make_error(Errc::invalid_argument,
+                            "--dirty-limit " + fsio::format_size(a.dirty_limit) + ": expected at least 1M");
   if (ram != 0 && a.dirty_limit > ram)
     return fsio::make_error(Errc::invalid_argument, "--dirty-limit " + fsio::format_size(a.dirty_limit) +
                                                         ": more than this machine's " + fsio::format_size(ram) +
@@ -161,8 +174,12 @@ fsio::Result<ext::PutOptions> put_options(const Common& c, const WriteArgs& a) {
 // What put reads (the file, standard input, every file of the tree) must not share the image's storage.
 fsio::Status check_source_apart(const Common& c, const WriteArgs& a, bool tree) {
   const bool in_stdin = a.source == "-";
-  const fsio::StorageRef src_ref{tree ? "the source tree" : "the source", in_stdin ? "standard input" : a.source,
-                                 in_stdin ? STDIN_FILENO : -1, 0, fsio::kToEnd, tree};
+  const fsio::StorageRef src_ref{tree ? "the source tree" : "the source",
+                                 in_stdin ? "standard input" : a.source,
+                                 in_stdin ? STDIN_FILENO : -1,
+                                 0,
+                                 fsio::kToEnd,
+                                 tree};
   return fsio::check_apart({"", c.target, -1, c.offset}, {src_ref});
 }
 
@@ -226,8 +243,11 @@ int cmd_mkdir(const Common& c, const WriteArgs& a) {
   auto rep = ext::make_dirs(**fs, a.dest, a.parents, *own, *now, c.dry_run);
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("mkdir " + a.dest).at(c.target));
   if (c.json) {
-    std::cout << json{{"target", c.target}, {"dry_run", c.dry_run}, {"created", rep->created},
-                      {"stats", stats_json((*fs)->queue().stats())}}.dump(2)
+    std::cout << json{{"target", c.target},
+                      {"dry_run", c.dry_run},
+                      {"created", rep->created},
+                      {"stats", stats_json((*fs)->queue().stats())}}
+                     .dump(2)
               << '\n';
   } else if (!c.quiet) {
     for (const auto& p : rep->created) std::printf("%s%s\n", c.dry_run ? "would create " : "created ", p.c_str());
@@ -245,9 +265,14 @@ int cmd_rm(const Common& c, const WriteArgs& a) {
   auto rep = ext::remove_path(**fs, a.dest, *now, c.dry_run);
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("rm " + a.dest).at(c.target));
   if (c.json) {
-    std::cout << json{{"target", c.target}, {"path", a.dest}, {"dry_run", c.dry_run}, {"inode", rep->ino},
-                      {"inode_freed", rep->inode_freed}, {"blocks_freed", rep->blocks_freed},
-                      {"stats", stats_json((*fs)->queue().stats())}}.dump(2)
+    std::cout << json{{"target", c.target},
+                      {"path", a.dest},
+                      {"dry_run", c.dry_run},
+                      {"inode", rep->ino},
+                      {"inode_freed", rep->inode_freed},
+                      {"blocks_freed", rep->blocks_freed},
+                      {"stats", stats_json((*fs)->queue().stats())}}
+                     .dump(2)
               << '\n';
   } else if (!c.quiet) {
     std::printf("%s %s (inode %u%s)\n", c.dry_run ? "would remove" : "removed", a.dest.c_str(), rep->ino,

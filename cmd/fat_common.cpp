@@ -6,8 +6,7 @@ namespace fsio::cli {
 
 nlohmann::json layout_json(const fat::Layout& layout) {
   nlohmann::json out = nlohmann::json::object();
-  for (const auto& f : fat::layout_fields(layout))
-    std::visit([&](const auto& v) { out[f.name] = v; }, f.value);
+  for (const auto& f : fat::layout_fields(layout)) std::visit([&](const auto& v) { out[f.name] = v; }, f.value);
   return out;
 }
 

@@ -24,17 +24,19 @@ constexpr int kUsage = 16, kOperational = 8, kLeft = 4, kFixed = 1;
 
 struct Args {
   std::string target, offset;
-  bool check_only = false, repair = false, dry_run = false, verbose = false, json = false, force = false,
-       quiet = false;
+  bool check_only = false, repair = false, dry_run = false, verbose = false, json = false, force = false, quiet = false;
 };
 
 int fail(const Args& a, const fsio::Error& e, int code) {
   std::fprintf(stderr, "fatck: %s\n", e.message().c_str());
-  if (a.json) std::cout << nlohmann::json{{"target", a.target}, {"error", e.message()}, {"exit_code", code}}.dump(2) << '\n';
+  if (a.json)
+    std::cout << nlohmann::json{{"target", a.target}, {"error", e.message()}, {"exit_code", code}}.dump(2) << '\n';
   return code;
 }
 
-int code_for(const fsio::Error& e) { return e.code == fsio::Errc::interrupted ? fsio::cli::exit_interrupted : kOperational; }
+int code_for(const fsio::Error& e) {
+  return e.code == fsio::Errc::interrupted ? fsio::cli::exit_interrupted : kOperational;
+}
 
 fsio::Result<fat::CheckTargetOptions> target_options(const Args& a) {
   fat::CheckTargetOptions o;
@@ -61,8 +63,9 @@ int run(const Args& a) {
   auto target = fat::open_check_target(a.target, *opts);
   if (!target) return fail(a, target.error(), code_for(target.error()));
   if ((*target)->in_use && !a.quiet)
-    std::fprintf(stderr, "fatck: warning: %s is %s; checking it read-only: what the mounted filesystem changes "
-                         "meanwhile can show up as damage\n",
+    std::fprintf(stderr,
+                 "fatck: warning: %s is %s; checking it read-only: what the mounted filesystem changes "
+                 "meanwhile can show up as damage\n",
                  a.target.c_str(), fsio::describe_use(*(*target)->in_use).c_str());
   if (auto st = fat::open_check_volume(**target); !st) return fail(a, st.error(), code_for(st.error()));
   fat::Volume& vol = *(*target)->volume;
@@ -88,10 +91,8 @@ int run(const Args& a) {
   out.exit_code = code;
   out.peak_rss_kib = peak_rss_kib();
   out.stopped = stopped;
-  if (a.json)
-    std::cout << to_json(out, *result, vol, (*target)->queue->stats()).dump(2) << '\n';
-  else if (!a.quiet || code)
-    print(out, *result, vol);
+  if (a.json) std::cout << to_json(out, *result, vol, (*target)->queue->stats()).dump(2) << '\n';
+  else if (!a.quiet || code) print(out, *result, vol);
   // An I/O error names the target itself; an interruption is said about it too.
   if (stopped) std::fprintf(stderr, "fatck: %s\n", fsio::Error(*stopped).at(a.target).message().c_str());
   return code;
@@ -110,8 +111,9 @@ int main(int argc, char** argv) {
   app.add_flag("-p", preen, "the same as -a (fsck's preen)");
   app.add_flag("--dry-run", a.dry_run, "-n, refusing what -a refuses (a target in use or read-only): what -a would do");
   app.add_flag("-r", interactive, "interactive repair: not supported, use -a or -n");
-  app.add_flag("-f,--force", a.force, "check even a clean volume (fatck always does; never overrides the in-use "
-                                      "or read-only refusals)");
+  app.add_flag("-f,--force", a.force,
+               "check even a clean volume (fatck always does; never overrides the in-use "
+               "or read-only refusals)");
   app.add_flag("-v,--verbose", a.verbose, "say what was checked, and each repair step");
   app.add_flag("--json", a.json, "one JSON document on stdout: findings, repairs, counts, exit code");
   app.add_flag("-q,--quiet", a.quiet, "print nothing on a clean volume");

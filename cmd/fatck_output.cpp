@@ -31,8 +31,9 @@ std::string status(const Outcome& out, const fat::CheckResult& r) {
   if (!errors) s = "clean";
   else if (!out.repairing) s = std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", not fixed (-n)";
   else if (!out.report.complete) s = std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", repair stopped";
-  else s = std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", " + std::to_string(errors - left) +
-           " fixed" + (left ? ", " + std::to_string(left) + " left" : "");
+  else
+    s = std::to_string(errors) + " error" + (errors == 1 ? "" : "s") + ", " + std::to_string(errors - left) + " fixed" +
+        (left ? ", " + std::to_string(left) + " left" : "");
   if (warnings) s += ", " + std::to_string(warnings) + " warning" + (warnings == 1 ? "" : "s");
   return s;
 }
@@ -88,14 +89,25 @@ nlohmann::json to_json(const Outcome& out, const fat::CheckResult& r, const fat:
       {"fixed", out.repairing && rep.complete ? errors - left : 0},
       {"left", out.repairing && rep.complete ? left : errors},
       {"counts",
-       {{"files", c.files}, {"directories", c.directories}, {"clusters", c.clusters}, {"used", c.used},
-        {"bad", c.bad}, {"free_after", c.free_after}, {"lost", c.lost}, {"lost_chains", c.lost_chains},
-        {"cut_off", c.cut_off}, {"fat_bytes_read", c.fat_bytes_read}}},
+       {{"files", c.files},
+        {"directories", c.directories},
+        {"clusters", c.clusters},
+        {"used", c.used},
+        {"bad", c.bad},
+        {"free_after", c.free_after},
+        {"lost", c.lost},
+        {"lost_chains", c.lost_chains},
+        {"cut_off", c.cut_off},
+        {"fat_bytes_read", c.fat_bytes_read}}},
       {"checked", r.checked},
       {"repair",
-       {{"steps", rep.steps}, {"complete", rep.complete}, {"copies_mirrored", rep.copies_mirrored},
-        {"entries_cut", rep.entries_cut}, {"clusters_freed", rep.clusters_freed},
-        {"slots_written", rep.slots_written}, {"fsinfo_written", rep.fsinfo_written},
+       {{"steps", rep.steps},
+        {"complete", rep.complete},
+        {"copies_mirrored", rep.copies_mirrored},
+        {"entries_cut", rep.entries_cut},
+        {"clusters_freed", rep.clusters_freed},
+        {"slots_written", rep.slots_written},
+        {"fsinfo_written", rep.fsinfo_written},
         {"stopped", out.stopped ? out.stopped->message() : ""}}},
       {"exit_code", out.exit_code},
       {"peak_rss_kib", out.peak_rss_kib},

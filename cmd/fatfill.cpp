@@ -76,7 +76,8 @@ Result<std::uint64_t> offset_bytes(const Args& a, const fsio::Device& dev) {
   if (plain && *v > dev.size() / ss) return usage(name + ": beyond the end of the target");
   const std::uint64_t bytes = plain ? *v * ss : *v;
   if (bytes % ss) return usage(name + ": not a multiple of the " + std::to_string(ss) + "-byte sector");
-  if (bytes >= dev.size()) return usage(name + ": at or beyond the end of the target (" + std::to_string(dev.size()) + " bytes)");
+  if (bytes >= dev.size())
+    return usage(name + ": at or beyond the end of the target (" + std::to_string(dev.size()) + " bytes)");
   return bytes;
 }
 
@@ -85,23 +86,43 @@ nlohmann::json report_json(const Args& a, const fat::FillReport& r, fsio::IoQueu
   for (const auto& f : r.files) {
     nlohmann::json ex = nlohmann::json::array();
     for (const auto& e : f.extents) ex.push_back({e.first, e.count});
-    files.push_back({{"path", f.path}, {"size", f.size}, {"first_cluster", f.first_cluster()},
-                     {"clusters", f.clusters()}, {"fragments", f.extents.size()}, {"extents", ex},
+    files.push_back({{"path", f.path},
+                     {"size", f.size},
+                     {"first_cluster", f.first_cluster()},
+                     {"clusters", f.clusters()},
+                     {"fragments", f.extents.size()},
+                     {"extents", ex},
                      {"replaced", f.replaced}});
   }
-  return {{"target", a.target}, {"dry_run", r.dry_run}, {"geometry", fsio::cli::layout_json(r.layout)},
-          {"warnings", r.warnings}, {"mirror", a.mirror}, {"sync", a.fill.sync}, {"zero", a.fill.zero},
-          {"created_dirs", r.created_dirs}, {"files", files}, {"files_done", r.files_done},
-          {"clusters_allocated", r.clusters_allocated}, {"fragments", r.fragments},
-          {"clusters_freed", r.clusters_freed}, {"free_clusters_before", r.free_before},
-          {"free_clusters_after", r.free_after}, {"bytes_zeroed", r.bytes_zeroed},
-          {"fat", {{"copies", r.fat_copies}, {"sectors_per_copy", r.fat_sectors_per_copy},
-                   {"requests", r.fat_requests}}},
-          {"dir_sectors", r.dir_sectors}, {"fsinfo_writes", r.fsinfo_writes}, {"flushes", r.flushes},
-          {"write_stats", fsio::cli::to_json(r.write_io)}, {"stats", fsio::cli::to_json(q.stats())},
-          {"engine", q.engine().name()}, {"direct", q.device().direct()}, {"plan_seconds", r.plan_seconds},
-          {"write_seconds", r.write_seconds},
-          {"read_ahead_seconds", r.read_ahead_seconds}, {"elapsed_seconds", elapsed}};
+  return {
+      {"target", a.target},
+      {"dry_run", r.dry_run},
+      {"geometry", fsio::cli::layout_json(r.layout)},
+      {"warnings", r.warnings},
+      {"mirror", a.mirror},
+      {"sync", a.fill.sync},
+      {"zero", a.fill.zero},
+      {"created_dirs", r.created_dirs},
+      {"files", files},
+      {"files_done", r.files_done},
+      {"clusters_allocated", r.clusters_allocated},
+      {"fragments", r.fragments},
+      {"clusters_freed", r.clusters_freed},
+      {"free_clusters_before", r.free_before},
+      {"free_clusters_after", r.free_after},
+      {"bytes_zeroed", r.bytes_zeroed},
+      {"fat", {{"copies", r.fat_copies}, {"sectors_per_copy", r.fat_sectors_per_copy}, {"requests", r.fat_requests}}},
+      {"dir_sectors", r.dir_sectors},
+      {"fsinfo_writes", r.fsinfo_writes},
+      {"flushes", r.flushes},
+      {"write_stats", fsio::cli::to_json(r.write_io)},
+      {"stats", fsio::cli::to_json(q.stats())},
+      {"engine", q.engine().name()},
+      {"direct", q.device().direct()},
+      {"plan_seconds", r.plan_seconds},
+      {"write_seconds", r.write_seconds},
+      {"read_ahead_seconds", r.read_ahead_seconds},
+      {"elapsed_seconds", elapsed}};
 }
 
 void print_report(const Args& a, const fat::FillReport& r, fsio::IoQueue& q, double elapsed) {
@@ -129,7 +150,8 @@ void print_report(const Args& a, const fat::FillReport& r, fsio::IoQueue& q, dou
               " syscalls, %s written, %.3f s (%.3f s reading ahead); planning %.3f s; whole run %.3f s (%s engine, "
               "%s)\n",
               s.requests_queued, s.requests_submitted, s.syscalls, fsio::format_size(s.bytes_written).c_str(),
-              r.write_seconds, r.read_ahead_seconds, r.plan_seconds, elapsed, q.engine().name(), q.device().direct() ? "direct" : "buffered");
+              r.write_seconds, r.read_ahead_seconds, r.plan_seconds, elapsed, q.engine().name(),
+              q.device().direct() ? "direct" : "buffered");
 }
 
 int run(Args& a) {
@@ -162,7 +184,8 @@ int run(Args& a) {
 }
 
 void text_option(CLI::App& app, const std::string& name, std::optional<std::string>& out, const std::string& help) {
-  app.add_option_function<std::string>(name, [&out](const std::string& v) { out = v; }, help);
+  app.add_option_function<std::string>(
+      name, [&out](const std::string& v) { out = v; }, help);
 }
 
 }  // namespace
@@ -179,8 +202,9 @@ int main(int argc, char** argv) {
   text_option(app, "--dir", a.dir, "directory for the files, made as needed (default /)");
   text_option(app, "--path", a.path, "one file at this path (instead of --count/--name/--dir)");
   app.add_flag("--contiguous", f.contiguous, "every file in one run of clusters, or write nothing");
-  app.add_flag("--no-zero", [&f](std::int64_t) { f.zero = false; },
-               "do not zero the clusters: the files expose what they held before");
+  app.add_flag(
+      "--no-zero", [&f](std::int64_t) { f.zero = false; },
+      "do not zero the clusters: the files expose what they held before");
   app.add_option("--mirror", a.mirror, "FAT copy writes: batched (default) or serial (one request per sector)");
   app.add_flag("--sync", f.sync, "each file durable before the next begins (flushes per file)");
   app.add_flag("-f,--force", f.force, "replace files that exist (never directories)");

@@ -25,14 +25,10 @@ constexpr const char* kPauseVar = "FSIMG_PAUSE_BEFORE_VERIFY";
 
 const char* kind_name(img::InputKind k) {
   switch (k) {
-    case img::InputKind::fsimg:
-      return "fsimg";
-    case img::InputKind::raw:
-      return "raw";
-    case img::InputKind::zstd:
-      return "zstd";
-    case img::InputKind::xz:
-      return "xz";
+    case img::InputKind::fsimg: return "fsimg";
+    case img::InputKind::raw: return "raw";
+    case img::InputKind::zstd: return "zstd";
+    case img::InputKind::xz: return "xz";
   }
   return "?";
 }

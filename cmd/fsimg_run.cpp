@@ -15,7 +15,6 @@
 #include "libfsio/size.hpp"
 #include "version.hpp"
 
-
 namespace fsimg {
 namespace {
 
@@ -28,11 +27,16 @@ bool progress_on(const Args& a) { return !a.quiet && !a.json && fsio::stderr_is_
 double ratio(std::uint64_t a, std::uint64_t b) { return b ? double(a) / double(b) : 0; }
 
 json header_json(const img::Header& h) {
-  return {{"fs_type", img::fs_type_name(h.fs_type)}, {"block_size", h.block_size},
-          {"image_bytes", h.image_bytes},            {"source_bytes", h.source_bytes},
-          {"mapped_bytes", h.mapped_blocks * h.block_size}, {"runs", h.runs.size()},
-          {"frame_bytes", h.frame_bytes},            {"level", h.level},
-          {"tool", h.tool},                          {"created", h.created}};
+  return {{"fs_type", img::fs_type_name(h.fs_type)},
+          {"block_size", h.block_size},
+          {"image_bytes", h.image_bytes},
+          {"source_bytes", h.source_bytes},
+          {"mapped_bytes", h.mapped_blocks * h.block_size},
+          {"runs", h.runs.size()},
+          {"frame_bytes", h.frame_bytes},
+          {"level", h.level},
+          {"tool", h.tool},
+          {"created", h.created}};
 }
 
 // OUT for save: stdout, a new file, or (with --force) a file replaced; never
@@ -48,11 +52,11 @@ fsio::Result<int> open_out(const Args& a, bool* created) {
   int flags = O_WRONLY | O_CLOEXEC;
   if (::stat(a.out.c_str(), &st) == 0) {
     if (S_ISBLK(st.st_mode))
-      return make_error(Errc::invalid_argument, a.out + ": a block device; save writes an image file (fsimg restore "
-                                                        "puts an image onto a device)");
+      return make_error(Errc::invalid_argument, a.out +
+                                                    ": a block device; save writes an image file (fsimg restore "
+                                                    "puts an image onto a device)");
     if (S_ISDIR(st.st_mode)) return make_error(Errc::invalid_argument, a.out + ": a directory");
-    if (S_ISREG(st.st_mode) && !a.force)
-      return make_error(Errc::busy, a.out + ": exists (use --force to replace it)");
+    if (S_ISREG(st.st_mode) && !a.force) return make_error(Errc::busy, a.out + ": exists (use --force to replace it)");
     if (S_ISREG(st.st_mode)) flags |= O_TRUNC;
   } else {
     flags |= O_CREAT | O_EXCL;
@@ -89,7 +93,8 @@ fsio::Status check_input_apart(const Args& a, const img::Header& h) {
 int with_input(const std::string& in, const std::function<int(img::StreamReader&)>& body) {
   int fd = STDIN_FILENO;
   if (in == "-") {
-    if (::isatty(STDIN_FILENO)) return fail(make_error(Errc::invalid_argument, "stdin is a terminal; pipe an image in"));
+    if (::isatty(STDIN_FILENO))
+      return fail(make_error(Errc::invalid_argument, "stdin is a terminal; pipe an image in"));
   } else if ((fd = ::open(in.c_str(), O_RDONLY | O_CLOEXEC)) < 0) {
     return fail(fsio::errno_error(in + ": open"));
   }
@@ -129,7 +134,8 @@ int run_save(const Args& a) {
   if (!choice) return fail(choice.error());
   const auto stamp = created_time();
   if (!stamp) return fail(stamp.error());
-  if (a.out == "-" && a.json) return fail(make_error(Errc::invalid_argument, "--json with OUT -: stdout carries the image"));
+  if (a.out == "-" && a.json)
+    return fail(make_error(Errc::invalid_argument, "--json with OUT -: stdout carries the image"));
   fsio::InterruptGuard interrupt;
   if (auto st = check_out_apart(a); !st) return fail(st.error());
   auto source = img::map_source(a.source, {*choice, a.offset, fsio::EngineKind::automatic});
@@ -152,8 +158,13 @@ int run_save(const Args& a) {
   if (!fd) return fail(fd.error());
   if (!a.quiet && !a.json) print_source(text, *source);
   fsio::Progress progress("fsimg save", source->header.mapped_blocks * source->header.block_size, progress_on(a));
-  img::SaveOptions so{a.level, a.threads, std::uint32_t(a.frame_bytes), std::string("fsimg ") + fsio::kVersion, *stamp,
-                      fsio::EngineKind::automatic, &progress};
+  img::SaveOptions so{a.level,
+                      a.threads,
+                      std::uint32_t(a.frame_bytes),
+                      std::string("fsimg ") + fsio::kVersion,
+                      *stamp,
+                      fsio::EngineKind::automatic,
+                      &progress};
   auto rep = img::save(*source, *fd, a.out, so);
   if (*fd != STDOUT_FILENO && ::close(*fd) != 0 && rep) rep = fsio::errno_error(a.out + ": close");
   if (!rep) {
@@ -165,10 +176,16 @@ int run_save(const Args& a) {
   const auto& r = *rep;
   if (a.json) {
     out["header"] = header_json(source->header);
-    out.update({{"frames", r.frames}, {"threads", r.threads}, {"mapped_bytes", r.mapped_bytes},
-                {"zero_bytes", r.zero_bytes}, {"stored_bytes", r.stored_bytes},
-                {"compressed_bytes", r.compressed_bytes}, {"stream_bytes", r.stream_bytes},
-                {"ratio", ratio(r.mapped_bytes, r.stream_bytes)}, {"seconds", r.seconds}, {"direct", r.direct},
+    out.update({{"frames", r.frames},
+                {"threads", r.threads},
+                {"mapped_bytes", r.mapped_bytes},
+                {"zero_bytes", r.zero_bytes},
+                {"stored_bytes", r.stored_bytes},
+                {"compressed_bytes", r.compressed_bytes},
+                {"stream_bytes", r.stream_bytes},
+                {"ratio", ratio(r.mapped_bytes, r.stream_bytes)},
+                {"seconds", r.seconds},
+                {"direct", r.direct},
                 {"read_stats", fsio::cli::to_json(r.read_stats)}});
     std::cout << out.dump(2) << '\n';
   } else if (!a.quiet) {
@@ -188,28 +205,39 @@ int restore_one(const Args& a, img::StreamReader& stream) {
   const img::Header& h = reader.header();
   if (auto st = check_input_apart(a, h); !st) return fail(st.error());
   fsio::Progress progress("fsimg restore", h.image_bytes, progress_on(a) && !a.dry_run);
-  img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads,
-                         fsio::EngineKind::automatic, &progress};
+  img::RestoreOptions ro{a.offset, a.force, a.keep_unused, a.create, a.dry_run, a.threads, fsio::EngineKind::automatic,
+                         &progress};
   auto rep = img::restore(reader, a.target, ro);
   if (!rep) return fail(rep.error());
   const auto& r = *rep;
   const double mbps = r.seconds > 0 ? double(r.data_bytes) / r.seconds / 1e6 : 0;
   if (a.json) {
-    json out = {{"in", a.in}, {"target", a.target}, {"dry_run", a.dry_run}, {"header", header_json(h)},
-                {"frames", r.frames}, {"data_bytes", r.data_bytes}, {"zero_written", r.zero_written},
-                {"zero_punched", r.zero_punched}, {"kept_bytes", r.kept_bytes},
-                {"wiped_signatures", r.wiped_signatures}, {"zeroing", r.zeroing}, {"direct", r.direct},
-                {"created", r.created}, {"seconds", r.seconds}, {"write_stats", fsio::cli::to_json(r.write_stats)}};
+    json out = {{"in", a.in},
+                {"target", a.target},
+                {"dry_run", a.dry_run},
+                {"header", header_json(h)},
+                {"frames", r.frames},
+                {"data_bytes", r.data_bytes},
+                {"zero_written", r.zero_written},
+                {"zero_punched", r.zero_punched},
+                {"kept_bytes", r.kept_bytes},
+                {"wiped_signatures", r.wiped_signatures},
+                {"zeroing", r.zeroing},
+                {"direct", r.direct},
+                {"created", r.created},
+                {"seconds", r.seconds},
+                {"write_stats", fsio::cli::to_json(r.write_stats)}};
     std::cout << out.dump(2) << '\n';
   } else if (!a.quiet) {
-    std::printf("%s%s: %s %s filesystem from %s: %s of data in %u frames, zeros: %s written, %s by %s%s; %.2f s, "
-                "%.0f MB/s\n",
-                a.dry_run ? "would restore " : "", a.target.c_str(), fsio::format_size(h.image_bytes).c_str(),
-                img::fs_type_name(h.fs_type), a.in.c_str(), fsio::format_size(r.data_bytes).c_str(), r.frames,
-                fsio::format_size(r.zero_written).c_str(), fsio::format_size(r.zero_punched).c_str(),
-                r.zeroing == "written" ? "punching" : r.zeroing.c_str(),
-                a.keep_unused ? (", " + fsio::format_size(r.kept_bytes) + " unused left as it was").c_str() : "",
-                r.seconds, mbps);
+    std::printf(
+        "%s%s: %s %s filesystem from %s: %s of data in %u frames, zeros: %s written, %s by %s%s; %.2f s, "
+        "%.0f MB/s\n",
+        a.dry_run ? "would restore " : "", a.target.c_str(), fsio::format_size(h.image_bytes).c_str(),
+        img::fs_type_name(h.fs_type), a.in.c_str(), fsio::format_size(r.data_bytes).c_str(), r.frames,
+        fsio::format_size(r.zero_written).c_str(), fsio::format_size(r.zero_punched).c_str(),
+        r.zeroing == "written" ? "punching" : r.zeroing.c_str(),
+        a.keep_unused ? (", " + fsio::format_size(r.kept_bytes) + " unused left as it was").c_str() : "", r.seconds,
+        mbps);
   }
   return fsio::cli::exit_ok;
 }
@@ -235,8 +263,11 @@ int run_verify(const Args& a) {
     auto rep = img::verify(reader, a.target, {a.offset, a.unused, a.threads, fsio::EngineKind::automatic, &progress});
     if (!rep) return fail(rep.error());
     if (a.json) {
-      std::cout << json{{"in", a.in}, {"target", a.target}, {"identical", !rep->difference},
-                        {"difference", rep->difference.value_or("")}, {"frames", rep->frames},
+      std::cout << json{{"in", a.in},
+                        {"target", a.target},
+                        {"identical", !rep->difference},
+                        {"difference", rep->difference.value_or("")},
+                        {"frames", rep->frames},
                         {"compared_bytes", rep->compared_bytes}}
                        .dump(2)
                 << '\n';
@@ -257,9 +288,13 @@ int run_info(const Args& a) {
     if (!rep) return fail(rep.error());
     const std::uint64_t mapped = h.mapped_blocks * h.block_size;
     if (a.json) {
-      std::cout << json{{"in", a.in}, {"header", header_json(h)}, {"frames", rep->frames},
-                        {"stored_bytes", rep->stored_bytes}, {"zero_bytes", rep->zero_bytes},
-                        {"compressed_bytes", rep->compressed_bytes}, {"stream_bytes", rep->stream_bytes},
+      std::cout << json{{"in", a.in},
+                        {"header", header_json(h)},
+                        {"frames", rep->frames},
+                        {"stored_bytes", rep->stored_bytes},
+                        {"zero_bytes", rep->zero_bytes},
+                        {"compressed_bytes", rep->compressed_bytes},
+                        {"stream_bytes", rep->stream_bytes},
                         {"ratio", ratio(mapped, rep->stream_bytes)}}
                        .dump(2)
                 << '\n';
@@ -276,8 +311,9 @@ int run_info(const Args& a) {
     std::printf("map: %zu runs, %" PRIu64 " blocks, %s (%.1f%% of the filesystem)\n", h.runs.size(), h.mapped_blocks,
                 fsio::format_size(mapped).c_str(), 100.0 * ratio(mapped, h.image_bytes));
     std::printf("frames: %u of up to %s, zstd level %d: %s stored, %s of all-zero blocks elided, %s compressed\n",
-                rep->frames, fsio::format_size(h.frame_bytes).c_str(), h.level, fsio::format_size(rep->stored_bytes).c_str(),
-                fsio::format_size(rep->zero_bytes).c_str(), fsio::format_size(rep->compressed_bytes).c_str());
+                rep->frames, fsio::format_size(h.frame_bytes).c_str(), h.level,
+                fsio::format_size(rep->stored_bytes).c_str(), fsio::format_size(rep->zero_bytes).c_str(),
+                fsio::format_size(rep->compressed_bytes).c_str());
     std::printf("stream: %" PRIu64 " bytes; ratio %.2f:1 to the used blocks, %.2f:1 to the filesystem\n",
                 rep->stream_bytes, ratio(mapped, rep->stream_bytes), ratio(h.image_bytes, rep->stream_bytes));
     return fsio::cli::exit_ok;

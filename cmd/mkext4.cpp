@@ -58,7 +58,7 @@ Result<ext::Mke2fsConf> load_conf() {
 Result<ext::MkfsTarget> inspect(const Mkext4Args& a) {
   ext::MkfsTarget t;
   t.name = a.target;
-  struct stat st{};
+  struct stat st {};
   const int r = a.create ? ::lstat(a.target.c_str(), &st) : ::stat(a.target.c_str(), &st);
   if (r != 0 && errno != ENOENT) return fsio::errno_error(a.target);
   t.exists = r == 0;

@@ -74,7 +74,8 @@ Status convert(const Texts& t, Mkext4Args& a) {
   if (t.m) {
     char* end = nullptr;
     const double v = std::strtod(t.m->c_str(), &end);
-    if (t.m->empty() || *end || !(v >= 0 && v <= 50)) return usage("-m '" + *t.m + "': expected a percentage from 0 to 50");
+    if (t.m->empty() || *end || !(v >= 0 && v <= 50))
+      return usage("-m '" + *t.m + "': expected a percentage from 0 to 50");
     r.reserved_percent = v;
   }
   if (a.offset) {
@@ -112,9 +113,15 @@ int parse_mkext4(int argc, char** argv, Mkext4Args& a) {
   one("-e", r.errors, "errors behaviour: continue, remount-ro, panic")->type_name("BEHAVIOUR");
   one("-E", extended, "extended options (hash_seed=UUID, root_owner=UID:GID, nodiscard, ...)")->type_name("OPTS");
   app.add_option("-O", r.features, "features to set or clear (^name), as mke2fs -O")
-      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false)->type_name("FEATURES");
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
+      ->type_name("FEATURES");
   app.add_option("-J", r.journal, "journal options: size=MiB, fast_commit_size=KiB")
-      ->expected(1)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)->allow_extra_args(false)->type_name("OPTS");
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
+      ->type_name("OPTS");
   app.add_flag("-j", r.journal_flag, "add a journal (the default size)");
   app.add_flag("-n", noaction, "show what would be made; write nothing (as --dry-run)");
   app.add_flag("-F,--force", force, "make it over an existing filesystem or partition table (never over one in use)");

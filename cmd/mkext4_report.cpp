@@ -32,18 +32,18 @@ void print_plan(const Mkext4Args& a, const ext::MkfsPlan& p, bool dry_run) {
   const ext::Layout& l = p.layout.l;
   for (const auto& w : p.params.warnings) std::fprintf(stderr, "mkext4: warning: %s\n", w.c_str());
   std::printf("%s%s: ext4, %" PRIu64 " blocks of %s (%s), %u inodes in %u group%s\n", dry_run ? "would make " : "",
-              a.target.c_str(), l.blocks_count, format_size(l.block_size).c_str(),
-              format_size(p.fs_bytes()).c_str(), l.inodes_count, l.group_count, l.group_count == 1 ? "" : "s");
+              a.target.c_str(), l.blocks_count, format_size(l.block_size).c_str(), format_size(p.fs_bytes()).c_str(),
+              l.inodes_count, l.group_count, l.group_count == 1 ? "" : "s");
   std::printf("UUID %s, features %s\n", ext::format_uuid(p.params.uuid).c_str(),
               ext::feature_names(l.compat, l.incompat, l.ro_compat).c_str());
   std::string list;
   for (auto b : backups(l)) list += (list.empty() ? "" : ", ") + std::to_string(b);
   if (!list.empty()) std::printf("superblock backups at blocks %s\n", list.c_str());
-  if (p.files.journal_blocks)
-    std::printf("journal of %u blocks; ", p.files.journal_blocks + p.files.fc_blocks);
+  if (p.files.journal_blocks) std::printf("journal of %u blocks; ", p.files.journal_blocks + p.files.fc_blocks);
   std::printf("%" PRIu64 " blocks reserved for root; inode tables %s\n", l.r_blocks_count, itable_words(p));
-  if (p.discard) std::printf("%s the target first (%s)\n", dry_run ? "would discard" : "discarding",
-                             p.discard_zeroes ? "punch holes" : "BLKDISCARD");
+  if (p.discard)
+    std::printf("%s the target first (%s)\n", dry_run ? "would discard" : "discarding",
+                p.discard_zeroes ? "punch holes" : "BLKDISCARD");
 }
 
 void print_result(const Mkext4Args& a, const ext::MkfsReport& rep, IoQueue& q) {
@@ -55,8 +55,8 @@ void print_result(const Mkext4Args& a, const ext::MkfsReport& rep, IoQueue& q) {
   std::printf("stats: %" PRIu64 " requests queued, %" PRIu64 " submitted after merging, %" PRIu64
               " syscalls, %s written, %s zeroed by fallocate, %s read, %" PRIu64 " flushes, %.3f s (%s engine, %s)\n",
               st.requests_queued, st.requests_submitted, st.syscalls, format_size(st.bytes_written).c_str(),
-              format_size(rep.bytes_zeroed).c_str(), format_size(st.bytes_read).c_str(), st.flushes,
-              st.elapsed_seconds, q.engine().name(), q.device().direct() ? "direct" : "buffered");
+              format_size(rep.bytes_zeroed).c_str(), format_size(st.bytes_read).c_str(), st.flushes, st.elapsed_seconds,
+              q.engine().name(), q.device().direct() ? "direct" : "buffered");
 }
 
 nlohmann::json plan_json(const Mkext4Args& a, const ext::MkfsPlan& p, const std::vector<Signature>& sigs) {

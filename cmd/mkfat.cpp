@@ -64,7 +64,9 @@ Result<std::string> read_file(const std::string& path, const char* what, std::si
     text.append(reinterpret_cast<const char*>(buf), *n);
     if (text.size() > limit) {
       if (cut) text.resize(limit);
-      else st = fsio::make_error(Errc::invalid_argument, name + ": longer than " + fsio::format_size(limit) + "; not a list of bad blocks");
+      else
+        st = fsio::make_error(Errc::invalid_argument,
+                              name + ": longer than " + fsio::format_size(limit) + "; not a list of bad blocks");
       break;
     }
   }
@@ -101,9 +103,10 @@ fsio::Status judge(const MkfatArgs& a, bool children, const std::vector<fsio::Si
   if (children)
     return as_mkfs(a) ? fsio::make_error(Errc::busy, "Partitions or virtual mappings on device '" + a.target +
                                                          "', not making filesystem (use -I to override)")
-                      : fsio::make_error(Errc::busy, "has partitions or virtual mappings (dm, md) in use of it; "
-                                                     "formatting would destroy them (use --force, or -I as with "
-                                                     "mkfs.fat, to override)")
+                      : fsio::make_error(Errc::busy,
+                                         "has partitions or virtual mappings (dm, md) in use of it; "
+                                         "formatting would destroy them (use --force, or -I as with "
+                                         "mkfs.fat, to override)")
                             .at(a.target);
   if (sigs.empty() || as_mkfs(a)) return {};
   const auto& first = sigs.front();
@@ -126,14 +129,17 @@ Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev, std::optional<std::int6
   if (a.fmt.blocks && dev.size() > before && (dev.size() - before) / 1024 != a.fmt.blocks)
     p.g.warnings.push_back("block count mismatch: found " + std::to_string((dev.size() - before) / 1024) +
                            " but assuming " + std::to_string(a.fmt.blocks));
-  if (a.label_lowercase && p.g.warnings.empty()) p.g.warnings.push_back("lowercase labels might not work on some systems");
+  if (a.label_lowercase && p.g.warnings.empty())
+    p.g.warnings.push_back("lowercase labels might not work on some systems");
   // Probe exactly the volume: with --offset, a partition table before it is expected.
-  p.sigs = FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset() + p.g.offset_bytes, p.g.filesystem_bytes(), true, ""));
+  p.sigs =
+      FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset() + p.g.offset_bytes, p.g.filesystem_bytes(), true, ""));
   FSIO_TRY(judge(a, facts.has_children, p.sigs));
   for (const auto& s : p.sigs) p.extras.wipe.push_back({p.g.offset_bytes + s.offset, s.length});
   if (a.message_file) {
     p.extras.boot.message = fat::boot_message_from_text(FSIO_TRY(read_file(*a.message_file, "-m", kMessageRead, true)));
-    if (p.extras.boot.message->size() > fat::boot_message_capacity(p.g)) p.g.warnings.push_back("message too long; truncated");
+    if (p.extras.boot.message->size() > fat::boot_message_capacity(p.g))
+      p.g.warnings.push_back("message too long; truncated");
   }
   p.extras.identity = fat::resolve_identity(a.fmt, source_date_epoch);
   return p;
@@ -146,7 +152,8 @@ fsio::Status find_bad(const MkfatArgs& a, fsio::IoQueue& queue, Plan& p) {
     blocks = FSIO_TRY(fat::parse_bad_block_list(FSIO_TRY(read_file(*a.bad_block_file, "-l", kBadBlockListMax, false))));
   } else if (a.check) {
     if (a.verbose && !a.json) std::printf("Searching for bad blocks \n");
-    fsio::Progress progress(a.inv.tool + " -c", p.g.filesystem_bytes(), !a.quiet && !a.json && fsio::stderr_is_terminal());
+    fsio::Progress progress(a.inv.tool + " -c", p.g.filesystem_bytes(),
+                            !a.quiet && !a.json && fsio::stderr_is_terminal());
     blocks = FSIO_TRY_AT(fat::scan_bad_blocks(queue, p.g, &progress), a.target);
   }
   p.extras.bad_clusters = FSIO_TRY_AT(fat::bad_clusters(p.g, blocks), a.target);
@@ -179,8 +186,7 @@ int failed(const MkfatArgs& a, fsio::CreatedFile& made, fsio::Error e) {
 void say_plan(const MkfatArgs& a, Plan& p) {
   if (p.g.needs_tos_104 && as_mkfs(a) && !a.json)
     std::printf("Warning: More than 32765 sector need TOS 1.04 or higher.\n");
-  else if (p.g.needs_tos_104)
-    p.g.warnings.push_back("more than 32765 sectors need TOS 1.04 or higher");
+  else if (p.g.needs_tos_104) p.g.warnings.push_back("more than 32765 sectors need TOS 1.04 or higher");
   for (const auto& w : p.g.warnings) say(a, "warning", w);
   if (a.verbose && !a.json) std::fputs(verbose_text(a, p.g, p.extras.identity->volume_id).c_str(), stdout);
 }
@@ -220,8 +226,9 @@ Result<fat::FormatReport> write_volume(MkfatArgs& a, fsio::Device& dev, fsio::Io
     if (auto d = dev.discard(p.g.offset_bytes, p.g.filesystem_bytes()); !d)
       say(a, "warning", "discard failed, formatting anyway: " + d.error().message());
     if (fsio::InterruptGuard::requested())
-      return fsio::make_error(Errc::interrupted, "interrupted after --discard: the old contents are discarded and "
-                                                 "no filesystem was made")
+      return fsio::make_error(Errc::interrupted,
+                              "interrupted after --discard: the old contents are discarded and "
+                              "no filesystem was made")
           .at(a.target);
   }
   fsio::Progress progress(a.inv.tool, fat::format_bytes(p.g) + (tree ? tree->file_bytes() : 0),
@@ -296,6 +303,7 @@ int main(int argc, char** argv) {
     std::printf("%s\n", version_line(inv).c_str());
   if (a->version) return exit_ok;
   if (auto notes = fsio::environment_overrides(); !notes) return fail(*a, notes.error());
-  else for (const auto& n : *notes) std::fprintf(stderr, "%s: note: %s\n", inv.tool.c_str(), n.c_str());
+  else
+    for (const auto& n : *notes) std::fprintf(stderr, "%s: note: %s\n", inv.tool.c_str(), n.c_str());
   return run(*a);
 }

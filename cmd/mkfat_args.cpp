@@ -16,7 +16,6 @@
 #include "libfsio/size.hpp"
 #include "version.hpp"
 
-
 namespace fsio::cli {
 
 namespace {
@@ -94,19 +93,43 @@ Status mbr(const char* value, fat::FormatOptions& f) {
   return {};
 }
 
-enum LongOnly { kInvariant = 1000, kMbr, kVariant, kCodepage, kOffset, kHelp, kForce, kDryRun, kJson, kStats, kDiscard,
-                kClusterSize, kSkipSpecial, kSlack, kTz };
+enum LongOnly {
+  kInvariant = 1000,
+  kMbr,
+  kVariant,
+  kCodepage,
+  kOffset,
+  kHelp,
+  kForce,
+  kDryRun,
+  kJson,
+  kStats,
+  kDiscard,
+  kClusterSize,
+  kSkipSpecial,
+  kSlack,
+  kTz
+};
 
 const option kLong[] = {
-    {"codepage", required_argument, nullptr, kCodepage}, {"invariant", no_argument, nullptr, kInvariant},
-    {"mbr", optional_argument, nullptr, kMbr},           {"variant", required_argument, nullptr, kVariant},
-    {"offset", required_argument, nullptr, kOffset},     {"help", no_argument, nullptr, kHelp},
-    {"version", no_argument, nullptr, 'V'},              {"force", no_argument, nullptr, kForce},
-    {"dry-run", no_argument, nullptr, kDryRun},          {"json", no_argument, nullptr, kJson},
-    {"stats", no_argument, nullptr, kStats},             {"discard", no_argument, nullptr, kDiscard},
-    {"quiet", no_argument, nullptr, 'q'},                {"cluster-size", required_argument, nullptr, kClusterSize},
-    {"root", required_argument, nullptr, 'd'},           {"skip-special", no_argument, nullptr, kSkipSpecial},
-    {"slack", required_argument, nullptr, kSlack},       {"tz", required_argument, nullptr, kTz},
+    {"codepage", required_argument, nullptr, kCodepage},
+    {"invariant", no_argument, nullptr, kInvariant},
+    {"mbr", optional_argument, nullptr, kMbr},
+    {"variant", required_argument, nullptr, kVariant},
+    {"offset", required_argument, nullptr, kOffset},
+    {"help", no_argument, nullptr, kHelp},
+    {"version", no_argument, nullptr, 'V'},
+    {"force", no_argument, nullptr, kForce},
+    {"dry-run", no_argument, nullptr, kDryRun},
+    {"json", no_argument, nullptr, kJson},
+    {"stats", no_argument, nullptr, kStats},
+    {"discard", no_argument, nullptr, kDiscard},
+    {"quiet", no_argument, nullptr, 'q'},
+    {"cluster-size", required_argument, nullptr, kClusterSize},
+    {"root", required_argument, nullptr, 'd'},
+    {"skip-special", no_argument, nullptr, kSkipSpecial},
+    {"slack", required_argument, nullptr, kSlack},
+    {"tz", required_argument, nullptr, kTz},
     {nullptr, 0, nullptr, 0},
 };
 
@@ -130,7 +153,8 @@ Status apply(int c, const char* v, MkfatArgs& a) {
     case 'g': FSIO_TRY(geometry(s, f)); break;
     case 'h': a.hidden = s; break;
     case 'i': a.volume_id = s; break;
-    case 'I': case kForce: a.force = true; break;
+    case 'I':
+    case kForce: a.force = true; break;
     case 'l': a.bad_block_file = s; break;
     case 'm': a.message_file = s; break;
     case 'M': a.media = s; break;
@@ -239,8 +263,8 @@ Result<std::uint64_t> offset_sectors(const MkfatArgs& a, std::uint64_t size, std
     return usage(name + ": not a multiple of the " + std::to_string(ss) + "-byte sector");
   const std::uint64_t sectors = off.plain ? off.value : off.value / ss;
   if (sectors >= size / ss)
-    return usage(name + ": at or beyond the end of the target (it has " + std::to_string(size / ss) +
-                 " sectors of " + std::to_string(ss) + " bytes)");
+    return usage(name + ": at or beyond the end of the target (it has " + std::to_string(size / ss) + " sectors of " +
+                 std::to_string(ss) + " bytes)");
   return sectors;
 }
 
@@ -267,7 +291,8 @@ std::string version_line(const Invocation& inv) {
 }
 
 std::string usage_text(const Invocation& inv) {
-  return "Usage: " + inv.tool + " [OPTIONS] TARGET [BLOCKS]\n" + R"(Create FAT filesystem in TARGET, which can be a block device or file. Use only
+  return "Usage: " + inv.tool + " [OPTIONS] TARGET [BLOCKS]\n" +
+         R"(Create FAT filesystem in TARGET, which can be a block device or file. Use only
 up to BLOCKS 1024 byte blocks if specified. With the -C option, file TARGET will be
 created with a size of 1024 bytes times BLOCKS, which must be specified.
 BLOCKS may also be a size with a suffix (64M, 1GiB).
@@ -320,11 +345,13 @@ fsio's own:
   --json          One JSON document on stdout
   --stats         Print I/O statistics
   -q, --quiet     Print nothing but errors
-)" + (inv.personality == Personality::mkfs
-          ? "\nCalled as " + inv.tool + ", it behaves as mkfs.fat for scripts: an existing filesystem\n"
-            "is overwritten (with a note), and any error exits 1. See mkfat(8).\n"
-          : "\nAn existing filesystem, RAID member or partition table is refused without\n"
-            "--force; a mounted or in-use target is refused always. See mkfat(8).\n");
+)" +
+         (inv.personality == Personality::mkfs
+              ? "\nCalled as " + inv.tool +
+                    ", it behaves as mkfs.fat for scripts: an existing filesystem\n"
+                    "is overwritten (with a note), and any error exits 1. See mkfat(8).\n"
+              : "\nAn existing filesystem, RAID member or partition table is refused without\n"
+                "--force; a mounted or in-use target is refused always. See mkfat(8).\n");
 }
 
 }  // namespace fsio::cli

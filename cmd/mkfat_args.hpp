@@ -42,18 +42,18 @@ struct MkfatArgs {
   std::string target, label;
   // Option texts, checked by finish_options (even when empty: -i '' is an error).
   std::optional<std::string> blocks, offset, volume_id, cluster_size, media, drive, hidden, backup;
-  std::optional<CountOrSize> offset_parsed;  // --offset, unit resolved once the sector size is known
+  std::optional<CountOrSize> offset_parsed;   // --offset, unit resolved once the sector size is known
   std::optional<std::string> bad_block_file;  // -l
   std::optional<std::string> message_file;    // -m ("-": standard input)
-  std::optional<std::string> root;             // -d, --root: a directory or tar archive to fill the volume with
-  std::optional<std::string> slack, tz;        // --slack SIZE|PCT, --tz ZONE (with -d; mkfat_tree.cpp reads them)
-  bool skip_special = false;                   // --skip-special (with -d)
-  bool auto_size = false;                      // -C -d with SIZE auto or omitted: the smallest that holds the tree
-  unsigned codepage = 850;                     // --codepage
-  bool label_lowercase = false;                // a non-ASCII lowercase letter (warned)
-  int verbose = 0;                             // -v
-  bool check = false, create = false, force = false, dry_run = false, discard = false, json = false,
-       stats = false, quiet = false, help = false, version = false;
+  std::optional<std::string> root;            // -d, --root: a directory or tar archive to fill the volume with
+  std::optional<std::string> slack, tz;       // --slack SIZE|PCT, --tz ZONE (with -d; mkfat_tree.cpp reads them)
+  bool skip_special = false;                  // --skip-special (with -d)
+  bool auto_size = false;                     // -C -d with SIZE auto or omitted: the smallest that holds the tree
+  unsigned codepage = 850;                    // --codepage
+  bool label_lowercase = false;               // a non-ASCII lowercase letter (warned)
+  int verbose = 0;                            // -v
+  bool check = false, create = false, force = false, dry_run = false, discard = false, json = false, stats = false,
+       quiet = false, help = false, version = false;
 };
 
 // Reads argv. Errc::invalid_argument for an unknown option, a missing or

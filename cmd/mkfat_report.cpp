@@ -68,8 +68,12 @@ nlohmann::json plan_json(const MkfatArgs& a, const fat::Geometry& g, const std::
   nlohmann::json found = nlohmann::json::array();
   for (const auto& sig : sigs)
     found.push_back({{"type", sig.type}, {"usage", sig.usage}, {"offset", sig.offset}, {"label", sig.label}});
-  return {{"target", a.target},      {"dry_run", a.dry_run},   {"geometry", layout_json(g)},
-          {"warnings", g.warnings},  {"variant", g.atari ? "atari" : "standard"}, {"mbr", g.write_mbr},
+  return {{"target", a.target},
+          {"dry_run", a.dry_run},
+          {"geometry", layout_json(g)},
+          {"warnings", g.warnings},
+          {"variant", g.atari ? "atari" : "standard"},
+          {"mbr", g.write_mbr},
           {a.dry_run ? "would_overwrite" : "overwritten", found}};
 }
 

@@ -108,9 +108,8 @@ const fat::FormatContent& TreeBuild::content() {
 }
 
 nlohmann::json TreeBuild::json(bool written) const {
-  nlohmann::json out = {{"source", source_},           {"files", names_.files},
-                        {"directories", names_.directories}, {"bytes", names_.bytes},
-                        {"skipped", names_.skipped},   {"size_auto", auto_size_}};
+  nlohmann::json out = {{"source", source_},     {"files", names_.files},     {"directories", names_.directories},
+                        {"bytes", names_.bytes}, {"skipped", names_.skipped}, {"size_auto", auto_size_}};
   if (auto_size_) out["image_bytes"] = image_bytes_;
   if (layout_) {
     out["clusters_used"] = layout_->dir_clusters + layout_->file_clusters;
@@ -146,8 +145,9 @@ std::string TreeBuild::summary(bool dry_run) const {
 Status TreeBuild::dry_run_image(const MkfatArgs& a) {
   struct stat st {};
   if (::lstat(a.target.c_str(), &st) == 0)
-    return make_error(Errc::busy, a.target + ": already exists (a symbolic link counts, even a dangling one); "
-                                             "refusing to replace it with a new image");
+    return make_error(Errc::busy, a.target +
+                                      ": already exists (a symbolic link counts, even a dangling one); "
+                                      "refusing to replace it with a new image");
   const std::uint64_t size = FSIO_TRY(create_size(a));
   fat::FormatOptions f = a.fmt;
   if (a.offset_parsed) f.offset_sectors = FSIO_TRY(offset_sectors(a, size, fat::logical_sector_size(f, {})));

@@ -141,13 +141,14 @@ fsio::Result<std::span<std::byte>> Allocator::inode_bitmap(std::uint32_t g) {
 }
 
 fsio::Result<std::optional<BlockRun>> Allocator::find_run(std::uint32_t g, std::uint64_t from, std::uint32_t max_len,
-                                                         std::uint32_t min_len) {
+                                                          std::uint32_t min_len) {
   const Layout& l = fs_.layout();
   auto bits = FSIO_TRY(block_bitmap(g));
   const std::uint64_t end = l.blocks_in_group(g);
   for (std::uint64_t n = next_bit(bits, from, end, false); n < end; n = next_bit(bits, n, end, false)) {
     const std::uint64_t stop = next_bit(bits, n, std::min(end, n + max_len), true);
-    if (stop - n >= min_len) return std::optional<BlockRun>(BlockRun{l.group_first_block(g) + n, std::uint32_t(stop - n)});
+    if (stop - n >= min_len)
+      return std::optional<BlockRun>(BlockRun{l.group_first_block(g) + n, std::uint32_t(stop - n)});
     n = stop;
   }
   return std::optional<BlockRun>();
@@ -289,8 +290,10 @@ fsio::Status Allocator::check_all_bitmaps() {
   for (std::uint32_t g = 0; g < l.group_count; ++g) {
     const GroupDesc& d = fs_.group(g);
     const bool csum = l.group_csum();
-    if (d.free_blocks > 0 && !(csum && (d.flags & EXT4_BG_BLOCK_UNINIT))) blocks.push_back({0, 1, d.block_bitmap, false});
-    if (d.free_inodes > 0 && !(csum && (d.flags & EXT4_BG_INODE_UNINIT))) blocks.push_back({0, 1, d.inode_bitmap, false});
+    if (d.free_blocks > 0 && !(csum && (d.flags & EXT4_BG_BLOCK_UNINIT)))
+      blocks.push_back({0, 1, d.block_bitmap, false});
+    if (d.free_inodes > 0 && !(csum && (d.flags & EXT4_BG_INODE_UNINIT)))
+      blocks.push_back({0, 1, d.inode_bitmap, false});
   }
   std::sort(blocks.begin(), blocks.end(), [](const Extent& a, const Extent& b) { return a.physical < b.physical; });
   FSIO_TRY(fs_.prefetch(blocks, blocks.size()));

@@ -71,7 +71,7 @@ class Allocator {
   fsio::Status synthesize_block_bitmap(std::uint32_t g, std::span<std::byte> bits);
   fsio::Status verify_bitmap(std::uint32_t g, std::span<const std::byte> bits, bool inode, bool synthesized);
   fsio::Result<std::optional<BlockRun>> find_run(std::uint32_t g, std::uint64_t from, std::uint32_t max_len,
-                                                std::uint32_t min_len);
+                                                 std::uint32_t min_len);
   void take(std::uint32_t g, std::span<std::byte> bits, const BlockRun& run);
   // Clears the bits of blocks [start, start+len) in their bitmaps (only
   // checks that they are set when !apply).

@@ -72,8 +72,8 @@ fsio::Result<NewDirBlock> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir)
   const Layout& l = fs.layout();
   auto extents = FSIO_TRY(fs.extents(dir));
   const std::uint64_t nblocks = (dir.size() + l.block_size - 1) / l.block_size;
-  std::uint64_t goal = extents.empty() ? l.group_first_block(l.group_of_inode(dir.ino))
-                                       : extents.back().physical + extents.back().len;
+  std::uint64_t goal =
+      extents.empty() ? l.group_first_block(l.group_of_inode(dir.ino)) : extents.back().physical + extents.back().len;
   const BlockRun run = FSIO_TRY(alloc.alloc_blocks(goal, 1));
   auto block = fs.meta_new(run.start, MetaKind::fresh);
   put_entry(block, 0, 0, leaf_end(l), {}, 0, l);
@@ -250,7 +250,8 @@ fsio::Result<std::uint32_t> remove_entry(Filesystem& fs, const Inode& dir, std::
       return found;
     }
   }
-  return make_error(Errc::not_found, "ext: no entry '" + std::string(name) + "' in directory inode " + std::to_string(dir.ino));
+  return make_error(Errc::not_found,
+                    "ext: no entry '" + std::string(name) + "' in directory inode " + std::to_string(dir.ino));
 }
 
 }  // namespace ext

@@ -67,15 +67,15 @@ fsio::Status check_dx_block(std::span<const std::byte> block, std::size_t count_
     return make_error(Errc::corrupt, where + "dx limit " + std::to_string(cl.limit) + " (expected " +
                                          std::to_string(want_limit) + ")");
   if (cl.count == 0 || cl.count > cl.limit)
-    return make_error(Errc::corrupt, where + "dx count " + std::to_string(cl.count) + " (limit " +
-                                         std::to_string(cl.limit) + ")");
+    return make_error(Errc::corrupt,
+                      where + "dx count " + std::to_string(cl.count) + " (limit " + std::to_string(cl.limit) + ")");
   if (!l.metadata_csum()) return {};
   const std::size_t tail = count_offset + std::size_t(cl.limit) * sizeof(DxEntry);
   const std::uint32_t stored = fsio::load<DxTail>(block, tail).dt_checksum;
   const std::uint32_t want = dx_checksum(block, count_offset, ino, gen, l);
   if (stored != want)
-    return make_error(Errc::corrupt, where + "dx_tail checksum " + fsio::format_hex(stored, true) + " does not match the contents (" +
-                                         fsio::format_hex(want, true) + ")");
+    return make_error(Errc::corrupt, where + "dx_tail checksum " + fsio::format_hex(stored, true) +
+                                         " does not match the contents (" + fsio::format_hex(want, true) + ")");
   return {};
 }
 
@@ -87,8 +87,8 @@ fsio::Status check_leaf_tail(std::span<const std::byte> block, std::uint32_t ino
     return make_error(Errc::corrupt, where + "no checksum tail (metadata_csum needs one in every leaf block)");
   const std::uint32_t want = dir_leaf_checksum(block, ino, gen, l);
   if (t.det_checksum != want)
-    return make_error(Errc::corrupt, where + "checksum " + fsio::format_hex(t.det_checksum, true) + " does not match the contents (" +
-                                         fsio::format_hex(want, true) + ")");
+    return make_error(Errc::corrupt, where + "checksum " + fsio::format_hex(t.det_checksum, true) +
+                                         " does not match the contents (" + fsio::format_hex(want, true) + ")");
   return {};
 }
 
@@ -105,7 +105,8 @@ fsio::Status for_each_dirent(std::span<const std::byte> block, std::uint32_t dir
   if (kind == DirBlockKind::dx_root) {
     const auto info = fsio::load<DxRootInfo>(block, kDxRootInfoOffset);
     if (info.info_length != 8)
-      return make_error(Errc::corrupt, where + "dx_root info_length " + std::to_string(info.info_length) + " (expected 8)");
+      return make_error(Errc::corrupt,
+                        where + "dx_root info_length " + std::to_string(info.info_length) + " (expected 8)");
     FSIO_TRY(check_dx_block(block, kDxRootCountOffset, dir_ino, dir_gen, where, l));
   } else if (l.metadata_csum()) {
     FSIO_TRY(check_leaf_tail(block, dir_ino, dir_gen, where, l));
@@ -113,7 +114,8 @@ fsio::Status for_each_dirent(std::span<const std::byte> block, std::uint32_t dir
   }
   for (std::size_t off = 0; off < end;) {
     if (end - off < 8)
-      return make_error(Errc::corrupt, where + "entry at offset " + std::to_string(off) + " is cut off by the block end");
+      return make_error(Errc::corrupt,
+                        where + "entry at offset " + std::to_string(off) + " is cut off by the block end");
     const auto h = fsio::load<Ext4DirEntryHead>(block, off);
     const std::uint32_t rec = rec_len_from_disk(h.rec_len, l.block_size);
     if (rec < 8 || rec % 4 != 0 || rec > end - off)

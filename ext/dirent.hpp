@@ -34,30 +34,30 @@ struct Ext4DirEntryHead {
 static_assert(sizeof(Ext4DirEntryHead) == 8 && alignof(Ext4DirEntryHead) == 1);
 
 struct Ext4DirEntryTail {
-  le32 det_reserved_zero1;         // 0x0: 0 (looks like an unused entry)
-  le16 det_rec_len;                // 0x4: 12
-  std::uint8_t det_reserved_zero2; // 0x6: 0
-  std::uint8_t det_reserved_ft;    // 0x7: 0xDE
-  le32 det_checksum;               // 0x8
+  le32 det_reserved_zero1;          // 0x0: 0 (looks like an unused entry)
+  le16 det_rec_len;                 // 0x4: 12
+  std::uint8_t det_reserved_zero2;  // 0x6: 0
+  std::uint8_t det_reserved_ft;     // 0x7: 0xDE
+  le32 det_checksum;                // 0x8
 };
 static_assert(sizeof(Ext4DirEntryTail) == 12);
 
-struct DxRootInfo {                // at 0x18 of block 0
+struct DxRootInfo {  // at 0x18 of block 0
   le32 reserved_zero;
   std::uint8_t hash_version;
-  std::uint8_t info_length;        // 8
+  std::uint8_t info_length;  // 8
   std::uint8_t indirect_levels;
   std::uint8_t unused_flags;
 };
 static_assert(sizeof(DxRootInfo) == 8);
 
-struct DxCountLimit {              // overlays the first dx_entry's hash
+struct DxCountLimit {  // overlays the first dx_entry's hash
   le16 limit;
   le16 count;
 };
 struct DxEntry {
   le32 hash;
-  le32 block;                      // logical block of the directory
+  le32 block;  // logical block of the directory
 };
 struct DxTail {
   le32 dt_reserved;
@@ -85,8 +85,8 @@ std::uint16_t rec_len_to_disk(std::uint32_t len, std::uint32_t block_size);
 struct DirEntry {
   std::uint32_t inode = 0;
   std::uint8_t file_type = 0;
-  std::string_view name;      // points into the block
-  std::uint32_t offset = 0;   // of the entry in its block
+  std::string_view name;     // points into the block
+  std::uint32_t offset = 0;  // of the entry in its block
   std::uint32_t rec_len = 0;
 };
 
@@ -102,8 +102,7 @@ enum class DirBlockKind { leaf, dx_root, dx_node };
 
 // Is this an htree block? Block 0 of an INDEX_FL directory is the root; a
 // block whose first entry is unused and spans the whole block is a node.
-DirBlockKind classify_dir_block(std::span<const std::byte> block, std::uint32_t logical, bool indexed,
-                                const Layout& l);
+DirBlockKind classify_dir_block(std::span<const std::byte> block, std::uint32_t logical, bool indexed, const Layout& l);
 
 // Parses one directory block and calls `fn` for every entry in use
 // (inode != 0), "." and ".." included. Checks rec_len and name_len of every

@@ -29,7 +29,8 @@ struct Walk {
   fsio::Status node(std::span<const std::byte> node, std::uint32_t capacity, int want_depth, const std::string& where,
                     std::uint64_t lo, std::uint64_t hi) {
     const auto h = fsio::load<Ext4ExtentHeader>(node);
-    if (h.eh_magic != kExtentMagic) return bad(where, "bad eh_magic " + fsio::format_hex(h.eh_magic, true) + " (expected 0xF30A)");
+    if (h.eh_magic != kExtentMagic)
+      return bad(where, "bad eh_magic " + fsio::format_hex(h.eh_magic, true) + " (expected 0xF30A)");
     if (h.eh_max == 0 || h.eh_max > capacity)
       return bad(where, "eh_max " + std::to_string(h.eh_max) + " (at most " + std::to_string(capacity) + ")");
     if (h.eh_entries > h.eh_max)
@@ -69,7 +70,8 @@ struct Walk {
     if (x.logical < next_logical || x.logical < lo || std::uint64_t(x.logical) + x.len > hi)
       return bad(where, "ee_block " + std::to_string(x.logical) + " is out of order or outside its index range");
     if (x.physical < l.first_data_block || x.physical + x.len > l.blocks_count)
-      return bad(where, "ee_start " + fsio::format_hex(x.physical, true) + " + " + std::to_string(x.len) + " blocks is outside the filesystem");
+      return bad(where, "ee_start " + fsio::format_hex(x.physical, true) + " + " + std::to_string(x.len) +
+                            " blocks is outside the filesystem");
     next_logical = std::uint64_t(x.logical) + x.len;
     return on_extent(x);
   }
@@ -90,7 +92,8 @@ struct Walk {
         const std::uint32_t stored = fsio::load<le32>(data, 12 + 12 * std::size_t(h.eh_max));
         const std::uint32_t want = extent_block_checksum(data, inode.ino, inode.generation(), l);
         if (stored != want)
-          return bad(here, "checksum " + fsio::format_hex(stored, true) + " does not match the contents (" + fsio::format_hex(want, true) + ")");
+          return bad(here, "checksum " + fsio::format_hex(stored, true) + " does not match the contents (" +
+                               fsio::format_hex(want, true) + ")");
       }
     }
     return node(data, extent_node_max(l.block_size), depth, here, lo, hi);
@@ -150,8 +153,8 @@ struct MapWalk {
   // logical blocks from `logical`.
   fsio::Status indirect(std::uint64_t block, int level, std::uint64_t logical) {
     if (block < l.first_data_block || block >= l.blocks_count)
-      return make_error(Errc::corrupt, "ext inode " + std::to_string(inode.ino) + ": indirect block " + fsio::format_hex(block, true) +
-                                           " is outside the filesystem");
+      return make_error(Errc::corrupt, "ext inode " + std::to_string(inode.ino) + ": indirect block " +
+                                           fsio::format_hex(block, true) + " is outside the filesystem");
     if (on_tree_block) on_tree_block(block);
     auto data = FSIO_TRY(read(block));
     const std::uint64_t per = l.block_size / 4;
@@ -193,7 +196,8 @@ fsio::Status walk_mapping(const Inode& inode, const Layout& l, const BlockReader
                           const std::function<void(std::uint64_t)>& on_tree_block) {
   const std::uint32_t flags = inode.flags();
   const std::string who = "ext inode " + std::to_string(inode.ino) + ": ";
-  if (flags & EXT4_INLINE_DATA_FL) return make_error(Errc::unsupported, who + "data inline in the inode (inline_data) is not supported");
+  if (flags & EXT4_INLINE_DATA_FL)
+    return make_error(Errc::unsupported, who + "data inline in the inode (inline_data) is not supported");
   if (flags & EXT4_ENCRYPT_FL) return make_error(Errc::unsupported, who + "encrypted (encrypt)");
   if (flags & EXT4_COMPR_FL) return make_error(Errc::unsupported, who + "compressed (compression)");
   if (flags & EXT4_EXTENTS_FL) return walk_extents(inode, l, read, on_extent, on_tree_block);

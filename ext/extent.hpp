@@ -49,8 +49,8 @@ static_assert(sizeof(Ext4ExtentIdx) == 12 && offsetof(Ext4ExtentIdx, ei_leaf_hi)
 inline constexpr std::uint16_t kExtentMagic = 0xF30A;
 inline constexpr std::uint32_t kMaxInitExtentLen = 32768;
 inline constexpr std::uint32_t kMaxUnwrittenExtentLen = 32767;
-inline constexpr std::uint32_t kExtentRootMax = 4;     // (60 - 12) / 12
-inline constexpr std::uint32_t kMaxExtentDepth = 5;    // EXT4_MAX_EXTENT_DEPTH
+inline constexpr std::uint32_t kExtentRootMax = 4;   // (60 - 12) / 12
+inline constexpr std::uint32_t kMaxExtentDepth = 5;  // EXT4_MAX_EXTENT_DEPTH
 
 // One mapping of logical to physical blocks.
 struct Extent {

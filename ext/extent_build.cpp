@@ -8,8 +8,8 @@ namespace {
 
 struct Entry {  // one entry of a level: an extent (leaves) or an index
   std::uint32_t logical;
-  std::uint32_t len;      // leaves only
-  std::uint64_t physical; // data start, or the child block
+  std::uint32_t len;       // leaves only
+  std::uint64_t physical;  // data start, or the child block
 };
 
 void put_header(std::span<std::byte> node, std::uint16_t entries, std::uint16_t max, std::uint16_t depth) {
@@ -86,7 +86,8 @@ fsio::Result<std::vector<std::uint64_t>> build_extent_tree(Filesystem& fs, Alloc
       auto node = fs.meta_new(run.start, MetaKind::fresh);
       put_header(node, std::uint16_t(n), std::uint16_t(cap), depth);
       put_entries(node, &level[i], n, depth == 0);
-      fsio::store(node, le32(extent_block_checksum(node, inode.ino, inode.generation(), l)), 12 + 12 * std::size_t(cap));
+      fsio::store(node, le32(extent_block_checksum(node, inode.ino, inode.generation(), l)),
+                  12 + 12 * std::size_t(cap));
       up.push_back(Entry{level[i].logical, 0, run.start});
       tree.push_back(run.start);
     }
@@ -119,8 +120,8 @@ fsio::Status set_inode_blocks(Inode& inode, std::uint64_t blocks, const Layout& 
   f.i_flags = f.i_flags & ~EXT4_HUGE_FILE_FL;
   const bool huge = l.has_ro_compat(EXT4_FEATURE_RO_COMPAT_HUGE_FILE);
   if (units >= (std::uint64_t(1) << 32) && !huge)
-    return fsio::make_error(fsio::Errc::unsupported, "ext: a file of " + std::to_string(blocks) +
-                                                         " blocks needs the huge_file feature");
+    return fsio::make_error(fsio::Errc::unsupported,
+                            "ext: a file of " + std::to_string(blocks) + " blocks needs the huge_file feature");
   if (units >= (std::uint64_t(1) << 48)) {
     units = blocks;  // HUGE_FILE_FL: counted in filesystem blocks
     f.i_flags = f.i_flags | EXT4_HUGE_FILE_FL;

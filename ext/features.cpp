@@ -17,33 +17,55 @@ struct Feature {
 };
 
 constexpr Feature kCompat[] = {
-    {EXT2_FEATURE_COMPAT_DIR_PREALLOC, "dir_prealloc"}, {EXT2_FEATURE_COMPAT_IMAGIC_INODES, "imagic_inodes"},
-    {EXT3_FEATURE_COMPAT_HAS_JOURNAL, "has_journal"},   {EXT2_FEATURE_COMPAT_EXT_ATTR, "ext_attr"},
-    {EXT2_FEATURE_COMPAT_RESIZE_INODE, "resize_inode"}, {EXT2_FEATURE_COMPAT_DIR_INDEX, "dir_index"},
-    {EXT2_FEATURE_COMPAT_LAZY_BG, "lazy_bg"},           {EXT2_FEATURE_COMPAT_EXCLUDE_BITMAP, "snapshot_bitmap"},
-    {EXT4_FEATURE_COMPAT_SPARSE_SUPER2, "sparse_super2"}, {EXT4_FEATURE_COMPAT_FAST_COMMIT, "fast_commit"},
-    {EXT4_FEATURE_COMPAT_STABLE_INODES, "stable_inodes"}, {EXT4_FEATURE_COMPAT_ORPHAN_FILE, "orphan_file"},
+    {EXT2_FEATURE_COMPAT_DIR_PREALLOC, "dir_prealloc"},
+    {EXT2_FEATURE_COMPAT_IMAGIC_INODES, "imagic_inodes"},
+    {EXT3_FEATURE_COMPAT_HAS_JOURNAL, "has_journal"},
+    {EXT2_FEATURE_COMPAT_EXT_ATTR, "ext_attr"},
+    {EXT2_FEATURE_COMPAT_RESIZE_INODE, "resize_inode"},
+    {EXT2_FEATURE_COMPAT_DIR_INDEX, "dir_index"},
+    {EXT2_FEATURE_COMPAT_LAZY_BG, "lazy_bg"},
+    {EXT2_FEATURE_COMPAT_EXCLUDE_BITMAP, "snapshot_bitmap"},
+    {EXT4_FEATURE_COMPAT_SPARSE_SUPER2, "sparse_super2"},
+    {EXT4_FEATURE_COMPAT_FAST_COMMIT, "fast_commit"},
+    {EXT4_FEATURE_COMPAT_STABLE_INODES, "stable_inodes"},
+    {EXT4_FEATURE_COMPAT_ORPHAN_FILE, "orphan_file"},
 };
 constexpr Feature kRoCompat[] = {
-    {EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER, "sparse_super"}, {EXT2_FEATURE_RO_COMPAT_LARGE_FILE, "large_file"},
-    {EXT2_FEATURE_RO_COMPAT_BTREE_DIR, "btree_dir"},       {EXT4_FEATURE_RO_COMPAT_HUGE_FILE, "huge_file"},
-    {EXT4_FEATURE_RO_COMPAT_GDT_CSUM, "uninit_bg"},        {EXT4_FEATURE_RO_COMPAT_DIR_NLINK, "dir_nlink"},
-    {EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE, "extra_isize"},   {EXT4_FEATURE_RO_COMPAT_HAS_SNAPSHOT, "snapshot"},
-    {EXT4_FEATURE_RO_COMPAT_QUOTA, "quota"},               {EXT4_FEATURE_RO_COMPAT_BIGALLOC, "bigalloc"},
-    {EXT4_FEATURE_RO_COMPAT_METADATA_CSUM, "metadata_csum"}, {EXT4_FEATURE_RO_COMPAT_REPLICA, "replica"},
-    {EXT4_FEATURE_RO_COMPAT_READONLY, "read-only"},        {EXT4_FEATURE_RO_COMPAT_PROJECT, "project"},
-    {EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS, "shared_blocks"}, {EXT4_FEATURE_RO_COMPAT_VERITY, "verity"},
+    {EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER, "sparse_super"},
+    {EXT2_FEATURE_RO_COMPAT_LARGE_FILE, "large_file"},
+    {EXT2_FEATURE_RO_COMPAT_BTREE_DIR, "btree_dir"},
+    {EXT4_FEATURE_RO_COMPAT_HUGE_FILE, "huge_file"},
+    {EXT4_FEATURE_RO_COMPAT_GDT_CSUM, "uninit_bg"},
+    {EXT4_FEATURE_RO_COMPAT_DIR_NLINK, "dir_nlink"},
+    {EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE, "extra_isize"},
+    {EXT4_FEATURE_RO_COMPAT_HAS_SNAPSHOT, "snapshot"},
+    {EXT4_FEATURE_RO_COMPAT_QUOTA, "quota"},
+    {EXT4_FEATURE_RO_COMPAT_BIGALLOC, "bigalloc"},
+    {EXT4_FEATURE_RO_COMPAT_METADATA_CSUM, "metadata_csum"},
+    {EXT4_FEATURE_RO_COMPAT_REPLICA, "replica"},
+    {EXT4_FEATURE_RO_COMPAT_READONLY, "read-only"},
+    {EXT4_FEATURE_RO_COMPAT_PROJECT, "project"},
+    {EXT4_FEATURE_RO_COMPAT_SHARED_BLOCKS, "shared_blocks"},
+    {EXT4_FEATURE_RO_COMPAT_VERITY, "verity"},
     {EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT, "orphan_present"},
 };
 constexpr Feature kIncompat[] = {
-    {EXT2_FEATURE_INCOMPAT_COMPRESSION, "compression"}, {EXT2_FEATURE_INCOMPAT_FILETYPE, "filetype"},
-    {EXT3_FEATURE_INCOMPAT_RECOVER, "needs_recovery"},  {EXT3_FEATURE_INCOMPAT_JOURNAL_DEV, "journal_dev"},
-    {EXT2_FEATURE_INCOMPAT_META_BG, "meta_bg"},         {EXT3_FEATURE_INCOMPAT_EXTENTS, "extent"},
-    {EXT4_FEATURE_INCOMPAT_64BIT, "64bit"},             {EXT4_FEATURE_INCOMPAT_MMP, "mmp"},
-    {EXT4_FEATURE_INCOMPAT_FLEX_BG, "flex_bg"},         {EXT4_FEATURE_INCOMPAT_EA_INODE, "ea_inode"},
-    {EXT4_FEATURE_INCOMPAT_DIRDATA, "dirdata"},         {EXT4_FEATURE_INCOMPAT_CSUM_SEED, "metadata_csum_seed"},
-    {EXT4_FEATURE_INCOMPAT_LARGEDIR, "large_dir"},      {EXT4_FEATURE_INCOMPAT_INLINE_DATA, "inline_data"},
-    {EXT4_FEATURE_INCOMPAT_ENCRYPT, "encrypt"},         {EXT4_FEATURE_INCOMPAT_CASEFOLD, "casefold"},
+    {EXT2_FEATURE_INCOMPAT_COMPRESSION, "compression"},
+    {EXT2_FEATURE_INCOMPAT_FILETYPE, "filetype"},
+    {EXT3_FEATURE_INCOMPAT_RECOVER, "needs_recovery"},
+    {EXT3_FEATURE_INCOMPAT_JOURNAL_DEV, "journal_dev"},
+    {EXT2_FEATURE_INCOMPAT_META_BG, "meta_bg"},
+    {EXT3_FEATURE_INCOMPAT_EXTENTS, "extent"},
+    {EXT4_FEATURE_INCOMPAT_64BIT, "64bit"},
+    {EXT4_FEATURE_INCOMPAT_MMP, "mmp"},
+    {EXT4_FEATURE_INCOMPAT_FLEX_BG, "flex_bg"},
+    {EXT4_FEATURE_INCOMPAT_EA_INODE, "ea_inode"},
+    {EXT4_FEATURE_INCOMPAT_DIRDATA, "dirdata"},
+    {EXT4_FEATURE_INCOMPAT_CSUM_SEED, "metadata_csum_seed"},
+    {EXT4_FEATURE_INCOMPAT_LARGEDIR, "large_dir"},
+    {EXT4_FEATURE_INCOMPAT_INLINE_DATA, "inline_data"},
+    {EXT4_FEATURE_INCOMPAT_ENCRYPT, "encrypt"},
+    {EXT4_FEATURE_INCOMPAT_CASEFOLD, "casefold"},
 };
 
 template <std::size_t N>
@@ -98,8 +120,8 @@ std::string feature_names(std::uint32_t compat, std::uint32_t incompat, std::uin
 
 fsio::Status check_readable(const Layout& l) {
   if (std::uint32_t extra = l.incompat & ~kReadIncompat)
-    return make_error(Errc::unsupported, "ext: cannot read a filesystem with incompatible feature(s) " +
-                                             feature_names(0, extra, 0));
+    return make_error(Errc::unsupported,
+                      "ext: cannot read a filesystem with incompatible feature(s) " + feature_names(0, extra, 0));
   return {};
 }
 
@@ -110,21 +132,24 @@ fsio::Status check_writable(const Layout& l, const Ext4SuperBlock& sb) {
   if (sb.s_state & EXT2_ERROR_FS)
     return make_error(Errc::busy, no + "the filesystem has errors (s_state ERROR_FS); run e2fsck first");
   if (!(sb.s_state & EXT2_VALID_FS))
-    return make_error(Errc::busy, no + "the filesystem was not cleanly unmounted (s_state VALID_FS clear); run e2fsck first");
+    return make_error(Errc::busy,
+                      no + "the filesystem was not cleanly unmounted (s_state VALID_FS clear); run e2fsck first");
   if (sb.s_last_orphan != 0 || l.has_ro_compat(EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT))
-    return make_error(Errc::busy, no + "orphan inodes are present (s_last_orphan " + std::to_string(sb.s_last_orphan) +
-                                      (l.has_ro_compat(EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT) ? ", orphan_present" : "") +
-                                      "); mount it once or run e2fsck");
+    return make_error(Errc::busy,
+                      no + "orphan inodes are present (s_last_orphan " + std::to_string(sb.s_last_orphan) +
+                          (l.has_ro_compat(EXT4_FEATURE_RO_COMPAT_ORPHAN_PRESENT) ? ", orphan_present" : "") +
+                          "); mount it once or run e2fsck");
   if (std::uint32_t extra = l.incompat & ~kWriteIncompat)
-    return make_error(Errc::unsupported, no + "incompatible feature(s) not handled for writing: " +
-                                             feature_names(0, extra, 0));
+    return make_error(Errc::unsupported,
+                      no + "incompatible feature(s) not handled for writing: " + feature_names(0, extra, 0));
   if (std::uint32_t extra = l.ro_compat & ~kWriteRoCompat)
-    return make_error(Errc::unsupported, no + "read-only-compatible feature(s) not handled for writing: " +
-                                             feature_names(0, 0, extra));
+    return make_error(Errc::unsupported,
+                      no + "read-only-compatible feature(s) not handled for writing: " + feature_names(0, 0, extra));
   if (std::uint32_t extra = l.compat & ~kWriteCompat)
     return make_error(Errc::unsupported, no + "feature(s) not handled for writing: " + feature_names(extra, 0, 0));
   if (!l.has_incompat(EXT3_FEATURE_INCOMPAT_EXTENTS))
-    return make_error(Errc::unsupported, no + "no extent feature (ext2/ext3 block-mapped files are read-only in extwb)");
+    return make_error(Errc::unsupported,
+                      no + "no extent feature (ext2/ext3 block-mapped files are read-only in extwb)");
   if (l.has_compat(EXT3_FEATURE_COMPAT_HAS_JOURNAL) && sb.s_journal_inum == 0)
     return make_error(Errc::unsupported, no + "the journal is on an external device (cannot check that it is clean)");
   return {};

@@ -64,8 +64,8 @@ fsio::Status Filesystem::load_groups() {
     for (std::uint32_t i = 0; i < l_.gdt_blocks; ++i) {
       const std::uint64_t blk = l_.descriptor_block(i);
       if (blk >= l_.blocks_count)
-        return make_error(Errc::corrupt, "ext descriptor block " + std::to_string(i) + " at " + fsio::format_hex(blk, true) +
-                                             " is outside the filesystem");
+        return make_error(Errc::corrupt, "ext descriptor block " + std::to_string(i) + " at " +
+                                             fsio::format_hex(blk, true) + " is outside the filesystem");
       plug.read(blk * bs, table.span().subspan(std::size_t(i) * bs, bs));
     }
     FSIO_TRY(plug.finish());
@@ -80,8 +80,8 @@ fsio::Status Filesystem::load_groups() {
       const std::uint16_t want = group_desc_checksum(raw, g, l_, sb_.s_uuid);
       if (groups_[g].checksum != want)
         return make_error(Errc::corrupt, "ext group descriptor " + std::to_string(g) + ": bg_checksum " +
-                                             fsio::format_hex(groups_[g].checksum, true) + " does not match the contents (" + fsio::format_hex(want, true) +
-                                             ")");
+                                             fsio::format_hex(groups_[g].checksum, true) +
+                                             " does not match the contents (" + fsio::format_hex(want, true) + ")");
     }
     FSIO_TRY(check_group_desc(groups_[g], g, l_));
   }
@@ -98,7 +98,8 @@ fsio::Status Filesystem::write_gate() {
     if (e.logical == 0 && first == 0) first = e.physical;
     return {};
   }));
-  if (first == 0) return make_error(Errc::corrupt, "ext journal inode " + std::to_string(sb_.s_journal_inum) + " has no block 0");
+  if (first == 0)
+    return make_error(Errc::corrupt, "ext journal inode " + std::to_string(sb_.s_journal_inum) + " has no block 0");
   auto block = FSIO_TRY(meta(first));
   return check_journal_clean(block);
 }
@@ -106,7 +107,8 @@ fsio::Status Filesystem::write_gate() {
 fsio::Result<std::span<std::byte>> Filesystem::meta(std::uint64_t block) {
   if (auto it = cache_.find(block); it != cache_.end()) return it->second.buf.span();
   if (block >= l_.blocks_count)
-    return make_error(Errc::corrupt, "ext: metadata block " + fsio::format_hex(block, true) + " is outside the filesystem");
+    return make_error(Errc::corrupt,
+                      "ext: metadata block " + fsio::format_hex(block, true) + " is outside the filesystem");
   Cached c;
   c.buf = fsio::AlignedBuffer(l_.block_size);
   FSIO_TRY(q_->read(block * l_.block_size, c.buf.span()));
@@ -190,14 +192,14 @@ std::pair<std::uint64_t, std::uint32_t> Filesystem::inode_location(std::uint32_t
 
 fsio::Result<Inode> Filesystem::read_inode(std::uint32_t ino) {
   if (ino == 0 || ino > l_.inodes_count)
-    return make_error(Errc::corrupt, "ext: inode number " + std::to_string(ino) + " is outside 1.." +
-                                         std::to_string(l_.inodes_count));
+    return make_error(Errc::corrupt,
+                      "ext: inode number " + std::to_string(ino) + " is outside 1.." + std::to_string(l_.inodes_count));
   const std::uint32_t g = l_.group_of_inode(ino);
   const std::uint32_t index = (ino - 1) % l_.inodes_per_group;
   const GroupDesc& d = groups_[g];
   if (l_.group_csum() && ((d.flags & EXT4_BG_INODE_UNINIT) || index >= l_.inodes_per_group - d.itable_unused))
-    return make_error(Errc::corrupt, "ext: inode " + std::to_string(ino) +
-                                         " lies in the unused part of group " + std::to_string(g) + "'s inode table");
+    return make_error(Errc::corrupt, "ext: inode " + std::to_string(ino) + " lies in the unused part of group " +
+                                         std::to_string(g) + "'s inode table");
   auto [block, off] = inode_location(ino);
   auto data = FSIO_TRY(meta(block));
   Inode inode;
@@ -261,7 +263,8 @@ fsio::Result<std::optional<std::uint32_t>> Filesystem::find_hashed(const Inode& 
   using Found = std::optional<std::uint32_t>;
   auto phys = [&](std::uint32_t logical) -> std::uint64_t {
     for (const Extent& e : list)
-      if (!e.unwritten && logical >= e.logical && logical - e.logical < e.len) return e.physical + (logical - e.logical);
+      if (!e.unwritten && logical >= e.logical && logical - e.logical < e.len)
+        return e.physical + (logical - e.logical);
     return 0;
   };
   auto root = FSIO_TRY(meta(phys(0)));
@@ -285,10 +288,11 @@ fsio::Result<std::optional<std::uint32_t>> Filesystem::find_hashed(const Inode& 
         if (phys(logical) == 0) return Found();
         auto leaf = FSIO_TRY(meta(phys(logical)));
         std::uint32_t found = 0;
-        FSIO_TRY(for_each_dirent(leaf, dir.ino, dir.generation(), logical, true, l_, [&](const DirEntry& d) -> fsio::Status {
-          if (d.name == name) found = d.inode;
-          return {};
-        }));
+        FSIO_TRY(
+            for_each_dirent(leaf, dir.ino, dir.generation(), logical, true, l_, [&](const DirEntry& d) -> fsio::Status {
+              if (d.name == name) found = d.inode;
+              return {};
+            }));
         if (found) return Found(found);
         if (i + 1 < cl.count && !(fsio::load<le32>(node, co + 8 * (i + 1)) & 1)) break;
       }
@@ -334,7 +338,8 @@ fsio::Result<std::uint32_t> Filesystem::lookup(std::string_view path) {
   for (std::string_view part : split_path(path)) {
     auto dir = FSIO_TRY(read_inode(ino));
     if (!dir.is_dir())
-      return make_error(Errc::not_found, "ext: " + (walked.empty() ? std::string("/") : walked) + " is not a directory");
+      return make_error(Errc::not_found,
+                        "ext: " + (walked.empty() ? std::string("/") : walked) + " is not a directory");
     walked += "/";
     walked += part;
     ino = FSIO_TRY(find_entry(dir, part));

@@ -102,8 +102,10 @@ fsio::Status check_group_desc(const GroupDesc& d, std::uint32_t g, const Layout&
     return bad("bg_inode_bitmap", d.inode_bitmap, "is outside the filesystem");
   if (d.inode_table < l.first_data_block || d.inode_table > l.blocks_count - l.inode_table_blocks)
     return bad("bg_inode_table", d.inode_table, "is outside the filesystem");
-  if (d.free_blocks > l.blocks_in_group(g)) return bad("bg_free_blocks_count", d.free_blocks, "exceeds the group's blocks");
-  if (d.free_inodes > l.inodes_per_group) return bad("bg_free_inodes_count", d.free_inodes, "exceeds s_inodes_per_group");
+  if (d.free_blocks > l.blocks_in_group(g))
+    return bad("bg_free_blocks_count", d.free_blocks, "exceeds the group's blocks");
+  if (d.free_inodes > l.inodes_per_group)
+    return bad("bg_free_inodes_count", d.free_inodes, "exceeds s_inodes_per_group");
   if (d.used_dirs > l.inodes_per_group) return bad("bg_used_dirs_count", d.used_dirs, "exceeds s_inodes_per_group");
   if (l.group_csum() && d.itable_unused > l.inodes_per_group)
     return bad("bg_itable_unused", d.itable_unused, "exceeds s_inodes_per_group");

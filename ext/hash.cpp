@@ -40,7 +40,9 @@ u32 h(u32 x, u32 y, u32 z) { return x ^ y ^ z; }
 void half_md4(u32 (&s)[4], const u32 (&in)[8]) {
   constexpr u32 k2 = 013240474631u, k3 = 015666365641u;
   u32 a = s[0], b = s[1], c = s[2], d = s[3];
-  auto step = [](auto fn, u32& w, u32 x, u32 y, u32 z, u32 data, int shift) { w = std::rotl(w + fn(x, y, z) + data, shift); };
+  auto step = [](auto fn, u32& w, u32 x, u32 y, u32 z, u32 data, int shift) {
+    w = std::rotl(w + fn(x, y, z) + data, shift);
+  };
   // Round 1: words in order, shifts 3 7 11 19.
   for (int i = 0; i < 8; i += 4) {
     step(f, a, b, c, d, in[i + 0], 3);
@@ -103,9 +105,7 @@ fsio::Result<DxHash> dx_hash(std::string_view name, std::uint8_t version, const 
   DxHash out;
   switch (version) {
     case DX_HASH_LEGACY:
-    case DX_HASH_LEGACY_UNSIGNED:
-      out.major = legacy(name, version == DX_HASH_LEGACY_UNSIGNED);
-      break;
+    case DX_HASH_LEGACY_UNSIGNED: out.major = legacy(name, version == DX_HASH_LEGACY_UNSIGNED); break;
     case DX_HASH_HALF_MD4:
     case DX_HASH_HALF_MD4_UNSIGNED: {
       for (std::string_view p = name; !p.empty(); p.remove_prefix(std::min<std::size_t>(32, p.size()))) {
@@ -129,8 +129,9 @@ fsio::Result<DxHash> dx_hash(std::string_view name, std::uint8_t version, const 
       break;
     }
     default:
-      return fsio::make_error(fsio::Errc::unsupported, "ext: htree hash version " + std::to_string(version) +
-                                                           " is not supported (siphash is for casefolded or encrypted directories)");
+      return fsio::make_error(fsio::Errc::unsupported,
+                              "ext: htree hash version " + std::to_string(version) +
+                                  " is not supported (siphash is for casefolded or encrypted directories)");
   }
   out.major &= ~1u;
   if (out.major == (0x7fffffffu << 1)) out.major = (0x7fffffffu - 1) << 1;  // EXT4_HTREE_EOF_32BIT is reserved

@@ -18,9 +18,9 @@ struct FileType {
   const char* prose;
 };
 constexpr FileType kFileTypes[] = {
-    {S_IFREG_, "file", "a regular file"},  {S_IFDIR_, "dir", "a directory"},
+    {S_IFREG_, "file", "a regular file"},     {S_IFDIR_, "dir", "a directory"},
     {S_IFLNK_, "symlink", "a symbolic link"}, {0x2000, "chardev", "a character device"},
-    {0x6000, "blockdev", "a block device"}, {0x1000, "fifo", "a fifo"},
+    {0x6000, "blockdev", "a block device"},   {0x1000, "fifo", "a fifo"},
     {0xC000, "socket", "a socket"},
 };
 
@@ -181,12 +181,12 @@ fsio::Status check_time(const Layout& l, std::int64_t sec, const std::string& wh
   const TimeLimits t = time_limits(l);
   if (sec >= t.min && sec <= t.max) return {};
   const bool extra = l.inode_size > kGoodOldInodeSize;
-  return fsio::make_error(fsio::Errc::invalid_argument,
-                          what + ": out of the range this filesystem's " + std::to_string(l.inode_size) +
-                              "-byte inodes can store, " + std::to_string(t.min) + " to " + std::to_string(t.max) +
-                              (extra ? " (1901-12-13 to 2446-05-10 UTC)"
-                                     : " (1901-12-13 to 2038-01-19 UTC; no room for the epoch bits)") +
-                              "; it would wrap round to another date");
+  return fsio::make_error(
+      fsio::Errc::invalid_argument,
+      what + ": out of the range this filesystem's " + std::to_string(l.inode_size) + "-byte inodes can store, " +
+          std::to_string(t.min) + " to " + std::to_string(t.max) +
+          (extra ? " (1901-12-13 to 2446-05-10 UTC)" : " (1901-12-13 to 2038-01-19 UTC; no room for the epoch bits)") +
+          "; it would wrap round to another date");
 }
 
 }  // namespace ext

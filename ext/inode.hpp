@@ -14,39 +14,39 @@
 namespace ext {
 
 struct Ext4Inode {
-  le16 i_mode;            // 0x00
-  le16 i_uid;             // 0x02
-  le32 i_size_lo;         // 0x04
-  le32 i_atime;           // 0x08
-  le32 i_ctime;           // 0x0C
-  le32 i_mtime;           // 0x10
-  le32 i_dtime;           // 0x14
-  le16 i_gid;             // 0x18
-  le16 i_links_count;     // 0x1A
-  le32 i_blocks_lo;       // 0x1C: 512-byte units (fs blocks with HUGE_FILE_FL)
-  le32 i_flags;           // 0x20
-  le32 l_i_version;       // 0x24
-  le32 i_block[15];       // 0x28: extent root, block map, or symlink target
-  le32 i_generation;      // 0x64
-  le32 i_file_acl_lo;     // 0x68
-  le32 i_size_high;       // 0x6C
-  le32 i_obso_faddr;      // 0x70
-  le16 l_i_blocks_high;   // 0x74
-  le16 l_i_file_acl_high; // 0x76
-  le16 l_i_uid_high;      // 0x78
-  le16 l_i_gid_high;      // 0x7A
-  le16 l_i_checksum_lo;   // 0x7C
-  le16 l_i_reserved;      // 0x7E
+  le16 i_mode;             // 0x00
+  le16 i_uid;              // 0x02
+  le32 i_size_lo;          // 0x04
+  le32 i_atime;            // 0x08
+  le32 i_ctime;            // 0x0C
+  le32 i_mtime;            // 0x10
+  le32 i_dtime;            // 0x14
+  le16 i_gid;              // 0x18
+  le16 i_links_count;      // 0x1A
+  le32 i_blocks_lo;        // 0x1C: 512-byte units (fs blocks with HUGE_FILE_FL)
+  le32 i_flags;            // 0x20
+  le32 l_i_version;        // 0x24
+  le32 i_block[15];        // 0x28: extent root, block map, or symlink target
+  le32 i_generation;       // 0x64
+  le32 i_file_acl_lo;      // 0x68
+  le32 i_size_high;        // 0x6C
+  le32 i_obso_faddr;       // 0x70
+  le16 l_i_blocks_high;    // 0x74
+  le16 l_i_file_acl_high;  // 0x76
+  le16 l_i_uid_high;       // 0x78
+  le16 l_i_gid_high;       // 0x7A
+  le16 l_i_checksum_lo;    // 0x7C
+  le16 l_i_reserved;       // 0x7E
   // Large inodes (s_inode_size > 128) only:
-  le16 i_extra_isize;     // 0x80
-  le16 i_checksum_hi;     // 0x82
-  le32 i_ctime_extra;     // 0x84: (nsec << 2) | epoch bits
-  le32 i_mtime_extra;     // 0x88
-  le32 i_atime_extra;     // 0x8C
-  le32 i_crtime;          // 0x90
-  le32 i_crtime_extra;    // 0x94
-  le32 i_version_hi;      // 0x98
-  le32 i_projid;          // 0x9C
+  le16 i_extra_isize;   // 0x80
+  le16 i_checksum_hi;   // 0x82
+  le32 i_ctime_extra;   // 0x84: (nsec << 2) | epoch bits
+  le32 i_mtime_extra;   // 0x88
+  le32 i_atime_extra;   // 0x8C
+  le32 i_crtime;        // 0x90
+  le32 i_crtime_extra;  // 0x94
+  le32 i_version_hi;    // 0x98
+  le32 i_projid;        // 0x9C
 };
 static_assert(sizeof(Ext4Inode) == 160 && alignof(Ext4Inode) == 1);
 static_assert(offsetof(Ext4Inode, i_blocks_lo) == 0x1C);
@@ -100,8 +100,8 @@ struct Inode {
   std::uint32_t ino = 0;
   std::vector<std::byte> raw;  // s_inode_size bytes
 
-  Ext4Inode fields() const;                // first 160 bytes; missing ones read as 0
-  void set_fields(const Ext4Inode& f);     // writes back the bytes that exist
+  Ext4Inode fields() const;             // first 160 bytes; missing ones read as 0
+  void set_fields(const Ext4Inode& f);  // writes back the bytes that exist
   std::uint16_t mode() const { return fields().i_mode; }
   bool is_dir() const { return (mode() & S_IFMT_) == S_IFDIR_; }
   bool is_reg() const { return (mode() & S_IFMT_) == S_IFREG_; }

@@ -105,7 +105,7 @@ fsio::Result<StatInfo> stat_path(Filesystem& fs, const std::string& path) {
   s.inode = FSIO_TRY(describe_inode(fs, inode));
   s.extent_mapped = inode.flags() & EXT4_EXTENTS_FL;
   const bool fast_symlink = inode.is_symlink() && inode.blocks_512(fs.layout()) ==
-                                                    (inode.file_acl(fs.layout()) ? fs.layout().block_size / 512 : 0);
+                                                      (inode.file_acl(fs.layout()) ? fs.layout().block_size / 512 : 0);
   if (!fast_symlink && !(inode.flags() & EXT4_INLINE_DATA_FL))
     FSIO_TRY(walk_mapping(
         inode, fs.layout(), fs.reader(),

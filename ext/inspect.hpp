@@ -12,7 +12,7 @@ namespace ext {
 
 struct InodeInfo {
   std::uint32_t ino = 0;
-  std::string type;  // "file", "dir", "symlink", "chardev", "blockdev", "fifo", "socket", "unknown"
+  std::string type;        // "file", "dir", "symlink", "chardev", "blockdev", "fifo", "socket", "unknown"
   std::uint16_t mode = 0;  // permission bits and type, as i_mode
   std::uint32_t uid = 0, gid = 0;
   std::uint32_t links = 0;
@@ -46,7 +46,7 @@ struct DfInfo {
   std::uint32_t inodes_count = 0, free_inodes = 0;
   std::uint32_t group_count = 0, inode_size = 0;
   std::string uuid, label, features, state;
-  bool writable = false;     // passes the write gate
+  bool writable = false;      // passes the write gate
   std::string write_refusal;  // why not, when not
 };
 

@@ -20,8 +20,9 @@ fsio::Status check_journal_clean(std::span<const std::byte> b) {
     return fsio::make_error(fsio::Errc::corrupt, "ext journal: h_blocktype " + std::to_string(type) +
                                                      " is not a journal superblock (3 or 4)");
   if (const std::uint32_t start = load_be32(b, kJbd2StartOffset); start != 0)
-    return fsio::make_error(fsio::Errc::busy, "ext: refusing to write: the journal holds transactions to replay (s_start " +
-                                                  std::to_string(start) + "); mount it once or run e2fsck");
+    return fsio::make_error(fsio::Errc::busy,
+                            "ext: refusing to write: the journal holds transactions to replay (s_start " +
+                                std::to_string(start) + "); mount it once or run e2fsck");
   return {};
 }
 

@@ -11,10 +11,10 @@
 
 namespace ext {
 
-inline constexpr std::uint32_t kJbd2Magic = 0xC03B3998;   // h_magic
-inline constexpr std::uint32_t kJbd2SuperblockV1 = 3;     // h_blocktype
+inline constexpr std::uint32_t kJbd2Magic = 0xC03B3998;  // h_magic
+inline constexpr std::uint32_t kJbd2SuperblockV1 = 3;    // h_blocktype
 inline constexpr std::uint32_t kJbd2SuperblockV2 = 4;
-inline constexpr std::size_t kJbd2StartOffset = 0x1C;     // s_start: first block of the log, 0 = clean
+inline constexpr std::size_t kJbd2StartOffset = 0x1C;  // s_start: first block of the log, 0 = clean
 
 // Reads a big-endian 32-bit field (jbd2 is the one big-endian structure).
 inline std::uint32_t load_be32(std::span<const std::byte> b, std::size_t at) {

@@ -72,9 +72,11 @@ namespace {
 // The magic, a revision we know, and the feature words (none in rev 0).
 fsio::Status decode_identity(const Ext4SuperBlock& sb, Layout& l) {
   if (sb.s_magic != kSuperMagic)
-    return make_error(Errc::corrupt, "ext superblock: bad magic " + fsio::format_hex(sb.s_magic, true) + " (expected 0xEF53)");
+    return make_error(Errc::corrupt,
+                      "ext superblock: bad magic " + fsio::format_hex(sb.s_magic, true) + " (expected 0xEF53)");
   if (sb.s_rev_level > 1)
-    return make_error(Errc::unsupported, "ext superblock: s_rev_level " + std::to_string(sb.s_rev_level) + " is unknown");
+    return make_error(Errc::unsupported,
+                      "ext superblock: s_rev_level " + std::to_string(sb.s_rev_level) + " is unknown");
 
   l.compat = sb.s_feature_compat;
   l.incompat = sb.s_feature_incompat;
@@ -90,8 +92,8 @@ fsio::Status check_superblock_checksum(const Ext4SuperBlock& sb, std::span<const
       return bad("s_checksum_type", sb.s_checksum_type, "is not crc32c (1)");
     const std::uint32_t want = superblock_checksum(bytes.first(kSuperblockSize));
     if (sb.s_checksum != want)
-      return make_error(Errc::corrupt, "ext superblock: s_checksum " + fsio::format_hex(sb.s_checksum, true) + " does not match the contents (" +
-                                           fsio::format_hex(want, true) + ")");
+      return make_error(Errc::corrupt, "ext superblock: s_checksum " + fsio::format_hex(sb.s_checksum, true) +
+                                           " does not match the contents (" + fsio::format_hex(want, true) + ")");
   }
   return {};
 }
@@ -107,9 +109,10 @@ fsio::Status decode_block_counts(const Ext4SuperBlock& sb, std::uint64_t device_
     l.r_blocks_count |= std::uint64_t(sb.s_r_blocks_count_hi) << 32;
   }
   l.first_data_block = sb.s_first_data_block;
-  if (l.first_data_block > 1 || (l.block_size == 1024 && l.first_data_block != 1 &&
-                                 !l.has_ro_compat(EXT4_FEATURE_RO_COMPAT_BIGALLOC)))
-    return bad("s_first_data_block", l.first_data_block, "is impossible for " + std::to_string(l.block_size) + "-byte blocks");
+  if (l.first_data_block > 1 ||
+      (l.block_size == 1024 && l.first_data_block != 1 && !l.has_ro_compat(EXT4_FEATURE_RO_COMPAT_BIGALLOC)))
+    return bad("s_first_data_block", l.first_data_block,
+               "is impossible for " + std::to_string(l.block_size) + "-byte blocks");
   if (l.blocks_count <= l.first_data_block) return bad("s_blocks_count", l.blocks_count, "leaves no block groups");
   if (l.blocks_count > device_bytes / l.block_size)
     return bad("s_blocks_count", l.blocks_count,
@@ -136,7 +139,8 @@ fsio::Status decode_groups(const Ext4SuperBlock& sb, Layout& l) {
     return bad("s_blocks_per_group", l.blocks_per_group, "is not s_clusters_per_group << cluster bits");
   l.inodes_per_group = sb.s_inodes_per_group;
   if (l.inodes_per_group == 0 || l.inodes_per_group > bits || l.inodes_per_group % 8)
-    return bad("s_inodes_per_group", l.inodes_per_group, "(expected a multiple of 8 up to " + std::to_string(bits) + ")");
+    return bad("s_inodes_per_group", l.inodes_per_group,
+               "(expected a multiple of 8 up to " + std::to_string(bits) + ")");
 
   const std::uint64_t groups = (l.blocks_count - l.first_data_block + l.blocks_per_group - 1) / l.blocks_per_group;
   if (groups * l.inodes_per_group != sb.s_inodes_count)
@@ -157,7 +161,8 @@ fsio::Status decode_inodes(const Ext4SuperBlock& sb, Layout& l) {
     if (l.first_ino < 11 || l.first_ino >= l.inodes_count)
       return bad("s_first_ino", l.first_ino, "(expected 11 up to s_inodes_count)");
   }
-  l.inode_table_blocks = std::uint32_t((std::uint64_t(l.inodes_per_group) * l.inode_size + l.block_size - 1) / l.block_size);
+  l.inode_table_blocks =
+      std::uint32_t((std::uint64_t(l.inodes_per_group) * l.inode_size + l.block_size - 1) / l.block_size);
   if (l.inode_table_blocks >= l.blocks_per_group)
     return bad("s_inodes_per_group", l.inodes_per_group, "needs an inode table as large as the group");
   return {};
@@ -192,7 +197,7 @@ fsio::Status decode_descriptors(const Ext4SuperBlock& sb, Layout& l) {
 // The metadata checksum seed and the directory hash's seed and version.
 void decode_seeds(const Ext4SuperBlock& sb, Layout& l) {
   l.csum_seed = l.has_incompat(EXT4_FEATURE_INCOMPAT_CSUM_SEED) ? std::uint32_t(sb.s_checksum_seed)
-                                                                 : crc32c_raw(~0u, sb.s_uuid, sizeof sb.s_uuid);
+                                                                : crc32c_raw(~0u, sb.s_uuid, sizeof sb.s_uuid);
   for (int i = 0; i < 4; ++i) l.hash_seed[i] = sb.s_hash_seed[i];
   l.def_hash_version = sb.s_def_hash_version;
   l.unsigned_hash = sb.s_flags & EXT2_FLAGS_UNSIGNED_HASH;

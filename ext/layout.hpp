@@ -15,28 +15,28 @@
 namespace ext {
 
 struct Layout {
-  std::uint32_t block_size = 0;        // 1024 << s_log_block_size
-  std::uint64_t blocks_count = 0;      // s_blocks_count_lo | hi << 32 (64bit)
+  std::uint32_t block_size = 0;    // 1024 << s_log_block_size
+  std::uint64_t blocks_count = 0;  // s_blocks_count_lo | hi << 32 (64bit)
   std::uint64_t r_blocks_count = 0;
   std::uint32_t first_data_block = 0;  // 1 with 1 KiB blocks
   std::uint32_t blocks_per_group = 0;
   std::uint32_t inodes_per_group = 0;
   std::uint32_t inodes_count = 0;
   std::uint32_t group_count = 0;
-  std::uint32_t inode_size = 128;      // 128 with rev 0
+  std::uint32_t inode_size = 128;  // 128 with rev 0
   std::uint32_t first_ino = 11;
-  std::uint32_t desc_size = 32;        // 32, or s_desc_size with 64bit
-  std::uint32_t gdt_blocks = 0;        // blocks holding the descriptor table
+  std::uint32_t desc_size = 32;  // 32, or s_desc_size with 64bit
+  std::uint32_t gdt_blocks = 0;  // blocks holding the descriptor table
   std::uint32_t reserved_gdt_blocks = 0;
   std::uint32_t inode_table_blocks = 0;  // per group
-  std::uint32_t flex_size = 1;         // groups per flex group (1 without flex_bg)
+  std::uint32_t flex_size = 1;           // groups per flex group (1 without flex_bg)
   std::uint32_t first_meta_bg = 0;
-  std::uint32_t csum_seed = 0;         // seed of every metadata checksum but the superblock's
+  std::uint32_t csum_seed = 0;  // seed of every metadata checksum but the superblock's
   std::uint32_t hash_seed[4] = {};
   std::uint8_t def_hash_version = 0;
-  bool unsigned_hash = false;          // s_flags UNSIGNED_HASH
+  bool unsigned_hash = false;  // s_flags UNSIGNED_HASH
   std::uint32_t compat = 0, incompat = 0, ro_compat = 0;
-  std::uint32_t backup_bgs[2] = {};    // sparse_super2
+  std::uint32_t backup_bgs[2] = {};  // sparse_super2
 
   bool has_compat(std::uint32_t f) const { return compat & f; }
   bool has_incompat(std::uint32_t f) const { return incompat & f; }

@@ -32,7 +32,8 @@ fsio::Result<std::uint32_t> create_dir(Transaction& tx, Inode& parent, const std
   const Layout& l = fs.layout();
   FSIO_TRY(check_name(name));
   if (parent.fields().i_links_count >= kLinkMax - 1 && !l.has_ro_compat(EXT4_FEATURE_RO_COMPAT_DIR_NLINK))
-    return fsio::errno_error(EMLINK, "ext: directory inode " + std::to_string(parent.ino) + " has too many subdirectories");
+    return fsio::errno_error(EMLINK,
+                             "ext: directory inode " + std::to_string(parent.ino) + " has too many subdirectories");
   const std::uint32_t ino = FSIO_TRY(tx.alloc().alloc_inode(l.group_of_inode(parent.ino), true));
   Inode dir = new_inode(l, ino, std::uint16_t(S_IFDIR_ | (owner.mode & 07777)), owner);
   const BlockRun run = FSIO_TRY(tx.alloc().alloc_blocks(l.group_first_block(l.group_of_inode(ino)), 1));

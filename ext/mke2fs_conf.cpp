@@ -71,7 +71,9 @@ struct Cursor {
   std::size_t i = 0;
   char at(std::size_t k) const { return k < s.size() ? s[k] : 0; }
   char ch() const { return at(i); }
-  void skip_blanks() { while (i < s.size() && blank(s[i])) ++i; }
+  void skip_blanks() {
+    while (i < s.size() && blank(s[i])) ++i;
+  }
   std::size_t word_end(std::size_t k) const {
     while (!end_or_comment(at(k)) && !blank(at(k))) ++k;
     return k;
@@ -257,8 +259,7 @@ const Mke2fsConf::Node* Mke2fsConf::find(std::string_view section, std::string_v
   return nullptr;
 }
 
-std::optional<std::string> Mke2fsConf::get(std::string_view section, std::string_view sub,
-                                           std::string_view key) const {
+std::optional<std::string> Mke2fsConf::get(std::string_view section, std::string_view sub, std::string_view key) const {
   const Node* n = find(section, sub, key);
   if (!n) return std::nullopt;
   return n->value;
@@ -304,7 +305,8 @@ fsio::Result<bool> conf_boolean(const std::string& value, const std::string& whe
     if (!strcasecmp(value.c_str(), y)) return true;
   for (const char* n : {"n", "no", "false", "nil", "0", "off"})
     if (!strcasecmp(value.c_str(), n)) return false;
-  return make_error(Errc::invalid_argument, where + " '" + value + "' is not a boolean (yes/no, true/false, 1/0, on/off)");
+  return make_error(Errc::invalid_argument,
+                    where + " '" + value + "' is not a boolean (yes/no, true/false, 1/0, on/off)");
 }
 
 }  // namespace ext

@@ -34,7 +34,8 @@ void put_be32(std::span<std::byte> b, std::size_t at, std::uint32_t v) {
 void set_iblocks(std::vector<std::byte>& ino, std::uint64_t blocks, const Layout& l) {
   const std::uint64_t b = blocks * (l.block_size / 512);
   put32(ino, offsetof(Ext4Inode, i_blocks_lo), std::uint32_t(b));
-  if (l.has_ro_compat(EXT4_FEATURE_RO_COMPAT_HUGE_FILE)) put16(ino, offsetof(Ext4Inode, l_i_blocks_high), std::uint16_t(b >> 32));
+  if (l.has_ro_compat(EXT4_FEATURE_RO_COMPAT_HUGE_FILE))
+    put16(ino, offsetof(Ext4Inode, l_i_blocks_high), std::uint16_t(b >> 32));
 }
 
 void set_size(std::vector<std::byte>& ino, std::uint64_t size) {
@@ -100,8 +101,8 @@ std::span<std::byte> MkfsBuilder::block(std::uint64_t b) {
     // The first chunk holds what the files below need, so one allocation
     // serves (of 2 MiB or more it is a transparent huge page: one fault,
     // where 4 KiB pages take one each); more come only if that was short.
-    const std::size_t blocks = chunks_.empty() ? 16 + l_.reserved_gdt_blocks + f_.lpf_blocks.size() + f_.orphan_blocks
-                                               : kChunkBlocks;
+    const std::size_t blocks =
+        chunks_.empty() ? 16 + l_.reserved_gdt_blocks + f_.lpf_blocks.size() + f_.orphan_blocks : kChunkBlocks;
     chunks_.emplace_back(blocks * l_.block_size);
     chunk_used_ = 0;
   }
@@ -164,8 +165,7 @@ void MkfsBuilder::build_inodes() {
 void MkfsBuilder::build_directories() {
   const std::uint32_t bs = l_.block_size, tail = l_.metadata_csum() ? kDirTailSize : 0;
   const std::uint8_t dir_type = l_.has_incompat(EXT2_FEATURE_INCOMPAT_FILETYPE) ? EXT4_FT_DIR : 0;
-  auto entry = [&](std::span<std::byte> b, std::size_t at, std::uint32_t ino, std::uint32_t rec_len,
-                   const char* name) {
+  auto entry = [&](std::span<std::byte> b, std::size_t at, std::uint32_t ino, std::uint32_t rec_len, const char* name) {
     put32(b, at, ino);
     put16(b, at + 4, rec_len_to_disk(rec_len, bs));
     b[at + 6] = std::byte(std::strlen(name));
@@ -257,10 +257,10 @@ void MkfsBuilder::build_journal() {
   put_be32(sb, 0x4, kJbd2SuperblockV2);
   put_be32(sb, 0xC, l_.block_size);
   put_be32(sb, 0x10, std::uint32_t(total));
-  put_be32(sb, 0x14, 1);   // s_first
-  put_be32(sb, 0x18, 1);   // s_sequence
+  put_be32(sb, 0x14, 1);  // s_first
+  put_be32(sb, 0x18, 1);  // s_sequence
   std::memcpy(sb.data() + 0x30, uuid_.data(), 16);
-  put_be32(sb, 0x40, 1);   // s_nr_users
+  put_be32(sb, 0x40, 1);  // s_nr_users
   put_be32(sb, 0x54, f_.fc_blocks);
 }
 

@@ -16,9 +16,7 @@ namespace {
 
 // strtoul(arg, &p, 0) as mke2fs uses it for its flags (lazy_itable_init=1):
 // anything that does not start with a number reads as 0.
-bool flag_value(const KeyValue& kv) {
-  return !kv.value || std::strtoul(kv.value->c_str(), nullptr, 0) != 0;
-}
+bool flag_value(const KeyValue& kv) { return !kv.value || std::strtoul(kv.value->c_str(), nullptr, 0) != 0; }
 
 }  // namespace
 
@@ -35,8 +33,9 @@ fsio::Status Prs::journal_options(const std::string& list) {
       FSIO_TRY(need());
       journal_fc_size = std::int64_t(FSIO_TRY(option_number(kv, "-J", 0x7FFFFFFF / 1024)));
     } else if (kv.key == "device" || kv.key == "location" || kv.key == "v1_superblock") {
-      return make_error(Errc::unsupported, "-J " + kv.key + ": not supported by mkext4 (an internal journal of the "
-                                                            "default shape only)");
+      return make_error(Errc::unsupported, "-J " + kv.key +
+                                               ": not supported by mkext4 (an internal journal of the "
+                                               "default shape only)");
     } else {
       return mkfs_usage("-J '" + kv.key + "': unknown journal option (size=MiB, fast_commit_size=KiB)");
     }
@@ -108,7 +107,8 @@ fsio::Status Prs::extended_options(const std::string& list, const std::string& f
 fsio::Status Prs::resize(const std::string& text, const std::string& from) {
   const std::uint64_t resize = FSIO_TRY(size_in_blocks(text, "resize"));
   if (resize == 0) return mkfs_usage(from + " resize='" + text + "': invalid");
-  if (resize <= blocks) return mkfs_usage(from + " resize=" + text + ": the maximum must be larger than the filesystem");
+  if (resize <= blocks)
+    return mkfs_usage(from + " resize=" + text + ": the maximum must be larger than the filesystem");
   const std::uint64_t bs = 1024u << p.log_block_size;
   const std::uint64_t bpg = bs * 8;
   const std::uint64_t gdpb = bs / ((p.incompat & EXT4_FEATURE_INCOMPAT_64BIT) ? 64 : 32);

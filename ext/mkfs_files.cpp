@@ -98,8 +98,8 @@ fsio::Status allocate_journal(MkfsLayout& m, std::uint32_t log_flex, MkfsFiles& 
     const std::uint64_t end = m.used.first_used(*start, last).value_or(last + 1);
     claim_blocks(m, *start, end - *start);
     f.journal_extents.push_back({lblk, std::uint32_t(end - *start), *start, false});
-    if (f.journal_extents.size() == 5) f.journal_leaf = FSIO_TRY(alloc_block(m, f.journal_extents[0].physical - 1,
-                                                                              "the journal's extent block"));
+    if (f.journal_extents.size() == 5)
+      f.journal_leaf = FSIO_TRY(alloc_block(m, f.journal_extents[0].physical - 1, "the journal's extent block"));
     if (f.journal_extents.size() > leaf_max)
       return make_error(Errc::unsupported, "the journal would need more than one extent block");
     lblk += std::uint32_t(end - *start);
@@ -138,8 +138,8 @@ fsio::Result<JournalSize> journal_size(const MkfsLayout& m, const MkfsParams& p)
     if (fc && p.journal_fc_kib > 0) fcb = std::uint32_t(std::uint64_t(p.journal_fc_kib) * 1024 / p.block_size);
     const std::uint64_t total = std::uint64_t(j) + fcb;
     if (total < 1024 || total > 10240000)
-      return make_error(Errc::invalid_argument, "the journal of " + std::to_string(total) +
-                                                    " blocks must be from 1024 to 10240000 blocks");
+      return make_error(Errc::invalid_argument,
+                        "the journal of " + std::to_string(total) + " blocks must be from 1024 to 10240000 blocks");
     if (total > m.initial_free_blocks / 2)
       return make_error(Errc::invalid_argument, "the journal of " + std::to_string(total) +
                                                     " blocks is more than half the free blocks (" +
@@ -172,8 +172,8 @@ fsio::Result<MkfsFiles> make_files(MkfsLayout& m, const MkfsParams& p, const Ita
   for (std::uint32_t ino = EXT2_ROOT_INO + 1; ino < l.first_ino; ++ino) claim_inode(m, ino, false);
   claim_inode(m, 1, false);  // the bad blocks inode
   if (l.has_compat(EXT2_FEATURE_COMPAT_RESIZE_INODE)) {
-    const std::uint64_t goal = l.first_data_block + std::uint64_t(l.gdt_blocks) + l.reserved_gdt_blocks +
-                               2 + l.inode_table_blocks;
+    const std::uint64_t goal =
+        l.first_data_block + std::uint64_t(l.gdt_blocks) + l.reserved_gdt_blocks + 2 + l.inode_table_blocks;
     f.resize_dind = FSIO_TRY(alloc_block(m, goal, "the resize inode"));
   }
   f.overhead = m.overhead + f.journal_blocks + f.fc_blocks + l.first_data_block;
@@ -184,7 +184,10 @@ fsio::Result<MkfsFiles> make_files(MkfsLayout& m, const MkfsParams& p, const Ita
   }
   if (l.has_compat(EXT4_FEATURE_COMPAT_ORPHAN_FILE)) {
     const std::uint64_t n = l.blocks_count;
-    f.orphan_blocks = p.orphan_file_blocks ? p.orphan_file_blocks : n < 128 * 1024 ? 32 : n < 2 * 1024 * 1024 ? std::uint32_t(n / 4096) : 512;
+    f.orphan_blocks = p.orphan_file_blocks  ? p.orphan_file_blocks
+                      : n < 128 * 1024      ? 32
+                      : n < 2 * 1024 * 1024 ? std::uint32_t(n / 4096)
+                                            : 512;
     FSIO_TRY(allocate_orphan(m, f));
   }
   return f;

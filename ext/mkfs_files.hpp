@@ -23,17 +23,17 @@ struct ItableInit {
 
 struct MkfsFiles {
   std::uint64_t root_block = 0;
-  std::vector<std::uint64_t> lpf_blocks;   // lost+found, logical order
+  std::vector<std::uint64_t> lpf_blocks;  // lost+found, logical order
   std::uint32_t lpf_ino = 11;
-  std::uint64_t resize_dind = 0;           // 0 without resize_inode
-  std::uint32_t journal_blocks = 0;        // 0: no journal
-  std::uint32_t fc_blocks = 0;             // fast_commit area after the journal
+  std::uint64_t resize_dind = 0;     // 0 without resize_inode
+  std::uint32_t journal_blocks = 0;  // 0: no journal
+  std::uint32_t fc_blocks = 0;       // fast_commit area after the journal
   std::vector<Extent> journal_extents;
-  std::uint64_t journal_leaf = 0;          // the extent leaf, when more than 4 extents
-  std::uint32_t orphan_ino = 0;            // 0: no orphan file
+  std::uint64_t journal_leaf = 0;  // the extent leaf, when more than 4 extents
+  std::uint32_t orphan_ino = 0;    // 0: no orphan file
   std::uint32_t orphan_blocks = 0;
   std::vector<Extent> orphan_extents;
-  std::uint64_t overhead = 0;              // s_overhead_clusters
+  std::uint64_t overhead = 0;  // s_overhead_clusters
 };
 
 // Runs every allocation in mke2fs's order on `m` (counts, flags, bitmaps)

@@ -30,7 +30,9 @@ fsio::Status fallocate_zeros(const fsio::Device& d, std::uint64_t off, std::uint
     const off_t abs = off_t(d.offset() + off + k);
     if (::fallocate(d.fd(), FALLOC_FL_ZERO_RANGE, abs, off_t(m)) != 0 &&
         (d.is_block_device() || ::fallocate(d.fd(), FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, abs, off_t(m)) != 0)) {
-      if (k) return fsio::errno_error("zeroing " + std::to_string(m) + " bytes at byte " + std::to_string(off + k)).at(d.path());
+      if (k)
+        return fsio::errno_error("zeroing " + std::to_string(m) + " bytes at byte " + std::to_string(off + k))
+            .at(d.path());
       return fsio::errno_error("");
     }
     k += m;
@@ -113,7 +115,8 @@ fsio::Status zero_bytes(fsio::IoQueue& q, std::uint64_t off, std::uint64_t n, st
   if (st || st.error().code == Errc::interrupted || !st.error().context.empty()) return st;
   const int err = st.error().sys_errno;
   if (err != EOPNOTSUPP && err != EINVAL && err != ENOSYS && err != ENODEV)
-    return fsio::errno_error(err, "zeroing " + std::to_string(n) + " bytes at byte " + std::to_string(off)).at(d.path());
+    return fsio::errno_error(err, "zeroing " + std::to_string(n) + " bytes at byte " + std::to_string(off))
+        .at(d.path());
   static const fsio::AlignedBuffer zeros(kZeroBuffer);
   auto plug = q.plug();
   for (std::uint64_t k = 0; k < n;) {
@@ -139,8 +142,8 @@ fsio::Status discard_target(const fsio::Device& d, std::uint64_t off, std::uint6
   while (at < end) {
     const off_t data = ::lseek(d.fd(), off_t(at), SEEK_DATA);
     if (data < 0) {
-      if (errno == ENXIO) return {};                   // nothing but holes from here
-      return d.discard(at - base, end - at);           // no SEEK_DATA here: punch it all
+      if (errno == ENXIO) return {};          // nothing but holes from here
+      return d.discard(at - base, end - at);  // no SEEK_DATA here: punch it all
     }
     if (std::uint64_t(data) >= end) return {};
     off_t hole = ::lseek(d.fd(), data, SEEK_HOLE);

@@ -151,7 +151,7 @@ void root_and_lost_found(Model& x, const MkfsFiles& f, const MkfsParams& p) {
   x.dir_iterate(EXT2_ROOT_INO, f.root_block, true);
   x.read_inode(EXT2_ROOT_INO);  // the parent's link count
   x.write_inode_small(EXT2_ROOT_INO);
-  x.dir_iterate(EXT2_ROOT_INO, f.root_block, false);  // create_lost_and_found's lookup
+  x.dir_iterate(EXT2_ROOT_INO, f.root_block, false);       // create_lost_and_found's lookup
   for (std::size_t k = 1; k < f.lpf_blocks.size(); ++k) {  // ext2fs_expand_dir
     x.read_inode(lpf);
     x.read_inode(lpf);
@@ -200,7 +200,7 @@ void journal(Model& x, const MkfsFiles& f) {
     x.read_extent_block(leaf, j);  // extent_fix_parents' goto
   }
   x.write_new_inode(j);
-  if (leaf) x.read_extent_block(leaf, j);  // ext2fs_bmap2 of block 0
+  if (leaf) x.read_extent_block(leaf, j);          // ext2fs_bmap2 of block 0
   x.cache().write(f.journal_extents[0].physical);  // the journal superblock
 }
 

@@ -87,11 +87,12 @@ fsio::Result<Geometry> geometry(const MkfsParams& p) {
     if (!g.rsv && (p.compat & EXT2_FEATURE_COMPAT_RESIZE_INODE))
       g.rsv = reserved_gdt_blocks(g.blocks, fdb, g.bpg, dpb, g.desc_blocks, bs);
     if (g.rsv > bs / 4)
-      return make_error(Errc::invalid_argument, std::to_string(g.rsv) + " reserved GDT blocks exceed " +
-                                                    std::to_string(bs / 4));
+      return make_error(Errc::invalid_argument,
+                        std::to_string(g.rsv) + " reserved GDT blocks exceed " + std::to_string(bs / 4));
     if (g.rsv + g.desc_blocks > g.bpg * 3 / 4)
       return make_error(Errc::unsupported, std::to_string(g.groups) + " block groups need " +
-                                               std::to_string(g.desc_blocks) + " descriptor blocks: mke2fs would turn "
+                                               std::to_string(g.desc_blocks) +
+                                               " descriptor blocks: mke2fs would turn "
                                                "on meta_bg, which mkext4 does not make");
     if (3ull + g.ipb + g.rsv + g.desc_blocks > g.bpg)
       return make_error(Errc::invalid_argument, "too many inodes: a group's tables (" + std::to_string(g.ipb) +
@@ -126,8 +127,8 @@ std::uint32_t reserved_gdt_blocks(std::uint64_t blocks, std::uint32_t fdb, std::
 fsio::Result<MkfsLayout> lay_out(const MkfsParams& p) {
   const Geometry g = FSIO_TRY(geometry(p));
   if (g.inodes < 12)  // mke2fs fails writing the reserved inodes ("Illegal inode number")
-    return too_small(g.blocks, p.block_size, "hold " + std::to_string(g.inodes) +
-                                                 " inodes, fewer than the 11 reserved ones and lost+found");
+    return too_small(g.blocks, p.block_size,
+                     "hold " + std::to_string(g.inodes) + " inodes, fewer than the 11 reserved ones and lost+found");
   Layout l;
   l.block_size = p.block_size;
   l.blocks_count = g.blocks;

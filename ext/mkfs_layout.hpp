@@ -23,14 +23,14 @@ struct MkfsGroup {
 };
 
 struct MkfsLayout {
-  Layout l;                          // the geometry, as decode_layout would read it back
+  Layout l;  // the geometry, as decode_layout would read it back
   std::vector<MkfsGroup> groups;
   BlockSet used;
-  std::set<std::uint32_t> inodes;    // inodes in use (the first few)
-  std::uint64_t free_blocks = 0;     // s_free_blocks_count as the alloc-stat helpers keep it
+  std::set<std::uint32_t> inodes;         // inodes in use (the first few)
+  std::uint64_t free_blocks = 0;          // s_free_blocks_count as the alloc-stat helpers keep it
   std::uint64_t initial_free_blocks = 0;  // ... as ext2fs_initialize left it (-J size= is checked against it)
   std::uint32_t free_inodes = 0;
-  std::uint64_t overhead = 0;        // blocks in use once the tables are placed (s_overhead_clusters' base)
+  std::uint64_t overhead = 0;  // blocks in use once the tables are placed (s_overhead_clusters' base)
   std::uint32_t desc_blocks() const { return l.gdt_blocks; }
   std::uint64_t group_last_block(std::uint32_t g) const {
     return g + 1 == l.group_count ? l.blocks_count - 1 : l.group_first_block(g) + l.blocks_per_group - 1;

@@ -154,10 +154,17 @@ fsio::Status edit_mount_options(const std::string& list, std::uint32_t& opts) {
   static constexpr struct {
     std::uint32_t mask;
     const char* name;
-  } kOpts[] = {{0x1, "debug"},         {0x2, "bsdgroups"},     {0x4, "user_xattr"},
-               {0x8, "acl"},           {0x10, "uid16"},        {0x20, "journal_data"},
-               {0x40, "journal_data_ordered"}, {0x60, "journal_data_writeback"},
-               {0x100, "nobarrier"},   {0x200, "block_validity"}, {0x400, "discard"},
+  } kOpts[] = {{0x1, "debug"},
+               {0x2, "bsdgroups"},
+               {0x4, "user_xattr"},
+               {0x8, "acl"},
+               {0x10, "uid16"},
+               {0x20, "journal_data"},
+               {0x40, "journal_data_ordered"},
+               {0x60, "journal_data_writeback"},
+               {0x100, "nobarrier"},
+               {0x200, "block_validity"},
+               {0x400, "discard"},
                {0x800, "nodelalloc"}};
   for (std::string word : words(list)) {
     if (word.empty()) continue;

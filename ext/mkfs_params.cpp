@@ -108,19 +108,19 @@ fsio::Status Prs::types() {
   if (req.fs_type) ext_type = *req.fs_type;
   else if (auto d = conf.get("devices", t.name, "fs_type")) ext_type = *d;
   if (ext_type == "ext2" || ext_type == "ext3" || ext_type == "ext4dev")
-    return make_error(Errc::unsupported, "-t " + ext_type + ": mkext4 makes ext4 only (mke2fs -t " + ext_type +
-                                             " makes the others)");
+    return make_error(Errc::unsupported,
+                      "-t " + ext_type + ": mkext4 makes ext4 only (mke2fs -t " + ext_type + " makes the others)");
   if (ext_type != "ext4") return mkfs_usage("-t " + ext_type + ": mkext4 makes ext4 only");
   if (!conf.has_subsection("fs_types", ext_type) && !req.force)
     return mkfs_usage(conf.name() + " does not define the ext4 filesystem type (its [fs_types] has no ext4 = { ... })");
   std::optional<std::string> usage_types = req.usage_types;
   if (!usage_types) usage_types = conf.get("devices", t.name, "usage_types");
   const std::uint64_t meg = (1024 * 1024) >> (10 + p.log_block_size);
-  const char* by_size = blocks < 3 * meg                          ? "floppy"
-                        : blocks < 512 * meg                      ? "small"
-                        : blocks < 4ull * 1024 * 1024 * meg       ? "default"
-                        : blocks < 16ull * 1024 * 1024 * meg      ? "big"
-                                                                  : "huge";
+  const char* by_size = blocks < 3 * meg                     ? "floppy"
+                        : blocks < 512 * meg                 ? "small"
+                        : blocks < 4ull * 1024 * 1024 * meg  ? "default"
+                        : blocks < 16ull * 1024 * 1024 * meg ? "big"
+                                                             : "huge";
   const std::string list = usage_types ? *usage_types : by_size;
   fs_types = {ext_type};
   std::size_t i = 0;
@@ -172,30 +172,33 @@ fsio::Status Prs::block_size() {
     long use = FSIO_TRY(profile_int("blocksize", 4096));
     if (use == -1) use = long(t.page_size);
     if (use < 1024 || use > 65536 || (use & (use - 1)))
-      return mkfs_usage(conf.name() + ": blocksize " + std::to_string(use) + " is not a power of two from 1024 to 65536");
+      return mkfs_usage(conf.name() + ": blocksize " + std::to_string(use) +
+                        " is not a power of two from 1024 to 65536");
     if (lsector && use < long(lsector)) use = lsector;
     p.block_size = std::uint32_t(use);
     blocks /= p.block_size / 1024;
   } else {
     p.block_size = *req.block_size;
     if (p.block_size < lsector)
-      return mkfs_usage("-b " + std::to_string(p.block_size) + ": smaller than the device's " + std::to_string(lsector) +
-                   "-byte sectors");
+      return mkfs_usage("-b " + std::to_string(p.block_size) + ": smaller than the device's " +
+                        std::to_string(lsector) + "-byte sectors");
   }
   p.log_block_size = std::uint32_t(int_log2(p.block_size >> 10));
   if (blocks > kMkfsMax32 && (p.incompat & EXT4_FEATURE_INCOMPAT_64BIT)) p.compat &= ~EXT2_FEATURE_COMPAT_RESIZE_INODE;
-  if (blocks > kMkfsMax32 && !(p.incompat & EXT4_FEATURE_INCOMPAT_64BIT) && FSIO_TRY(profile_bool("auto_64-bit_support", false))) {
+  if (blocks > kMkfsMax32 && !(p.incompat & EXT4_FEATURE_INCOMPAT_64BIT) &&
+      FSIO_TRY(profile_bool("auto_64-bit_support", false))) {
     p.incompat |= EXT4_FEATURE_INCOMPAT_64BIT;
     p.compat &= ~EXT2_FEATURE_COMPAT_RESIZE_INODE;
   }
   if (blocks > kMkfsMax32 && !(p.incompat & EXT4_FEATURE_INCOMPAT_64BIT))
     return mkfs_usage(std::to_string(blocks) + " blocks of " + std::to_string(p.block_size) +
-                 " bytes cannot be counted in 32 bits; 64bit is off");
+                      " bytes cannot be counted in 32 bits; 64bit is off");
   if (blocks > (1ull << (p.log_block_size + 10 + 3 + 32)) - 1)
-    return mkfs_usage(std::to_string(blocks) + " blocks are too many for " + std::to_string(p.block_size) + "-byte blocks");
+    return mkfs_usage(std::to_string(blocks) + " blocks are too many for " + std::to_string(p.block_size) +
+                      "-byte blocks");
   if (p.block_size > t.page_size && !req.force)
     return mkfs_usage(std::to_string(p.block_size) + "-byte blocks are larger than the page size (" +
-                 std::to_string(t.page_size) + "); the kernel could not mount it (-F makes it anyway)");
+                      std::to_string(t.page_size) + "); the kernel could not mount it (-F makes it anyway)");
   p.blocks_count = blocks;
   return {};
 }

@@ -26,9 +26,9 @@ namespace ext {
 
 // The options, in mke2fs's words and units (mkext4's command line).
 struct MkfsRequest {
-  std::optional<std::string> fs_type;        // -t
-  std::optional<std::string> usage_types;    // -T, comma-separated
-  std::optional<std::uint32_t> block_size;   // -b, bytes
+  std::optional<std::string> fs_type;       // -t
+  std::optional<std::string> usage_types;   // -T, comma-separated
+  std::optional<std::uint32_t> block_size;  // -b, bytes
   // SIZE as mke2fs reads it (parse_num_blocks2): a plain number counts
   // blocks (of -b, else of 1 KiB), a K/M/G/T suffix makes it bytes, 's'
   // 512-byte sectors. "KiB".."TiB" are taken as K..T.
@@ -53,11 +53,11 @@ struct MkfsRequest {
 
 // The target as mke2fs sees it before it opens it for writing.
 struct MkfsTarget {
-  std::string name;             // as given: the [devices] key
-  std::uint64_t bytes = 0;      // whole file or device (0: a file made now)
-  bool exists = true;           // false: mke2fs creates it (and never discards it)
+  std::string name;         // as given: the [devices] key
+  std::uint64_t bytes = 0;  // whole file or device (0: a file made now)
+  bool exists = true;       // false: mke2fs creates it (and never discards it)
   bool is_block_device = false;
-  std::uint32_t logical_sector = 0;   // block devices only (files: 0)
+  std::uint32_t logical_sector = 0;  // block devices only (files: 0)
   std::uint32_t physical_sector = 0;
   std::uint32_t min_io = 0, opt_io = 0;  // libblkid topology, block devices only
   std::uint32_t page_size = 4096;
@@ -66,25 +66,25 @@ struct MkfsTarget {
 struct MkfsParams {
   std::vector<std::string> fs_types;  // "ext4", then the usage types in use
   std::uint32_t block_size = 0;
-  std::uint32_t log_block_size = 0;   // block_size = 1024 << this
-  std::uint64_t blocks_count = 0;     // before ext2fs_initialize trims the last group
+  std::uint32_t log_block_size = 0;  // block_size = 1024 << this
+  std::uint64_t blocks_count = 0;    // before ext2fs_initialize trims the last group
   std::uint64_t r_blocks_count = 0;
-  double reserved_ratio = 5.0;        // percent
+  double reserved_ratio = 5.0;  // percent
   std::uint32_t compat = 0, incompat = 0, ro_compat = 0;
-  std::uint32_t inodes_count = 0;     // the request ext2fs_initialize spreads over the groups
-  std::uint32_t inode_size = 0;       // 0: 128 (ext2fs_initialize's default)
+  std::uint32_t inodes_count = 0;  // the request ext2fs_initialize spreads over the groups
+  std::uint32_t inode_size = 0;    // 0: 128 (ext2fs_initialize's default)
   std::uint32_t log_groups_per_flex = 0;
   std::uint32_t reserved_gdt_blocks = 0;  // -E resize=; 0: computed
-  std::uint32_t backup_bgs[2] = {};   // sparse_super2 request
+  std::uint32_t backup_bgs[2] = {};       // sparse_super2 request
   std::uint32_t raid_stride = 0, raid_stripe_width = 0;
   std::uint32_t default_mount_opts = 0;
-  std::uint16_t errors = 1;           // EXT2_ERRORS_CONTINUE
-  std::uint8_t hash_version = 1;      // half_md4
+  std::uint16_t errors = 1;       // EXT2_ERRORS_CONTINUE
+  std::uint8_t hash_version = 1;  // half_md4
   bool periodic_fsck = false;
-  bool test_fs = false;               // -E test_fs: s_flags TEST_FILESYS
+  bool test_fs = false;  // -E test_fs: s_flags TEST_FILESYS
   // Journal: -1 = the default size, 0 = none, else MiB (-J size=).
   std::int64_t journal_mib = 0;
-  std::uint32_t journal_fc_kib = 0;   // fast_commit area (-J fast_commit_size=), 0: default
+  std::uint32_t journal_fc_kib = 0;  // fast_commit area (-J fast_commit_size=), 0: default
   bool lazy_itable_init = true;
   bool lazy_journal_init = false;
   bool discard = true;
@@ -94,8 +94,8 @@ struct MkfsParams {
   std::array<std::uint8_t, 16> uuid{};
   std::array<std::uint8_t, 16> hash_seed{};
   std::string label, last_mounted;
-  std::uint32_t time = 0;             // s_mkfs_time and every inode time
-  std::uint64_t offset = 0;           // bytes into the target
+  std::uint32_t time = 0;    // s_mkfs_time and every inode time
+  std::uint64_t offset = 0;  // bytes into the target
   bool explicit_size = false;
   std::vector<std::string> warnings;  // what mke2fs would print and go on after
 };

@@ -58,8 +58,8 @@ void Prs::topology() {
 fsio::Status Prs::supported() const {
   const std::uint32_t c = p.compat & ~kMakeCompat, i = p.incompat & ~kMakeIncompat, r = p.ro_compat & ~kMakeRoCompat;
   if (c | i | r)
-    return make_error(Errc::unsupported, "feature(s) mkext4 does not make (ext/ cannot write them): " +
-                                             feature_names(c, i, r));
+    return make_error(Errc::unsupported,
+                      "feature(s) mkext4 does not make (ext/ cannot write them): " + feature_names(c, i, r));
   if (!(p.incompat & EXT3_FEATURE_INCOMPAT_EXTENTS))
     return make_error(Errc::unsupported, "^extent: without extents this is ext2/ext3, which mkext4 does not make");
   return {};
@@ -81,7 +81,7 @@ fsio::Status Prs::inodes() {
   }
   if (inode_size && (inode_size < 128 || inode_size > long(bs) || (inode_size & (inode_size - 1))))
     return mkfs_usage("-I " + std::to_string(inode_size) + ": invalid inode size (a power of two from 128 to " +
-                 std::to_string(bs) + ")");
+                      std::to_string(bs) + ")");
   p.inode_size = std::uint32_t(inode_size);
   if (inode_size == 128 && FSIO_TRY(profile_bool("warn_y2038_dates", true)))
     p.warnings.push_back("128-byte inodes cannot handle dates beyond 2038 and are deprecated");
@@ -100,7 +100,7 @@ fsio::Status Prs::inodes() {
   p.inodes_count = std::uint32_t(num ? num : blocks * bs / ratio);
   if (std::uint64_t(p.inodes_count) * std::uint64_t(inode_size ? inode_size : 128) >= blocks * bs)
     return mkfs_usage(std::to_string(p.inodes_count) + " inodes of " + std::to_string(inode_size ? inode_size : 128) +
-                 " bytes do not fit " + std::to_string(blocks) + " blocks; raise -i or lower -N");
+                      " bytes do not fit " + std::to_string(blocks) + " blocks; raise -i or lower -N");
   p.r_blocks_count = std::uint64_t(p.reserved_ratio * double(blocks) / 100.0);
   if (p.compat & EXT4_FEATURE_COMPAT_SPARSE_SUPER2) {
     if (num_backups >= 1) p.backup_bgs[0] = 1;
@@ -171,14 +171,16 @@ fsio::Status Prs::settings() {
       FSIO_TRY(extended_options(*o, conf.where("fs_types", type, "options")));
   if (req.extended) FSIO_TRY(extended_options(*req.extended, "-E"));
   if (req.offset && p.offset && req.offset != p.offset)
-    return mkfs_usage("--offset and -E offset= differ (" + std::to_string(req.offset) + " and " + std::to_string(p.offset) + ")");
+    return mkfs_usage("--offset and -E offset= differ (" + std::to_string(req.offset) + " and " +
+                      std::to_string(p.offset) + ")");
   if (req.offset) p.offset = req.offset;
   if (!p.explicit_size && p.offset > 0) {
     const std::uint64_t skip = p.offset / p.block_size;
     if (skip >= blocks) return mkfs_usage("--offset " + std::to_string(p.offset) + " is beyond the end of the target");
     blocks -= skip;
     p.blocks_count = blocks;
-    p.warnings.push_back("offset without an explicit SIZE: making a filesystem of " + std::to_string(blocks) + " blocks");
+    p.warnings.push_back("offset without an explicit SIZE: making a filesystem of " + std::to_string(blocks) +
+                         " blocks");
   }
   return {};
 }
@@ -219,7 +221,8 @@ fsio::Result<MkfsParams> resolve_params(const MkfsRequest& req, const MkfsTarget
   if ((p.compat & EXT4_FEATURE_COMPAT_ORPHAN_FILE) && !(p.compat & EXT3_FEATURE_COMPAT_HAS_JOURNAL))
     return mkfs_usage("orphan_file needs a journal (has_journal)");
   if (s.orphan_size) {
-    p.orphan_file_blocks = std::uint32_t(std::min<std::uint64_t>(FSIO_TRY(s.size_in_blocks(*s.orphan_size, "orphan_file_size")), kMkfsMax32));
+    p.orphan_file_blocks = std::uint32_t(
+        std::min<std::uint64_t>(FSIO_TRY(s.size_in_blocks(*s.orphan_size, "orphan_file_size")), kMkfsMax32));
     if (!p.orphan_file_blocks) return mkfs_usage("-E orphan_file_size=" + *s.orphan_size + ": invalid size");
   }
   p.journal_mib = s.journal_size;

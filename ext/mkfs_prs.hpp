@@ -30,12 +30,12 @@ struct Prs {
   const Mke2fsConf& conf;
   MkfsParams p;
   std::vector<std::string> fs_types;
-  std::uint64_t blocks = 0;        // fs_blocks_count: in 1 KiB units until block_size() rescales it
-  std::int64_t journal_size = 0;   // -J size= in MiB, -1 for the default (-j)
+  std::uint64_t blocks = 0;       // fs_blocks_count: in 1 KiB units until block_size() rescales it
+  std::int64_t journal_size = 0;  // -J size= in MiB, -1 for the default (-j)
   std::int64_t journal_fc_size = 0;
-  unsigned num_backups = 2;        // sparse_super2 backups (profile num_backup_sb, -E num_backup_sb=)
+  unsigned num_backups = 2;  // sparse_super2 backups (profile num_backup_sb, -E num_backup_sb=)
   bool hash_seed_given = false;
-  long ratio = 0;                  // bytes per inode (-i, profile inode_ratio)
+  long ratio = 0;                          // bytes per inode (-i, profile inode_ratio)
   std::optional<std::string> orphan_size;  // -E orphan_file_size=, read once the block size is final
 
   // get_string_from_profile / get_int_from_profile / ...: strings from the

@@ -54,9 +54,9 @@ std::vector<Range> zero_ranges(const MkfsPlan& plan) {
   std::vector<Range> merged;
   for (const Range& z : out) {
     if (!merged.empty() && z.block <= merged.back().block + merged.back().count)
-      merged.back().count = std::max(merged.back().block + merged.back().count, z.block + z.count) - merged.back().block;
-    else
-      merged.push_back(z);
+      merged.back().count =
+          std::max(merged.back().block + merged.back().count, z.block + z.count) - merged.back().block;
+    else merged.push_back(z);
   }
   return merged;
 }
@@ -75,8 +75,7 @@ std::vector<Item> data_items(const MkfsBuilder& b, const MkfsPlan& plan) {
   for (const auto& [blk, data] : b.blocks()) items.push_back({Item::fixed, blk, 0, data});
   for (std::uint32_t g = 0; g < l.group_count; ++g) {
     const MkfsGroup& d = plan.layout.groups[g];
-    if (l.group_has_super(g))
-      items.push_back({Item::gdt, g ? l.group_first_block(g) + 1 : l.descriptor_block(0), g});
+    if (l.group_has_super(g)) items.push_back({Item::gdt, g ? l.group_first_block(g) + 1 : l.descriptor_block(0), g});
     if (b.writes_block_bitmap(g)) items.push_back({Item::block_bitmap, d.block_bitmap, g});
     if (b.writes_inode_bitmap(g)) items.push_back({Item::inode_bitmap, d.inode_bitmap, g});
   }

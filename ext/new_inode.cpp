@@ -41,7 +41,8 @@ Inode new_inode(const Layout& l, std::uint32_t ino, std::uint16_t mode, const Ow
   f.l_i_uid_high = std::uint16_t(o.uid >> 16);
   f.i_gid = std::uint16_t(o.gid);
   f.l_i_gid_high = std::uint16_t(o.gid >> 16);
-  if (l.inode_size > kGoodOldInodeSize) f.i_extra_isize = std::uint16_t(std::min<std::uint32_t>(32, l.inode_size - 128));
+  if (l.inode_size > kGoodOldInodeSize)
+    f.i_extra_isize = std::uint16_t(std::min<std::uint32_t>(32, l.inode_size - 128));
   inode.set_fields(f);
   return inode;
 }
@@ -60,8 +61,7 @@ void set_links(Inode& inode, std::uint16_t n) {
 }
 
 fsio::Result<NewFile> create_file(Transaction& tx, const Inode& parent, std::uint16_t mode, Source& src,
-                                  const Owner& owner, const Timestamp* mtime, const PutOptions& o,
-                                  std::uint32_t ino) {
+                                  const Owner& owner, const Timestamp* mtime, const PutOptions& o, std::uint32_t ino) {
   Filesystem& fs = tx.fs();
   const Layout& l = fs.layout();
   NewFile nf;
@@ -73,8 +73,8 @@ fsio::Result<NewFile> create_file(Transaction& tx, const Inode& parent, std::uin
 
   Inode inode = new_inode(l, nf.ino, mode, owner);
   const auto extents = normalize_extents(w.extents());
-  const std::uint64_t goal = extents.empty() ? l.group_first_block(l.group_of_inode(nf.ino))
-                                             : extents.back().physical + extents.back().len;
+  const std::uint64_t goal =
+      extents.empty() ? l.group_first_block(l.group_of_inode(nf.ino)) : extents.back().physical + extents.back().len;
   const auto tree = FSIO_TRY(build_extent_tree(fs, tx.alloc(), inode, extents, goal));
   FSIO_TRY(set_inode_blocks(inode, w.data_blocks() + tree.size(), l));
   set_size(inode, w.size());

@@ -35,7 +35,7 @@ class FdSource : public Source {
   fsio::FdKind kind_;
   std::string name_;
   std::optional<std::uint64_t> size_;  // a regular file's, at open
-  std::uint64_t offset_ = 0;  // bytes read so far, for messages
+  std::uint64_t offset_ = 0;           // bytes read so far, for messages
   std::atomic<bool> cancelled_{false};
 };
 

@@ -55,10 +55,12 @@ fsio::Status check_put_target(Filesystem& fs, const Inode& parent, const std::st
       return make_error(Errc::busy, "ext: '" + name + "' is " + file_type_prose(old.mode()) +
                                         "; --force replaces a regular file with a regular file only (rm it first)");
     if (old.file_acl(fs.layout()) != 0)
-      return make_error(Errc::unsupported, "ext: '" + name + "' has an extended attribute block; replacing it is not supported");
+      return make_error(Errc::unsupported,
+                        "ext: '" + name + "' has an extended attribute block; replacing it is not supported");
   } else if (parent.flags() & (EXT4_ENCRYPT_FL | EXT4_CASEFOLD_FL | EXT4_INLINE_DATA_FL)) {
-    return make_error(Errc::unsupported, "ext: the directory holding '" + name +
-                                             "' is encrypted, casefolded or inline; adding names to it is not supported");
+    return make_error(Errc::unsupported,
+                      "ext: the directory holding '" + name +
+                          "' is encrypted, casefolded or inline; adding names to it is not supported");
   }
   return {};
 }
@@ -70,7 +72,8 @@ fsio::Status rehearse_file(Transaction& tx, std::uint32_t ino, std::uint64_t siz
   const Layout& l = tx.fs().layout();
   std::uint64_t goal = l.group_first_block(l.group_of_inode(ino));
   for (std::uint64_t left = (size + l.block_size - 1) / l.block_size; left > 0;) {
-    const BlockRun run = FSIO_TRY(tx.alloc().alloc_blocks(goal, std::uint32_t(std::min<std::uint64_t>(left, 1u << 30))));
+    const BlockRun run =
+        FSIO_TRY(tx.alloc().alloc_blocks(goal, std::uint32_t(std::min<std::uint64_t>(left, 1u << 30))));
     goal = run.start + run.len;
     left -= run.len;
   }

@@ -73,7 +73,8 @@ fsio::Result<RmReport> remove_path(Filesystem& fs, const std::string& path, cons
     if (!empty) return make_error(Errc::busy, "ext: " + path + " is a directory that is not empty");
   }
   if (inode.file_acl(fs.layout()) != 0)
-    return make_error(Errc::unsupported, "ext: " + path + " has an extended attribute block; removing it is not supported");
+    return make_error(Errc::unsupported,
+                      "ext: " + path + " has an extended attribute block; removing it is not supported");
   // A dry run changes the cache only (the device is open read-only) and
   // stops before the commit, so it meets the refusals of the frees.
   Transaction tx(fs, now);

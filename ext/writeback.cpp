@@ -101,7 +101,8 @@ fsio::Status FileWriter::drain(std::span<std::byte> data, std::uint64_t bytes, b
     return fsio::make_error(fsio::Errc::invalid_argument, "ext: a file of more than 2^32 blocks cannot be mapped");
   for (std::uint64_t b = 0; b < nblocks; b += per_pass) {
     if (interrupted && interrupted())
-      return fsio::make_error(fsio::Errc::interrupted, "ext: interrupted; nothing was linked, the filesystem is unchanged");
+      return fsio::make_error(fsio::Errc::interrupted,
+                              "ext: interrupted; nothing was linked, the filesystem is unchanged");
     // A pass's blocks are all allocated before its data is submitted; a
     // later pass could meet a bitmap no allocation has checked yet, with
     // this pass's data already written: check them all first.
@@ -142,7 +143,8 @@ fsio::Status FileWriter::map_and_queue(fsio::IoQueue::Plug& plug, std::span<std:
     const BlockRun run = FSIO_TRY(alloc_.alloc_blocks(goal_, std::uint32_t(std::min<std::uint64_t>(n, 1u << 30))));
     plug.write(run.start * bs_, data.subspan(at * bs_, std::size_t(run.len) * bs_));
     if (!extents_.empty() && extents_.back().logical + std::uint64_t(extents_.back().len) == logical &&
-        extents_.back().physical + extents_.back().len == run.start && extents_.back().len + run.len <= kMaxInitExtentLen) {
+        extents_.back().physical + extents_.back().len == run.start &&
+        extents_.back().len + run.len <= kMaxInitExtentLen) {
       extents_.back().len += run.len;
     } else {
       extents_.push_back(Extent{std::uint32_t(logical), run.len, run.start, false});
@@ -228,8 +230,9 @@ fsio::Status FileWriter::stream(Source& src) {
     return finish();
   }
   Halves h;
-  std::thread reader(read_halves, std::ref(src), half,
-                     [this, half](fsio::AlignedBuffer& b, std::uint64_t keep) { grow(b, keep, half); }, std::ref(h));
+  std::thread reader(
+      read_halves, std::ref(src), half,
+      [this, half](fsio::AlignedBuffer& b, std::uint64_t keep) { grow(b, keep, half); }, std::ref(h));
   fsio::Status st;
   for (int i = 0;; i ^= 1) {
     std::uint64_t bytes = 0;
@@ -237,10 +240,10 @@ fsio::Status FileWriter::stream(Source& src) {
     {
       // Waiting for input is where Ctrl-C usually finds us: poll for it.
       std::unique_lock lock(h.m);
-      while (!h.filled[i] && !(interrupted && interrupted()))
-        h.cv.wait_for(lock, std::chrono::milliseconds(100));
+      while (!h.filled[i] && !(interrupted && interrupted())) h.cv.wait_for(lock, std::chrono::milliseconds(100));
       if (!h.filled[i]) {
-        st = fsio::make_error(fsio::Errc::interrupted, "ext: interrupted; nothing was linked, the filesystem is unchanged");
+        st = fsio::make_error(fsio::Errc::interrupted,
+                              "ext: interrupted; nothing was linked, the filesystem is unchanged");
         break;
       }
       if (h.error) {

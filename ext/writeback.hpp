@@ -110,8 +110,8 @@ class FileWriter {
   std::uint64_t data_blocks() const { return data_blocks_; }
   const WritebackStats& stats() const { return stats_; }
 
-  std::function<bool()> interrupted;       // polled before each pass
-  fsio::Progress* progress = nullptr;      // counts bytes as they are written
+  std::function<bool()> interrupted;   // polled before each pass
+  fsio::Progress* progress = nullptr;  // counts bytes as they are written
 
  private:
   // Writeback passes over `bytes` (whole blocks) of the buffer from `buf_offset`,
@@ -137,12 +137,12 @@ class FileWriter {
   std::uint64_t cap_ = 0;    // the most the dirty buffer holds: the limit, or less for a small input
   std::uint64_t first_ = 0;  // its first allocation: cap_ for input of known size, else kFirstBuffer
   fsio::AlignedBuffer buf_;  // grows with the data, up to cap_ (one buffer, or two halves in stream())
-  std::uint64_t base_ = 0;  // file offset of buf_[0] (block-aligned)
-  std::uint64_t fill_ = 0;  // bytes of buf_ holding data
+  std::uint64_t base_ = 0;   // file offset of buf_[0] (block-aligned)
+  std::uint64_t fill_ = 0;   // bytes of buf_ holding data
   std::vector<Extent> extents_;
   std::uint64_t data_blocks_ = 0;
   WritebackStats stats_;
-  bool batched_ = false;  // this file's one pass goes into o_.batch
+  bool batched_ = false;          // this file's one pass goes into o_.batch
   bool bitmaps_checked_ = false;  // Allocator::check_all_bitmaps done
 };
 

@@ -65,7 +65,7 @@ class Allocator {
                              const AllocatorOptions& options = {});
 
   std::uint32_t free_clusters() const { return free_; }
-  std::uint32_t longest_run() const;               // 0 when the volume is full
+  std::uint32_t longest_run() const;                 // 0 when the volume is full
   std::uint64_t free_runs() const { return runs_; }  // counted by the scan, before any allocation
   bool index_complete() const { return complete_; }
   bool is_free(std::uint32_t cluster) const { return !used_.test(cluster); }

@@ -65,8 +65,8 @@ fsio::Result<std::vector<std::uint32_t>> bad_clusters(const Layout& g, std::span
       const std::uint64_t cluster = (half - data_start) / per_cluster + 2;
       if (!g.is_cluster(cluster)) continue;  // the tail after the last whole cluster
       if (g.type == FatType::fat32 && cluster == g.root_cluster)
-        return make_error(Errc::invalid_argument, name + " is in the root directory's cluster " +
-                                                      std::to_string(cluster));
+        return make_error(Errc::invalid_argument,
+                          name + " is in the root directory's cluster " + std::to_string(cluster));
       out.push_back(std::uint32_t(cluster));
     }
   }

@@ -95,11 +95,15 @@ void put_mbr(std::uint8_t* sector, const Geometry& g, std::uint32_t disk_signatu
   fsio::store(std::as_writable_bytes(std::span(sig, 4)), fsio::le32(disk_signature));
   std::uint8_t* p = sector + kMbrPartitionTableOffset;
   const std::uint64_t n = g.total_sectors, spt = g.sectors_per_track, heads = g.heads;
-  p[0] = 0x80;                       // active
-  p[1] = 0; p[2] = 1; p[3] = 0;      // CHS of sector 0: cylinder 0, head 0, sector 1
+  p[0] = 0x80;  // active
+  p[1] = 0;
+  p[2] = 1;
+  p[3] = 0;  // CHS of sector 0: cylinder 0, head 0, sector 1
   p[4] = mbr_type(g);
   if (heads > 254 || spt > 63 || n >= spt * heads * 1024) {
-    p[5] = 254; p[6] = 255; p[7] = 255;  // "beyond CHS" marker (1023, 254, 63)
+    p[5] = 254;
+    p[6] = 255;
+    p[7] = 255;  // "beyond CHS" marker (1023, 254, 63)
   } else {
     const std::uint64_t cyl = n / (heads * spt);
     p[5] = std::uint8_t((n / spt) % heads);
@@ -134,8 +138,8 @@ void put_bpb(Boot& bs, const Geometry& g, std::uint8_t code_offset) {
 
 }  // namespace
 
-Sector512 build_boot_sector(const Geometry& g, std::uint32_t volume_id,
-                            const std::array<std::uint8_t, 11>& label, const BootOptions& options) {
+Sector512 build_boot_sector(const Geometry& g, std::uint32_t volume_id, const std::array<std::uint8_t, 11>& label,
+                            const BootOptions& options) {
   Sector512 out{};
   const std::string_view message = options.message ? std::string_view(*options.message) : kMessage;
   const std::size_t capacity = boot_message_capacity(g);

@@ -44,8 +44,8 @@ struct BootOptions {
 // volume id as the serial number at bytes 8-10, no extended boot signature,
 // label, type, boot code or 0x55AA (the extended BPB keeps only the drive
 // number), as mkfs.fat 4.2 writes it.
-Sector512 build_boot_sector(const Geometry& g, std::uint32_t volume_id,
-                            const std::array<std::uint8_t, 11>& label, const BootOptions& options = {});
+Sector512 build_boot_sector(const Geometry& g, std::uint32_t volume_id, const std::array<std::uint8_t, 11>& label,
+                            const BootOptions& options = {});
 
 // The boot-code region of the boot sector (its backup has the same), which
 // holds our stub and message and so differs from mkfs.fat's: [begin, end)

@@ -11,7 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 
-
 #include "libfsio/endian.hpp"
 
 namespace fat {
@@ -46,12 +45,12 @@ static_assert(offsetof(Bpb, total_sectors_32) == 0x20);
 
 // Extended BPB: at 0x24 on FAT12/16, at 0x40 on FAT32 (fatgen103 p.10, p.12).
 struct ExtendedBpb {
-  std::uint8_t drive_number;     // BS_DrvNum      +0: 0x80 hard disk, 0x00 floppy
-  std::uint8_t reserved1;        // BS_Reserved1   +1: Linux keeps the dirty bit here
-  std::uint8_t boot_signature;   // BS_BootSig     +2: 0x29 = the next three fields exist
-  le32 volume_id;                // BS_VolID       +3
-  std::uint8_t volume_label[11]; // BS_VolLab      +7: "NO NAME    " when unset
-  std::uint8_t fs_type[8];       // BS_FilSysType +18: "FAT12   " ... informational only
+  std::uint8_t drive_number;      // BS_DrvNum      +0: 0x80 hard disk, 0x00 floppy
+  std::uint8_t reserved1;         // BS_Reserved1   +1: Linux keeps the dirty bit here
+  std::uint8_t boot_signature;    // BS_BootSig     +2: 0x29 = the next three fields exist
+  le32 volume_id;                 // BS_VolID       +3
+  std::uint8_t volume_label[11];  // BS_VolLab      +7: "NO NAME    " when unset
+  std::uint8_t fs_type[8];        // BS_FilSysType +18: "FAT12   " ... informational only
 };
 static_assert(sizeof(ExtendedBpb) == 26 && alignof(ExtendedBpb) == 1);
 
@@ -59,18 +58,18 @@ inline constexpr std::uint8_t kExtendedBootSignature = 0x29;
 
 // FAT32-only fields, 0x24-0x3F.
 struct Fat32Bpb {
-  le32 fat_size_32;              // BPB_FATSz32   0x24
-  le16 ext_flags;                // BPB_ExtFlags  0x28: 0 = mirroring on, all FATs active
-  le16 fs_version;               // BPB_FSVer     0x2A: 0.0
-  le32 root_cluster;             // BPB_RootClus  0x2C: 2
-  le16 fs_info_sector;           // BPB_FSInfo    0x30: 1
-  le16 backup_boot_sector;       // BPB_BkBootSec 0x32: 6
-  std::uint8_t reserved[12];     // BPB_Reserved  0x34
+  le32 fat_size_32;           // BPB_FATSz32   0x24
+  le16 ext_flags;             // BPB_ExtFlags  0x28: 0 = mirroring on, all FATs active
+  le16 fs_version;            // BPB_FSVer     0x2A: 0.0
+  le32 root_cluster;          // BPB_RootClus  0x2C: 2
+  le16 fs_info_sector;        // BPB_FSInfo    0x30: 1
+  le16 backup_boot_sector;    // BPB_BkBootSec 0x32: 6
+  std::uint8_t reserved[12];  // BPB_Reserved  0x34
 };
 static_assert(sizeof(Fat32Bpb) == 28 && alignof(Fat32Bpb) == 1);
 
-inline constexpr std::size_t kBootCodeSize16 = 448;  // 0x3E..0x1FD
-inline constexpr std::size_t kBootCodeSize32 = 420;  // 0x5A..0x1FD
+inline constexpr std::size_t kBootCodeSize16 = 448;      // 0x3E..0x1FD
+inline constexpr std::size_t kBootCodeSize32 = 420;      // 0x5A..0x1FD
 inline constexpr std::uint16_t kBootSignature = 0xAA55;  // bytes 0x55 0xAA at 510
 
 struct BootSector16 {

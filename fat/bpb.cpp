@@ -44,8 +44,7 @@ fsio::Status check_common(const Bpb& b) {
     return bad("BPB_NumFATs 0: a volume needs at least one FAT");
   if (b.media != 0xF0 && b.media < 0xF8)  // kernel fat_valid_media
     return bad("BPB_Media " + hex(b.media) + " is not 0xF0 or 0xF8..0xFF");
-  if (b.total_sectors_16 == 0 && b.total_sectors_32 == 0)
-    return bad("BPB_TotSec16 and BPB_TotSec32 are both 0");
+  if (b.total_sectors_16 == 0 && b.total_sectors_32 == 0) return bad("BPB_TotSec16 and BPB_TotSec32 are both 0");
   return {};
 }
 
@@ -55,17 +54,18 @@ fsio::Status check_common(const Bpb& b) {
 fsio::Status count_clusters(Layout& l, bool fat32_bpb) {
   const std::uint64_t meta = l.data_start_sector();
   if (meta >= l.total_sectors)
-    return bad("BPB_TotSec " + std::to_string(l.total_sectors) + " sectors end before the data area, which starts at sector " +
-               std::to_string(meta) + " (" + std::to_string(l.reserved_sectors) + " reserved, " +
-               std::to_string(l.num_fats) + " FATs of " + std::to_string(l.fat_sectors) + ", " +
-               std::to_string(l.root_dir_sectors()) + " root directory sectors)");
+    return bad("BPB_TotSec " + std::to_string(l.total_sectors) +
+               " sectors end before the data area, which starts at sector " + std::to_string(meta) + " (" +
+               std::to_string(l.reserved_sectors) + " reserved, " + std::to_string(l.num_fats) + " FATs of " +
+               std::to_string(l.fat_sectors) + ", " + std::to_string(l.root_dir_sectors()) +
+               " root directory sectors)");
   const std::uint64_t count = (l.total_sectors - meta) / l.sectors_per_cluster;
   if (count == 0)
     return bad("no room for a cluster: " + std::to_string(l.total_sectors - meta) + " data sectors, " +
                std::to_string(l.sectors_per_cluster) + " per cluster");
   l.cluster_count = std::uint32_t(count);
   if (fat32_bpb) {
-    l.type = FatType::fat32;  // BPB_FATSz16 == 0 marks the FAT32 BPB (fatgen103 p.14)
+    l.type = FatType::fat32;     // BPB_FATSz16 == 0 marks the FAT32 BPB (fatgen103 p.14)
     if (count > kMaxClusters32)  // kernel: "count of clusters too big"
       return bad(std::to_string(count) + " clusters: FAT32 addresses at most " + std::to_string(kMaxClusters32));
   } else if (count < kFat12Below) {
@@ -80,8 +80,8 @@ fsio::Status count_clusters(Layout& l, bool fat32_bpb) {
   // (the kernel silently uses fewer clusters; a writer must not).
   const std::uint64_t need = entries_bytes(l.type, std::uint64_t(l.cluster_count) + 2);
   if (need > l.fat_bytes())
-    return bad(std::string(l.type == FatType::fat32 ? "BPB_FATSz32 " : "BPB_FATSz16 ") +
-               std::to_string(l.fat_sectors) + " sectors (" + std::to_string(l.fat_bytes()) + " bytes) cannot hold the " +
+    return bad(std::string(l.type == FatType::fat32 ? "BPB_FATSz32 " : "BPB_FATSz16 ") + std::to_string(l.fat_sectors) +
+               " sectors (" + std::to_string(l.fat_bytes()) + " bytes) cannot hold the " +
                std::to_string(l.cluster_count + 2ull) + " entries of " + std::to_string(l.cluster_count) +
                " clusters (" + std::to_string(need) + " bytes)");
   return {};
@@ -89,8 +89,8 @@ fsio::Status count_clusters(Layout& l, bool fat32_bpb) {
 
 fsio::Status check_fat32(const Fat32Bpb& f, Layout& l, BootSectorInfo& out) {
   if (f.fs_version != 0)  // fatgen103 p.12: newer versions must not be mounted
-    return make_error(Errc::unsupported, "boot sector: BPB_FSVer " + hex(f.fs_version, 4) +
-                                             ": only FAT32 version 0.0 is defined");
+    return make_error(Errc::unsupported,
+                      "boot sector: BPB_FSVer " + hex(f.fs_version, 4) + ": only FAT32 version 0.0 is defined");
   if (l.root_entries != 0)  // fatgen103 p.9: must be 0 on FAT32
     return bad("BPB_RootEntCnt " + std::to_string(l.root_entries) + " on a FAT32 volume (must be 0)");
   if (!l.is_cluster(f.root_cluster))
@@ -102,16 +102,16 @@ fsio::Status check_fat32(const Fat32Bpb& f, Layout& l, BootSectorInfo& out) {
     if (l.active_fat() >= l.num_fats)
       return bad("BPB_ExtFlags " + hex(l.ext_flags, 4) + " makes copy " + std::to_string(l.active_fat()) +
                  " active, but BPB_NumFATs is " + std::to_string(l.num_fats));
-    out.findings.push_back({Finding::Kind::mirroring_disabled,
-                            "BPB_ExtFlags " + hex(l.ext_flags, 4) + ": FAT mirroring is off, copy " +
-                                std::to_string(l.active_fat()) + " is the active one"});
+    out.findings.push_back(
+        {Finding::Kind::mirroring_disabled, "BPB_ExtFlags " + hex(l.ext_flags, 4) + ": FAT mirroring is off, copy " +
+                                                std::to_string(l.active_fat()) + " is the active one"});
   }
   auto in_reserved = [&](std::uint32_t s) { return s != 0 && s != 0xFFFF && s < l.reserved_sectors; };
   l.fsinfo_sector = f.fs_info_sector;
   if (!in_reserved(f.fs_info_sector) || f.fs_info_sector == f.backup_boot_sector)
-    out.findings.push_back({Finding::Kind::fsinfo_missing, "no usable FSInfo sector (BPB_FSInfo " +
-                                                               std::to_string(f.fs_info_sector) + ", " +
-                                                               std::to_string(l.reserved_sectors) + " reserved sectors)"});
+    out.findings.push_back(
+        {Finding::Kind::fsinfo_missing, "no usable FSInfo sector (BPB_FSInfo " + std::to_string(f.fs_info_sector) +
+                                            ", " + std::to_string(l.reserved_sectors) + " reserved sectors)"});
   l.backup_boot_sector = f.backup_boot_sector;
   if (!in_reserved(f.backup_boot_sector))
     out.findings.push_back({Finding::Kind::backup_boot_missing,
@@ -144,18 +144,19 @@ fsio::Status check_fit(const Layout& l, const BootRecord& r, std::uint64_t avail
                std::to_string(l.filesystem_bytes()) + " bytes) but the device holds " + std::to_string(available) +
                " bytes from its start: truncated image or wrong partition size");
   if (l.sector_size > 4096)
-    out.findings.push_back({Finding::Kind::linux_unmountable,
-                            "BPB_BytsPerSec " + std::to_string(l.sector_size) + ": the Linux kernel mounts at most 4096"});
+    out.findings.push_back({Finding::Kind::linux_unmountable, "BPB_BytsPerSec " + std::to_string(l.sector_size) +
+                                                                  ": the Linux kernel mounts at most 4096"});
   if (l.root_entries % (l.sector_size / 32))
-    out.findings.push_back({Finding::Kind::linux_unmountable,
-                            "BPB_RootEntCnt " + std::to_string(l.root_entries) + " ends mid-sector; the Linux kernel wants a multiple of " +
-                                std::to_string(l.sector_size / 32)});
+    out.findings.push_back(
+        {Finding::Kind::linux_unmountable, "BPB_RootEntCnt " + std::to_string(l.root_entries) +
+                                               " ends mid-sector; the Linux kernel wants a multiple of " +
+                                               std::to_string(l.sector_size / 32)});
   const std::string name = fat_type_name(l.type);
   const std::string stored(r.fs_type.begin(), r.fs_type.end());
   if (r.boot_signature == kExtendedBootSignature && stored.rfind("FAT", 0) == 0 && stored.rfind(name, 0) != 0)
-    out.findings.push_back({Finding::Kind::fs_type_label,
-                            "BS_FilSysType says '" + stored + "' but " + std::to_string(l.cluster_count) +
-                                " clusters make it " + name + " (the count decides)"});
+    out.findings.push_back({Finding::Kind::fs_type_label, "BS_FilSysType says '" + stored + "' but " +
+                                                              std::to_string(l.cluster_count) + " clusters make it " +
+                                                              name + " (the count decides)"});
   return {};
 }
 
@@ -165,7 +166,8 @@ fsio::Result<BootSectorInfo> parse_boot_sector(std::span<const std::byte> sector
                                                std::uint64_t offset_bytes) {
   if (sector.size() < 512)
     return bad("only " + std::to_string(sector.size()) + " bytes; a boot sector has at least 512");
-  const std::uint32_t sig = std::to_integer<std::uint32_t>(sector[510]) | std::to_integer<std::uint32_t>(sector[511]) << 8;
+  const std::uint32_t sig = std::to_integer<std::uint32_t>(sector[510]) | std::to_integer<std::uint32_t>(sector[511])
+                                                                              << 8;
   if (sig != kBootSignature)  // fatgen103 p.11: 0x55 0xAA at bytes 510-511
     return bad("signature " + hex(sig, 4) + " at byte 510 (expected 0xAA55): not a FAT volume");
   const auto b = fsio::load<Bpb>(sector);
@@ -199,7 +201,8 @@ fsio::Result<BootSectorInfo> parse_boot_sector(std::span<const std::byte> sector
   }
   FSIO_TRY(count_clusters(l, fat32_bpb));
   if (fat32_bpb) FSIO_TRY(check_fat32(f32, l, out));
-  const auto ext = fsio::load<ExtendedBpb>(sector, fat32_bpb ? offsetof(BootSector32, ext) : offsetof(BootSector16, ext));
+  const auto ext =
+      fsio::load<ExtendedBpb>(sector, fat32_bpb ? offsetof(BootSector32, ext) : offsetof(BootSector16, ext));
   read_extended(ext, out.record);
   l.drive_number = ext.drive_number;
   out.record.fs_version = fat32_bpb ? std::uint16_t(f32.fs_version) : 0;

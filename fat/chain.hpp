@@ -39,8 +39,8 @@ const char* chain_end_name(ChainEnd end);  // "end of chain", "free cluster", ..
 
 struct Chain {
   std::uint32_t first = 0;
-  std::uint32_t length = 0;   // clusters in the well-formed prefix
-  std::uint32_t last = 0;     // last cluster of the prefix; 0 when length is 0
+  std::uint32_t length = 0;  // clusters in the well-formed prefix
+  std::uint32_t last = 0;    // last cluster of the prefix; 0 when length is 0
   ChainEnd end = ChainEnd::end_of_chain;
   // end_of_chain: the mark in FAT[last]; free_cluster, bad_cluster: the
   // cluster reached (FAT[last] points to it); out_of_range: the value in
@@ -68,7 +68,6 @@ fsio::Result<Chain> walk_chain(FatTable& fat, std::uint32_t first, const RunVisi
 // stop). A chain that ends early or badly is Errc::corrupt naming it; a
 // chain longer than the size is not read past the size.
 fsio::Status read_file(Volume& volume, std::uint32_t first_cluster, std::uint64_t size,
-                       const std::function<bool(std::span<const std::byte>)>& sink,
-                       std::size_t max_read = 1u << 20);
+                       const std::function<bool(std::span<const std::byte>)>& sink, std::size_t max_read = 1u << 20);
 
 }  // namespace fat

@@ -32,13 +32,41 @@ const char* severity_name(Severity s) {
 }
 
 const char* check_kind_name(CheckKind k) {
-  static constexpr const char* names[kCheckKinds] = {
-      "backup_boot_differs", "backup_boot_missing", "fsinfo_missing", "fsinfo_signature", "free_count",
-      "free_count_unknown", "next_free", "dirty", "io_error_bit", "media_mismatch", "fat0_reserved",
-      "fat1_reserved", "volume_note", "copies_differ", "out_of_range", "lost_clusters", "free_in_chain",
-      "bad_in_chain", "loop", "cross_link", "chain_longer", "size_beyond_chain", "bad_start", "root_chain",
-      "dir_size", "dir_start", "bad_name", "duplicate_name", "dot_entry", "lfn_orphan", "lfn_start_cluster",
-      "lfn_damaged", "after_end", "dir_unreadable", "label"};
+  static constexpr const char* names[kCheckKinds] = {"backup_boot_differs",
+                                                     "backup_boot_missing",
+                                                     "fsinfo_missing",
+                                                     "fsinfo_signature",
+                                                     "free_count",
+                                                     "free_count_unknown",
+                                                     "next_free",
+                                                     "dirty",
+                                                     "io_error_bit",
+                                                     "media_mismatch",
+                                                     "fat0_reserved",
+                                                     "fat1_reserved",
+                                                     "volume_note",
+                                                     "copies_differ",
+                                                     "out_of_range",
+                                                     "lost_clusters",
+                                                     "free_in_chain",
+                                                     "bad_in_chain",
+                                                     "loop",
+                                                     "cross_link",
+                                                     "chain_longer",
+                                                     "size_beyond_chain",
+                                                     "bad_start",
+                                                     "root_chain",
+                                                     "dir_size",
+                                                     "dir_start",
+                                                     "bad_name",
+                                                     "duplicate_name",
+                                                     "dot_entry",
+                                                     "lfn_orphan",
+                                                     "lfn_start_cluster",
+                                                     "lfn_damaged",
+                                                     "after_end",
+                                                     "dir_unreadable",
+                                                     "label"};
   return names[std::size_t(k)];
 }
 
@@ -100,10 +128,10 @@ void Checker::advance(std::uint64_t bytes) {
 }
 
 fsio::Status Checker::run() {
-  checked(std::string("boot sector: valid; backup: ") +
-          (l_.type != FatType::fat32 ? "none (FAT12/16 have none)"
-           : vol_.has(Finding::Kind::backup_boot_missing) ? "none"
-           : vol_.has(Finding::Kind::backup_boot_differs) ? "differs" : "identical"));
+  checked(std::string("boot sector: valid; backup: ") + (l_.type != FatType::fat32 ? "none (FAT12/16 have none)"
+                                                         : vol_.has(Finding::Kind::backup_boot_missing) ? "none"
+                                                         : vol_.has(Finding::Kind::backup_boot_differs) ? "differs"
+                                                                                                        : "identical"));
   boot_area();
   after_boot_ = result_.findings.size();
   FSIO_TRY(walk_tree());
@@ -178,7 +206,8 @@ void Checker::reserved_entries() {
   if ((fat0 & extd) != extd) {
     const std::uint32_t fixed = extd | l_.media;
     error(CheckKind::fat0_reserved, "FAT[0]",
-          "FAT[0] is " + std::to_string(fat0) + ": its reserved bits are not all set (both FAT copies appear to be corrupt)",
+          "FAT[0] is " + std::to_string(fat0) +
+              ": its reserved bits are not all set (both FAT copies appear to be corrupt)",
           "Setting FAT[0] to " + std::to_string(fixed) + " (BPB_Media with every reserved bit set).");
     plan_.fat0 = fixed;
   }
@@ -186,9 +215,9 @@ void Checker::reserved_entries() {
     add(CheckKind::fat0_reserved, Severity::info, "FAT copy 0",
         "FAT[0] of copy 0 is damaged and copy " + std::to_string(fat_.read_copy()) + "'s is not: reading copy " +
             std::to_string(fat_.read_copy()) + ", as fsck.fat does");
-  const std::uint32_t status =
-      l_.type == FatType::fat32 ? kFat32CleanShutdown | kFat32NoHardError
-      : l_.type == FatType::fat16 ? kFat16CleanShutdown | kFat16NoHardError : 0;
+  const std::uint32_t status = l_.type == FatType::fat32   ? kFat32CleanShutdown | kFat32NoHardError
+                               : l_.type == FatType::fat16 ? kFat16CleanShutdown | kFat16NoHardError
+                                                           : 0;
   const std::uint32_t fat1 = fat_.get(1).value_or(0);
   if (classify(l_.type, fat1 | status) != EntryKind::end_of_chain)
     add(CheckKind::fat1_reserved, Severity::warning, "FAT[1]",
@@ -225,8 +254,9 @@ void Checker::fsinfo() {
   if (!s->signatures_ok) hint = first_free_after_ ? first_free_after_ : 2;
   if (rewrite || (s->free_count == kFsInfoUnknown && !plan_.empty()))
     plan_.fsinfo = RepairPlan::FsInfoCounts{std::uint32_t(c.free_after), hint};
-  checked("FSInfo: free count " + (s->free_count == kFsInfoUnknown ? std::string("unknown") : std::to_string(s->free_count)) +
-          ", " + std::to_string(c.free_after) + " free once repaired");
+  checked("FSInfo: free count " +
+          (s->free_count == kFsInfoUnknown ? std::string("unknown") : std::to_string(s->free_count)) + ", " +
+          std::to_string(c.free_after) + " free once repaired");
 }
 
 // fsck.fat check_label: the root directory's label wins over the boot

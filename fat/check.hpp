@@ -65,30 +65,30 @@ enum class CheckKind : std::uint8_t {
   fat1_reserved,        // (not checked by fsck.fat) FAT[1] is not an end-of-chain mark
   volume_note,          // what Volume::open noted (type label, few clusters, ...)
   // the FAT
-  copies_differ,        // "FATs differ but appear to be intact. Using first FAT."
-  out_of_range,         // "Cluster %ld out of range (%ld > %ld). Setting to EOF."
-  lost_clusters,        // "Reclaimed %d unused clusters (%llu bytes)."
+  copies_differ,  // "FATs differ but appear to be intact. Using first FAT."
+  out_of_range,   // "Cluster %ld out of range (%ld > %ld). Setting to EOF."
+  lost_clusters,  // "Reclaimed %d unused clusters (%llu bytes)."
   // chains
-  free_in_chain,        // "Contains a free cluster (%lu). Assuming EOF."
-  bad_in_chain,         // "Contains a bad cluster (%lu). Assuming EOF."
-  loop,                 // "Circular cluster chain. Truncating to %lu clusters."
-  cross_link,           // "%s  and\n%s\n  share clusters."
-  chain_longer,         // "File size is %u bytes, cluster chain length is > %u bytes."
-  size_beyond_chain,    // "File size is %u bytes, cluster chain length is %u bytes."
-  bad_start,            // "Bad start cluster 1." / "Start cluster beyond limit (%lu > %lu)."
-  root_chain,           // "FAT32 root dir starts with a bad cluster!" (fsck.fat gives up)
+  free_in_chain,      // "Contains a free cluster (%lu). Assuming EOF."
+  bad_in_chain,       // "Contains a bad cluster (%lu). Assuming EOF."
+  loop,               // "Circular cluster chain. Truncating to %lu clusters."
+  cross_link,         // "%s  and\n%s\n  share clusters."
+  chain_longer,       // "File size is %u bytes, cluster chain length is > %u bytes."
+  size_beyond_chain,  // "File size is %u bytes, cluster chain length is %u bytes."
+  bad_start,          // "Bad start cluster 1." / "Start cluster beyond limit (%lu > %lu)."
+  root_chain,         // "FAT32 root dir starts with a bad cluster!" (fsck.fat gives up)
   // directory entries
-  dir_size,             // "Directory has non-zero size. Fixing it."
-  dir_start,            // "Start does point to root directory / containing directory ..."
-  bad_name,             // "Bad short file name (%s)."
-  duplicate_name,       // "Duplicate directory entry."
-  dot_entry,            // "Invalid '.' entry in the first slot." and the like
-  lfn_orphan,           // "Orphaned long file name part \"%s\""
-  lfn_start_cluster,    // "Start cluster field in VFAT long filename slot is not 0"
-  lfn_damaged,          // "Wrong checksum for long file name", fragments, unfinished names
-  after_end,            // live entries after a 0x00 slot (fsck.fat and Linux read them)
-  dir_unreadable,       // a directory longer than 2 MiB, or a read error
-  label,                // "Volume label '%s' stored in root directory and label '%s' ..."
+  dir_size,           // "Directory has non-zero size. Fixing it."
+  dir_start,          // "Start does point to root directory / containing directory ..."
+  bad_name,           // "Bad short file name (%s)."
+  duplicate_name,     // "Duplicate directory entry."
+  dot_entry,          // "Invalid '.' entry in the first slot." and the like
+  lfn_orphan,         // "Orphaned long file name part \"%s\""
+  lfn_start_cluster,  // "Start cluster field in VFAT long filename slot is not 0"
+  lfn_damaged,        // "Wrong checksum for long file name", fragments, unfinished names
+  after_end,          // live entries after a 0x00 slot (fsck.fat and Linux read them)
+  dir_unreadable,     // a directory longer than 2 MiB, or a read error
+  label,              // "Volume label '%s' stored in root directory and label '%s' ..."
 };
 inline constexpr std::size_t kCheckKinds = std::size_t(CheckKind::label) + 1;
 const char* check_kind_name(CheckKind kind);  // "copies_differ": the --json "class"
@@ -96,22 +96,22 @@ const char* check_kind_name(CheckKind kind);  // "copies_differ": the --json "cl
 struct CheckFinding {
   CheckKind kind;
   Severity severity;
-  std::string where;    // "/DIR/A.BIN", "FAT copy 1", "FSInfo sector 1", "boot sector"
-  std::string message;  // what is wrong
-  std::string action;   // what repair does ("Truncating file to 20480 bytes."); empty: nothing
-  bool fixable = false; // the plan does `action`
+  std::string where;     // "/DIR/A.BIN", "FAT copy 1", "FSInfo sector 1", "boot sector"
+  std::string message;   // what is wrong
+  std::string action;    // what repair does ("Truncating file to 20480 bytes."); empty: nothing
+  bool fixable = false;  // the plan does `action`
 };
 
 struct CheckCounts {
   std::uint64_t files = 0;
-  std::uint64_t directories = 0;      // not counting the root
-  std::uint64_t clusters = 0;         // data clusters on the volume
-  std::uint64_t used = 0;             // clusters files and directories keep
-  std::uint64_t bad = 0;              // clusters marked bad
-  std::uint64_t free_after = 0;       // free once the plan is carried out
-  std::uint64_t lost = 0;             // allocated, owned by no chain
-  std::uint64_t lost_chains = 0;      // lost clusters no other lost cluster points to
-  std::uint64_t cut_off = 0;          // clusters cut off chains that grew past their files
+  std::uint64_t directories = 0;  // not counting the root
+  std::uint64_t clusters = 0;     // data clusters on the volume
+  std::uint64_t used = 0;         // clusters files and directories keep
+  std::uint64_t bad = 0;          // clusters marked bad
+  std::uint64_t free_after = 0;   // free once the plan is carried out
+  std::uint64_t lost = 0;         // allocated, owned by no chain
+  std::uint64_t lost_chains = 0;  // lost clusters no other lost cluster points to
+  std::uint64_t cut_off = 0;      // clusters cut off chains that grew past their files
   std::uint64_t fat_bytes_read = 0;
 };
 

@@ -96,9 +96,9 @@ fsio::Result<Checker::Walk> Checker::own_chain(std::uint32_t first, std::uint64_
 // bad): the caller clears the first cluster.
 bool Checker::chain_findings(const std::string& where, const Walk& w) {
   const Chain& c = w.chain;
-  const std::string keep = w.kept ? "Ending the chain at cluster " + std::to_string(w.last) + " (" +
-                                        plural(w.kept, "cluster") + ")."
-                                  : std::string("Nothing is left of the chain.");
+  const std::string keep =
+      w.kept ? "Ending the chain at cluster " + std::to_string(w.last) + " (" + plural(w.kept, "cluster") + ")."
+             : std::string("Nothing is left of the chain.");
   switch (c.end) {
     case ChainEnd::free_cluster:
     case ChainEnd::bad_cluster: {
@@ -164,12 +164,13 @@ std::optional<std::uint32_t> Checker::first_cluster(const Directory& dir, const 
 void Checker::cut_findings(const std::string& path, const Entry& e, const Walk& w, bool is_dir) {
   const std::uint64_t cb = l_.cluster_bytes();
   if (w.crossed) {
-    const std::string to = w.kept ? std::to_string(w.kept * cb) + " bytes (" + plural(w.kept, "cluster") + ")"
-                                  : std::string("0 bytes");
+    const std::string to =
+        w.kept ? std::to_string(w.kept * cb) + " bytes (" + plural(w.kept, "cluster") + ")" : std::string("0 bytes");
     const std::size_t index = result_.findings.size();
-    error(CheckKind::cross_link, path,
-          "an earlier file and " + path + " share clusters (from cluster " + std::to_string(w.crossed) + ").",
-          is_dir && !w.kept ? std::string("Deleting the second's directory entry.") : "Truncating second to " + to + ".");
+    error(
+        CheckKind::cross_link, path,
+        "an earlier file and " + path + " share clusters (from cluster " + std::to_string(w.crossed) + ").",
+        is_dir && !w.kept ? std::string("Deleting the second's directory entry.") : "Truncating second to " + to + ".");
     if (result_.findings.size() > index && crossings_.size() < 1000) crossings_.push_back({w.crossed, path, index});
   } else {
     error(CheckKind::chain_longer, path,

@@ -118,12 +118,10 @@ void Checker::settle_counts(const FreeTally& t) {
 void Checker::lost_finding() {
   auto& c = result_.counts;
   count_lost_chains();
-  const std::string what = plural(c.lost, "unused cluster") + " (" +
-                           std::to_string(c.lost * l_.cluster_bytes()) + " bytes) in " +
-                           (c.lost_chains ? plural(c.lost_chains, "chain") : std::string("loops")) +
+  const std::string what = plural(c.lost, "unused cluster") + " (" + std::to_string(c.lost * l_.cluster_bytes()) +
+                           " bytes) in " + (c.lost_chains ? plural(c.lost_chains, "chain") : std::string("loops")) +
                            ": allocated, but no file or directory owns them.";
-  if (tree_whole_)
-    error(CheckKind::lost_clusters, "FAT", what, "Reclaimed: freeing them.");
+  if (tree_whole_) error(CheckKind::lost_clusters, "FAT", what, "Reclaimed: freeing them.");
   else
     add(CheckKind::lost_clusters, Severity::error, "FAT", what,
         "Not freeing them: part of the directory tree could not be read (see above), and they may belong there.");
@@ -133,8 +131,7 @@ void Checker::lost_finding() {
 // lost clusters that only point at each other are loops.
 void Checker::count_lost_chains() {
   std::uint64_t heads = 0;
-  for (std::uint32_t n = lost_.next_set(2); n < lost_.size(); n = lost_.next_set(n + 1))
-    heads += !referenced_.test(n);
+  for (std::uint32_t n = lost_.next_set(2); n < lost_.size(); n = lost_.next_set(n + 1)) heads += !referenced_.test(n);
   result_.counts.lost_chains = heads;
 }
 

@@ -74,10 +74,10 @@ class Checker {
   // directory to descend into comes back.
   fsio::Result<std::optional<DirVisit>> check_entry(Directory& dir, const DirVisit& in, const Entry& entry);
   struct Walk {
-    std::uint32_t kept = 0;       // clusters the entry keeps
-    std::uint32_t last = 0;       // the last of them
-    bool cut = false;             // cut while visiting (too long, or crossed)
-    std::uint32_t crossed = 0;    // the first cluster another chain owned
+    std::uint32_t kept = 0;     // clusters the entry keeps
+    std::uint32_t last = 0;     // the last of them
+    bool cut = false;           // cut while visiting (too long, or crossed)
+    std::uint32_t crossed = 0;  // the first cluster another chain owned
     Chain chain;
   };
   fsio::Result<Walk> own_chain(std::uint32_t first, std::uint64_t needed);
@@ -97,9 +97,9 @@ class Checker {
   const CheckOptions& opt_;
   CheckResult& result_;
   RepairPlan& plan_;
-  ClusterBitmap& owned_;                // plan_.owned
-  ClusterBitmap tail_;                  // cut off files that outgrew their size
-  ClusterBitmap lost_, referenced_;     // the closing pass's lost clusters and their targets
+  ClusterBitmap& owned_;             // plan_.owned
+  ClusterBitmap tail_;               // cut off files that outgrew their size
+  ClusterBitmap lost_, referenced_;  // the closing pass's lost clusters and their targets
   std::uint64_t bad_ = 0;
   std::uint32_t first_free_after_ = 0;  // first cluster free once the plan is done
   bool tree_whole_ = true;              // every directory read whole: reclaim is safe
@@ -114,7 +114,7 @@ class Checker {
   };
   std::vector<Crossing> crossings_;
   std::array<std::size_t, kCheckKinds> kept_{};  // findings kept, by kind
-  std::size_t after_boot_ = 0;                    // where the FAT's findings go
+  std::size_t after_boot_ = 0;                   // where the FAT's findings go
   std::uint64_t done_ = 0;
 };
 

@@ -66,8 +66,8 @@ fsio::Status Checker::own_root(DirVisit& root) {
   const Walk w = FSIO_TRY(own_chain(l_.root_cluster, UINT64_MAX));
   if (w.kept == 0) {
     add(CheckKind::root_chain, Severity::error, "/",
-        "The root directory's first cluster " + std::to_string(l_.root_cluster) + " is " +
-            chain_end_name(w.chain.end) + ": there is no root directory to check.",
+        "The root directory's first cluster " + std::to_string(l_.root_cluster) + " is " + chain_end_name(w.chain.end) +
+            ": there is no root directory to check.",
         "Not repairable here: the root directory is gone.");
     tree_whole_ = false;
     return {};
@@ -97,9 +97,9 @@ fsio::Status Checker::check_directory(const DirVisit& visit, std::vector<DirVisi
     tree_whole_ = false;
   }
   const std::uint64_t per_cluster = l_.cluster_bytes() / 32;
-  const auto limit = std::uint32_t(
-      visit.keep_clusters ? std::min<std::uint64_t>(dir.slot_count(), visit.keep_clusters * per_cluster)
-                          : dir.slot_count());
+  const auto limit =
+      std::uint32_t(visit.keep_clusters ? std::min<std::uint64_t>(dir.slot_count(), visit.keep_clusters * per_cluster)
+                                        : dir.slot_count());
   if (!visit.root) check_dots(dir, visit);
   check_lfn(dir, visit, limit);
   check_names(dir, visit, limit);
@@ -125,8 +125,8 @@ void Checker::check_dots(Directory& dir, const DirVisit& visit) {
     const ShortName want = k == 0 ? ShortName{'.', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
                                   : ShortName{'.', '.', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
     const std::uint32_t start = k == 0 ? visit.cluster : visit.parent;
-    const std::uint32_t has = std::uint32_t(d.first_cluster_lo) |
-                              (l_.type == FatType::fat32 ? std::uint32_t(d.first_cluster_hi) << 16 : 0);
+    const std::uint32_t has =
+        std::uint32_t(d.first_cluster_lo) | (l_.type == FatType::fat32 ? std::uint32_t(d.first_cluster_hi) << 16 : 0);
     const bool named = std::memcmp(d.name, want.data(), 11) == 0;
     if (named && (d.attributes & attr::directory) && has == start) continue;
     const std::string dot = k == 0 ? "'.'" : "'..'", nth = k == 0 ? "first" : "second";
@@ -180,8 +180,8 @@ void Checker::check_lfn(Directory& dir, const DirVisit& visit, std::uint32_t lim
         }
         break;
       case LfnProblem::Kind::start_cluster:
-        error(CheckKind::lfn_start_cluster, where,
-              "Start cluster field in VFAT long filename slot is not 0" + at + ".", "Auto-setting to 0.");
+        error(CheckKind::lfn_start_cluster, where, "Start cluster field in VFAT long filename slot is not 0" + at + ".",
+              "Auto-setting to 0.");
         slot(dir, p.first_slot)[26] = 0;
         slot(dir, p.first_slot)[27] = 0;
         break;
@@ -296,7 +296,8 @@ fsio::Status Checker::name_first_owners() {
     for (const Entry& e : dir->entries()) {
       if (e.is_dot() || !l_.is_cluster(e.first_cluster)) continue;
       FSIO_TRY(look(path + "/" + e.name, e.first_cluster));
-      if (e.is_directory() && !seen.test_and_set(e.first_cluster)) subs.emplace_back(path + "/" + e.name, e.first_cluster);
+      if (e.is_directory() && !seen.test_and_set(e.first_cluster))
+        subs.emplace_back(path + "/" + e.name, e.first_cluster);
     }
     todo.insert(todo.end(), subs.rbegin(), subs.rend());
   }

@@ -96,8 +96,8 @@ fsio::Result<OemCodepage> OemCodepage::load(unsigned codepage) {
   cp.number_ = codepage;
   Iconv to_unicode("UTF-32LE", cp_name(codepage));
   if (!to_unicode.ok())
-    return make_error(Errc::invalid_argument, "code page " + std::to_string(codepage) + ": iconv does not know " +
-                                                  cp_name(codepage));
+    return make_error(Errc::invalid_argument,
+                      "code page " + std::to_string(codepage) + ": iconv does not know " + cp_name(codepage));
   for (unsigned b = 0; b < 256; ++b) cp.upper_[b] = std::uint8_t(b >= 'a' && b <= 'z' ? b - 'a' + 'A' : b);
   for (unsigned b = 0x80; b < 0x100; ++b) {
     std::string out;

@@ -43,7 +43,7 @@ DeviceFacts device_facts(const fsio::Device& device) {
   facts.block_device = true;
   facts.logical_sector_size = device.logical_sector_size();
 
-  struct stat st{};
+  struct stat st {};
   if (::fstat(device.fd(), &st) != 0) return facts;
   facts.has_children = sysfs_has_children(st.st_rdev);
   if (major(st.st_rdev) == kLoopMajor) return facts;

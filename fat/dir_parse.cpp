@@ -17,12 +17,12 @@ constexpr std::uint32_t kMaxLfnSlots = 20;  // 255 characters / 13 (Linux: id > 
 // A run of LFN slots being collected, highest order first.
 struct LfnRun {
   bool active = false;
-  std::uint32_t first = 0;     // slot of the 0x40 slot
-  std::uint8_t count = 0;      // slots the run announced
-  std::uint8_t expected = 0;   // order number the next slot must carry
+  std::uint32_t first = 0;    // slot of the 0x40 slot
+  std::uint8_t count = 0;     // slots the run announced
+  std::uint8_t expected = 0;  // order number the next slot must carry
   std::uint8_t checksum = 0;
-  std::u16string chars;        // count * 13, filled as slots arrive
-  bool damaged = false;        // a slot's checksum differed: the kernel drops such a name
+  std::u16string chars;  // count * 13, filled as slots arrive
+  bool damaged = false;  // a slot's checksum differed: the kernel drops such a name
 
   std::u16string name() const {
     const auto end = chars.find(u'\0');
@@ -62,7 +62,11 @@ class SlotParser {
     if (l.order & kLfnLastSlot) {
       close(i);  // fsck.fat: "A new long file name starts within an old one"
       if (order == 0 || order > kMaxLfnSlots) return fragment(i, l);
-      run_ = {true, i, std::uint8_t(order), std::uint8_t(order - 1), l.checksum,
+      run_ = {true,
+              i,
+              std::uint8_t(order),
+              std::uint8_t(order - 1),
+              l.checksum,
               std::u16string(order * kLfnCharsPerSlot, char16_t(0xFFFF))};
       place(run_, l, order);
     } else if (run_.active && order == run_.expected && order > 0) {
@@ -116,7 +120,8 @@ Entry to_entry(const DirEntry& d, std::uint32_t slot, FatType type) {
   std::memcpy(e.raw_name.data(), d.name, 11);
   e.attributes = d.attributes;
   e.nt_reserved = d.nt_reserved;
-  e.first_cluster = std::uint32_t(d.first_cluster_lo) | (type == FatType::fat32 ? std::uint32_t(d.first_cluster_hi) << 16 : 0);
+  e.first_cluster =
+      std::uint32_t(d.first_cluster_lo) | (type == FatType::fat32 ? std::uint32_t(d.first_cluster_hi) << 16 : 0);
   e.size = d.file_size;
   e.created = {d.create_date, d.create_time, d.create_time_tenth};
   e.accessed = d.access_date;

@@ -32,8 +32,7 @@ fsio::Result<Directory> Directory::open(Volume& v, std::uint32_t first_cluster) 
 }
 
 fsio::Result<Directory> Directory::open(Volume& v, const Entry& e) {
-  if (!e.is_directory())
-    return make_error(Errc::invalid_argument, "'" + e.name + "' is not a directory");
+  if (!e.is_directory()) return make_error(Errc::invalid_argument, "'" + e.name + "' is not a directory");
   if (e.first_cluster == 0) return open_root(v);
   return open(v, e.first_cluster);
 }
@@ -156,11 +155,13 @@ fsio::Status Directory::add(std::uint32_t index, std::span<const std::byte> slot
   refresh();
   const auto n = std::uint32_t(slots.size() / 32);
   for (std::uint32_t i = 0; i < n; ++i) {
-    if (!is_free(index + i)) return make_error(Errc::invalid_argument, "slot " + std::to_string(index + i) + " is in use");
+    if (!is_free(index + i))
+      return make_error(Errc::invalid_argument, "slot " + std::to_string(index + i) + " is in use");
     const auto b0 = std::to_integer<std::uint8_t>(slots[i * 32]);
     if (b0 == kDirEntryEnd || b0 == kDirEntryFree)
-      return make_error(Errc::invalid_argument, "slot " + std::to_string(i) + " of the new entry starts with 0x00 or 0xE5, "
-                                                "which readers take for free");
+      return make_error(Errc::invalid_argument, "slot " + std::to_string(i) +
+                                                    " of the new entry starts with 0x00 or 0xE5, "
+                                                    "which readers take for free");
   }
   if (end_ && index > *end_) {  // the 0x00 slots before the new entry become deleted ones
     for (std::uint32_t i = *end_; i < index; ++i) {

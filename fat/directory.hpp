@@ -41,27 +41,27 @@ namespace fat {
 inline constexpr std::uint64_t kMaxDirBytes = 65536 * 32;
 
 struct SlotPosition {
-  std::uint32_t index = 0;            // slot number in the directory, from 0
-  std::uint32_t cluster = 0;          // cluster holding it; 0 in the FAT12/16 root region
-  std::uint64_t sector = 0;           // filesystem sector holding it
+  std::uint32_t index = 0;    // slot number in the directory, from 0
+  std::uint32_t cluster = 0;  // cluster holding it; 0 in the FAT12/16 root region
+  std::uint64_t sector = 0;   // filesystem sector holding it
   std::uint32_t offset_in_sector = 0;
-  std::uint64_t device_offset = 0;    // Device-window byte offset
+  std::uint64_t device_offset = 0;  // Device-window byte offset
 };
 
 struct Entry {
-  std::string name;          // the long name when there is a valid one, else short_name
-  std::string long_name;     // UTF-8; empty when none
-  std::string short_name;    // decoded, case bits applied: "README.TXT", "readme.txt"
-  ShortName raw_name{};      // DIR_Name as stored
+  std::string name;        // the long name when there is a valid one, else short_name
+  std::string long_name;   // UTF-8; empty when none
+  std::string short_name;  // decoded, case bits applied: "README.TXT", "readme.txt"
+  ShortName raw_name{};    // DIR_Name as stored
   std::uint8_t attributes = 0;
   std::uint8_t nt_reserved = 0;
   std::uint32_t first_cluster = 0;  // FstClusHI:FstClusLO (HI only on FAT32)
   std::uint32_t size = 0;
-  DosDateTime created;              // DIR_CrtDate, DIR_CrtTime, DIR_CrtTimeTenth
-  std::uint16_t accessed = 0;       // DIR_LstAccDate
-  DosDateTime modified;             // DIR_WrtDate, DIR_WrtTime
-  std::uint32_t slot = 0;           // index of the 8.3 entry
-  std::uint32_t first_slot = 0;     // index of its first LFN slot (== slot without one)
+  DosDateTime created;           // DIR_CrtDate, DIR_CrtTime, DIR_CrtTimeTenth
+  std::uint16_t accessed = 0;    // DIR_LstAccDate
+  DosDateTime modified;          // DIR_WrtDate, DIR_WrtTime
+  std::uint32_t slot = 0;        // index of the 8.3 entry
+  std::uint32_t first_slot = 0;  // index of its first LFN slot (== slot without one)
 
   bool is_directory() const { return attributes & attr::directory; }
   bool is_label() const { return attributes & attr::volume_id; }
@@ -103,8 +103,7 @@ class Directory {
   // holding "." and ".." (make_dot_entries), in memory, every sector dirty.
   // Nothing is read or written: the caller writes it (queue_dirty) and
   // links the cluster in the FAT before any entry points at it.
-  static Directory create(const Layout& layout, std::uint32_t cluster, std::uint32_t parent_cluster,
-                          DosDateTime when);
+  static Directory create(const Layout& layout, std::uint32_t cluster, std::uint32_t parent_cluster, DosDateTime when);
 
   bool is_root() const { return root_; }
   std::uint32_t first_cluster() const { return first_cluster_; }  // 0 for the FAT12/16 root region
@@ -117,17 +116,29 @@ class Directory {
   std::span<const std::byte> slot(std::uint32_t index) const { return data_.span().subspan(index * 32ull, 32); }
   // The first slot beginning with 0x00, if any: it and every later slot are
   // free (unless read_past_end).
-  std::optional<std::uint32_t> end_slot() { refresh(); return end_; }
+  std::optional<std::uint32_t> end_slot() {
+    refresh();
+    return end_;
+  }
   // fsck.fat 4.2 (check.c scan_dir, add_file: IS_FREE) and Linux read every
   // slot of a directory: a 0x00 slot is free like a deleted one, and live
   // entries after it are entries. From now on entries() and problems() hold
   // them too, and a slot after the end is free only if it is 0x00 or 0xE5.
   // Checkers and fatfill's writer read so; add() then leaves a live entry
   // after the end where it is.
-  void read_past_end() { past_end_ = true; stale_ = true; }
+  void read_past_end() {
+    past_end_ = true;
+    stale_ = true;
+  }
 
-  const std::vector<Entry>& entries() { refresh(); return entries_; }
-  const std::vector<LfnProblem>& problems() { refresh(); return problems_; }
+  const std::vector<Entry>& entries() {
+    refresh();
+    return entries_;
+  }
+  const std::vector<LfnProblem>& problems() {
+    refresh();
+    return problems_;
+  }
   // A file or directory by long or short name, ASCII case-insensitively;
   // never the volume label or the dot entries.
   const Entry* find(std::string_view name);
@@ -185,7 +196,7 @@ class Directory {
   std::vector<Entry> entries_;
   std::vector<LfnProblem> problems_;
   std::optional<std::uint32_t> end_;
-  std::uint32_t free_hint_ = 0;  // no free slot before it
+  std::uint32_t free_hint_ = 0;                           // no free slot before it
   std::unordered_map<std::string, std::size_t> by_name_;  // folded long and short names
   std::unordered_set<std::string> short_names_;           // raw 11-byte names in use
 };

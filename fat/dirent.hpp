@@ -7,7 +7,6 @@
 #include <ctime>
 #include <span>
 
-
 #include "libfsio/endian.hpp"
 
 namespace fat {
@@ -56,14 +55,14 @@ static_assert(offsetof(DirEntry, file_size) == 0x1C);
 
 // One slot of a long name: 13 UCS-2 characters, stored last slot first.
 struct LfnEntry {
-  std::uint8_t order;         // LDIR_Ord       0x00: 1..20, | 0x40 on the last slot
-  le16 name1[5];              // LDIR_Name1     0x01: characters 1-5
-  std::uint8_t attributes;    // LDIR_Attr      0x0B: attr::long_name
-  std::uint8_t type;          // LDIR_Type      0x0C: 0
-  std::uint8_t checksum;      // LDIR_Chksum    0x0D: lfn_checksum of the 8.3 name
-  le16 name2[6];              // LDIR_Name2     0x0E: characters 6-11
-  le16 first_cluster_lo;      // LDIR_FstClusLO 0x1A: must be 0
-  le16 name3[2];              // LDIR_Name3     0x1C: characters 12-13
+  std::uint8_t order;       // LDIR_Ord       0x00: 1..20, | 0x40 on the last slot
+  le16 name1[5];            // LDIR_Name1     0x01: characters 1-5
+  std::uint8_t attributes;  // LDIR_Attr      0x0B: attr::long_name
+  std::uint8_t type;        // LDIR_Type      0x0C: 0
+  std::uint8_t checksum;    // LDIR_Chksum    0x0D: lfn_checksum of the 8.3 name
+  le16 name2[6];            // LDIR_Name2     0x0E: characters 6-11
+  le16 first_cluster_lo;    // LDIR_FstClusLO 0x1A: must be 0
+  le16 name3[2];            // LDIR_Name3     0x1C: characters 12-13
 };
 static_assert(sizeof(LfnEntry) == 32 && alignof(LfnEntry) == 1);
 static_assert(offsetof(LfnEntry, attributes) == 0x0B);
@@ -79,8 +78,7 @@ inline constexpr std::size_t kLfnCharsPerSlot = 13;
 // the 11 bytes of the 8.3 name exactly as stored (space padded).
 constexpr std::uint8_t lfn_checksum(std::span<const std::uint8_t, 11> short_name) {
   std::uint8_t sum = 0;
-  for (std::uint8_t c : short_name)
-    sum = std::uint8_t(((sum & 1) << 7) + (sum >> 1) + c);
+  for (std::uint8_t c : short_name) sum = std::uint8_t(((sum & 1) << 7) + (sum >> 1) + c);
   return sum;
 }
 

@@ -14,13 +14,10 @@ const char* fat_type_name(FatType type) {
 
 namespace {
 
-std::uint32_t byte_at(std::span<const std::byte> s, std::uint64_t i) {
-  return std::to_integer<std::uint32_t>(s[i]);
-}
+std::uint32_t byte_at(std::span<const std::byte> s, std::uint64_t i) { return std::to_integer<std::uint32_t>(s[i]); }
 
 std::uint32_t load32(std::span<const std::byte> s, std::uint64_t off) {
-  return byte_at(s, off) | byte_at(s, off + 1) << 8 | byte_at(s, off + 2) << 16 |
-         byte_at(s, off + 3) << 24;
+  return byte_at(s, off) | byte_at(s, off + 1) << 8 | byte_at(s, off + 2) << 16 | byte_at(s, off + 3) << 24;
 }
 
 void store32(std::span<std::byte> s, std::uint64_t off, std::uint32_t v) {
@@ -37,10 +34,8 @@ std::uint32_t get_entry(FatType type, std::span<const std::byte> fat, std::uint3
       const std::uint32_t word = byte_at(fat, off) | byte_at(fat, off + 1) << 8;
       return (n & 1) ? word >> 4 : word & 0xFFF;
     }
-    case FatType::fat16:
-      return byte_at(fat, off) | byte_at(fat, off + 1) << 8;
-    case FatType::fat32:
-      return load32(fat, off) & 0x0FFFFFFF;
+    case FatType::fat16: return byte_at(fat, off) | byte_at(fat, off + 1) << 8;
+    case FatType::fat32: return load32(fat, off) & 0x0FFFFFFF;
   }
   return 0;
 }
@@ -69,9 +64,7 @@ void set_entry(FatType type, std::span<std::byte> fat, std::uint32_t n, std::uin
       fat[off] = std::byte(value);
       fat[off + 1] = std::byte(value >> 8);
       return;
-    case FatType::fat32:
-      store32(fat, off, (load32(fat, off) & 0xF0000000) | (value & 0x0FFFFFFF));
-      return;
+    case FatType::fat32: store32(fat, off, (load32(fat, off) & 0xF0000000) | (value & 0x0FFFFFFF)); return;
   }
 }
 

@@ -51,8 +51,7 @@ fsio::Result<Pattern> parse_pattern(std::string_view p) {
       if (out.width > 10) return bad_pattern(p, "a width above 10");
       ++j;
     }
-    if (j >= p.size() || (p[j] != 'd' && p[j] != 'u'))
-      return bad_pattern(p, "'%' must start %d, %0Nd or %%");
+    if (j >= p.size() || (p[j] != 'd' && p[j] != 'u')) return bad_pattern(p, "'%' must start %d, %0Nd or %%");
     out.has_number = true;
     text = &out.suffix;
     i = j;
@@ -121,8 +120,8 @@ fsio::Result<FillReport> fill(Volume& volume, const FillOptions& options, fsio::
     return make_error(Errc::invalid_argument, "file size " + std::to_string(options.size) +
                                                   " is over FAT's limit of 4 GiB - 1 (4294967295 bytes)");
   if (options.names.size() > kMaxFillCount)
-    return make_error(Errc::invalid_argument, std::to_string(options.names.size()) +
-                                                  " files do not fit one directory (at most 65536 entries)");
+    return make_error(Errc::invalid_argument,
+                      std::to_string(options.names.size()) + " files do not fit one directory (at most 65536 entries)");
   FillReport report;
   report.layout = volume.layout();
   report.dry_run = options.dry_run;

@@ -65,16 +65,16 @@ enum class MirrorMode {
 };
 
 struct FillOptions {
-  std::string dir = "/";                 // created as needed, like mkdir -p
-  std::vector<std::string> names;        // one new file per name, in this order
-  std::uint64_t size = 0;                // bytes per file, at most kMaxFileSize
-  bool contiguous = false;               // refuse unless every file fits in one run
-  bool zero = true;                      // zero the clusters (false exposes old contents)
-  bool sync = false;                     // each file durable before the next begins
-  bool force = false;                    // replace files that exist (never directories)
-  bool dry_run = false;                  // plan only: nothing is written
+  std::string dir = "/";           // created as needed, like mkdir -p
+  std::vector<std::string> names;  // one new file per name, in this order
+  std::uint64_t size = 0;          // bytes per file, at most kMaxFileSize
+  bool contiguous = false;         // refuse unless every file fits in one run
+  bool zero = true;                // zero the clusters (false exposes old contents)
+  bool sync = false;               // each file durable before the next begins
+  bool force = false;              // replace files that exist (never directories)
+  bool dry_run = false;            // plan only: nothing is written
   MirrorMode mirror = MirrorMode::batched;
-  DosDateTime when = kDosEpoch;          // creation and modification time of what is made
+  DosDateTime when = kDosEpoch;  // creation and modification time of what is made
   // Without sync, files are written in batches: a batch ends when its FAT
   // changes reach this many bytes (dirty FAT blocks stay in memory until
   // flushed) or it holds max_batch_files files.
@@ -84,10 +84,10 @@ struct FillOptions {
 };
 
 struct FilledFile {
-  std::string path;                 // "/DIR/NAME" as given
+  std::string path;  // "/DIR/NAME" as given
   std::uint32_t size = 0;
-  std::vector<Extent> extents;      // in chain order; empty for size 0
-  bool replaced = false;            // an existing file of that name was replaced
+  std::vector<Extent> extents;  // in chain order; empty for size 0
+  bool replaced = false;        // an existing file of that name was replaced
   std::uint32_t first_cluster() const { return extents.empty() ? 0 : extents.front().first; }
   std::uint64_t clusters() const;
 };
@@ -98,23 +98,23 @@ struct FillReport {
   std::vector<FilledFile> files;          // every planned file; the first files_done were written
   std::uint32_t files_done = 0;
   bool dry_run = false;
-  std::uint32_t free_before = 0;          // free clusters before (counted in the FAT)
+  std::uint32_t free_before = 0;  // free clusters before (counted in the FAT)
   std::uint32_t free_after = 0;
-  std::uint64_t clusters_allocated = 0;   // for files and directories
-  std::uint64_t fragments = 0;            // extents over all files
-  std::uint64_t clusters_freed = 0;       // of replaced files
-  std::uint64_t bytes_zeroed = 0;         // data and new directory clusters
+  std::uint64_t clusters_allocated = 0;  // for files and directories
+  std::uint64_t fragments = 0;           // extents over all files
+  std::uint64_t clusters_freed = 0;      // of replaced files
+  std::uint64_t bytes_zeroed = 0;        // data and new directory clusters
   std::uint32_t fat_copies = 0;
-  std::uint64_t fat_sectors_per_copy = 0; // FAT sectors written to each copy
-  std::uint64_t fat_requests = 0;         // FAT write requests queued, all copies, before merging
-  std::uint64_t dir_sectors = 0;          // directory sectors written
+  std::uint64_t fat_sectors_per_copy = 0;  // FAT sectors written to each copy
+  std::uint64_t fat_requests = 0;          // FAT write requests queued, all copies, before merging
+  std::uint64_t dir_sectors = 0;           // directory sectors written
   std::uint64_t fsinfo_writes = 0;
-  std::uint64_t flushes = 0;              // ordering points (device flushes)
-  fsio::IoStats write_io;                 // the queue's counters over the writing phase alone
-  double plan_seconds = 0;                // wall time: checks, free-space scan, plan
-  double write_seconds = 0;               // wall time: the writing phase
-  double read_ahead_seconds = 0;          // of which: reading the directories and FAT blocks it changes
-  std::vector<std::string> warnings;      // findings the run goes on with
+  std::uint64_t flushes = 0;          // ordering points (device flushes)
+  fsio::IoStats write_io;             // the queue's counters over the writing phase alone
+  double plan_seconds = 0;            // wall time: checks, free-space scan, plan
+  double write_seconds = 0;           // wall time: the writing phase
+  double read_ahead_seconds = 0;      // of which: reading the directories and FAT blocks it changes
+  std::vector<std::string> warnings;  // findings the run goes on with
 };
 
 // The FAT cache fill works best with (VolumeOptions::fat_cache): 1 MiB
@@ -136,8 +136,7 @@ inline FatCacheOptions fill_fat_cache() {
 // and a width up to 10), '%%' for a percent sign; with count > 1 it must
 // hold one. Errc::invalid_argument naming the pattern otherwise, or when
 // first + count - 1 overflows.
-fsio::Result<std::vector<std::string>> expand_names(std::string_view pattern, std::uint64_t first,
-                                                    std::uint64_t count);
+fsio::Result<std::vector<std::string>> expand_names(std::string_view pattern, std::uint64_t first, std::uint64_t count);
 
 // "/DIR/SUB/NAME" -> {"/DIR/SUB", "NAME"}; Errc::invalid_argument for a
 // path without a name ("/", "/DIR/") or with "." or ".." parts.

@@ -98,8 +98,8 @@ fsio::Result<NameSlots> Planner::make_room(Item& item) {
       return make_error(Errc::corrupt, "directory '" + path + "': " + describe(dir.chain()) +
                                            "; check the volume with fsck.fat or fatck first");
     if (std::uint64_t(dir.slot_count()) * 32 + layout_.cluster_bytes() > kMaxDirBytes)
-      return make_error(Errc::busy, "no room for '" + full + "': directory '" + path +
-                                        "' has reached FAT's limit of 65536 slots");
+      return make_error(Errc::busy,
+                        "no room for '" + full + "': directory '" + path + "' has reached FAT's limit of 65536 slots");
     const std::uint32_t c = FSIO_TRY(take_one("directory '" + path + "' to grow"));
     FSIO_TRY(dir.append_cluster(c));
     item.growth.push_back(c);
@@ -170,7 +170,8 @@ fsio::Status Planner::resolve_dir() {
 // chain is freed afterwards. Only a sound chain of the right length is
 // freed: anything else is damage for a checker, not for us to spread.
 fsio::Status Planner::plan_replace(Item& item, const Entry& old, const std::string& path) {
-  const std::string as = fold_case(old.name) == fold_case(item.name) && old.name != item.name ? " as '" + old.name + "'" : "";
+  const std::string as =
+      fold_case(old.name) == fold_case(item.name) && old.name != item.name ? " as '" + old.name + "'" : "";
   if (old.is_directory())
     return make_error(Errc::busy, "'" + path + "' is a directory" + as + "; --force replaces files only");
   if (!opt_.force) return make_error(Errc::busy, "'" + path + "' exists" + as + " (--force replaces it)");
@@ -202,8 +203,8 @@ fsio::Status Planner::plan_file(const std::string& name) {
   if (old) FSIO_TRY(plan_replace(item, Entry(*old), path));
   else slots = FSIO_TRY(make_room(item));
   const std::uint32_t n = clusters_for(layout_, opt_.size);
-  item.extents = FSIO_TRY_CTX(alloc_.take(n, opt_.contiguous),
-                              "'" + path + "'" + (opt_.contiguous ? " (--contiguous)" : ""));
+  item.extents =
+      FSIO_TRY_CTX(alloc_.take(n, opt_.contiguous), "'" + path + "'" + (opt_.contiguous ? " (--contiguous)" : ""));
   rep_.clusters_allocated += n;
   rep_.fragments += item.extents.size();
   if (!item.replace) FSIO_TRY(add_entry(item, slots, item.extents.empty() ? 0 : item.extents[0].first, attr::archive));
@@ -225,9 +226,8 @@ fsio::Result<Plan> make_plan(Volume& v, const FillOptions& o, FillReport& report
   if (need > report.free_before)
     return make_error(Errc::busy, std::to_string(o.names.size()) + (o.names.size() == 1 ? " file of " : " files of ") +
                                       clusters_text(per_file) + (o.names.size() == 1 ? " needs " : " need ") +
-                                      clusters_text(need) + " (" +
-                                      std::to_string(need * v.layout().cluster_bytes()) + " bytes), but only " +
-                                      clusters_text(report.free_before) + " are free");
+                                      clusters_text(need) + " (" + std::to_string(need * v.layout().cluster_bytes()) +
+                                      " bytes), but only " + clusters_text(report.free_before) + " are free");
   FSIO_TRY(planner.resolve_dir());
   for (const std::string& name : o.names) FSIO_TRY(planner.plan_file(name));
   report.free_after = std::uint32_t(report.free_before - report.clusters_allocated + report.clusters_freed);

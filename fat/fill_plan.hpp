@@ -22,26 +22,26 @@
 namespace fat::fill_detail {
 
 struct DirRef {
-  std::string path;            // "/" for the root
-  std::uint32_t cluster = 0;   // first cluster; 0 for the FAT12/16 root region
+  std::string path;           // "/" for the root
+  std::uint32_t cluster = 0;  // first cluster; 0 for the FAT12/16 root region
   bool root = false;
-  bool created = false;        // made by this run
+  bool created = false;  // made by this run
 };
 
 struct Item {
   enum class Kind { directory, file };
   Kind kind = Kind::file;
-  std::size_t parent = 0;                  // DirRef whose directory gets the name
+  std::size_t parent = 0;  // DirRef whose directory gets the name
   std::string name;
-  std::uint32_t slot = 0;                  // first slot of the name (replacing: the 8.3 entry's)
-  ShortName short_name{};                  // as planned; writing checks it comes out the same
-  std::vector<std::uint32_t> growth;       // clusters the parent grows by before the name fits
-  std::vector<Extent> extents;             // a file's clusters, or a new directory's one cluster
+  std::uint32_t slot = 0;             // first slot of the name (replacing: the 8.3 entry's)
+  ShortName short_name{};             // as planned; writing checks it comes out the same
+  std::vector<std::uint32_t> growth;  // clusters the parent grows by before the name fits
+  std::vector<Extent> extents;        // a file's clusters, or a new directory's one cluster
   std::uint32_t size = 0;
-  std::size_t self = 0;                    // directory items: their DirRef
-  std::size_t file = 0;                    // file items: index into FillReport::files
-  bool replace = false;                    // an existing file's entry is rewritten in place
-  std::vector<Extent> old_extents;         // its old chain, freed once the new entry is durable
+  std::size_t self = 0;             // directory items: their DirRef
+  std::size_t file = 0;             // file items: index into FillReport::files
+  bool replace = false;             // an existing file's entry is rewritten in place
+  std::vector<Extent> old_extents;  // its old chain, freed once the new entry is durable
 };
 
 struct Plan {

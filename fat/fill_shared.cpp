@@ -34,8 +34,9 @@ bool holds(const Replaced& r, std::uint32_t cluster) {
 }
 
 fsio::Error shared(const std::string& replaced, const std::string& other, std::uint32_t cluster) {
-  return make_error(Errc::corrupt, "'" + replaced + "' is cross-linked with '" + other + "' (both chains hold cluster " +
-                                       std::to_string(cluster) + "): replacing it would free clusters '" + other +
+  return make_error(Errc::corrupt, "'" + replaced + "' is cross-linked with '" + other +
+                                       "' (both chains hold cluster " + std::to_string(cluster) +
+                                       "): replacing it would free clusters '" + other +
                                        "' still uses; nothing was written; repair the volume with fatck -a "
                                        "(or fsck.fat) first");
 }
@@ -66,8 +67,8 @@ class SharedCheck {
   Volume& vol_;
   std::vector<Replaced> replaced_;
   std::unordered_set<std::uint64_t> entries_;  // the replaced files' entries (key()), skipped by the walk
-  ClusterBitmap freed_;      // clusters the run will free
-  ClusterBitmap dirs_seen_;  // directories opened, by first cluster: a damaged tree may loop
+  ClusterBitmap freed_;                        // clusters the run will free
+  ClusterBitmap dirs_seen_;                    // directories opened, by first cluster: a damaged tree may loop
 };
 
 // Two replaced files sharing a cluster would free it twice: the same refusal.
@@ -134,8 +135,8 @@ fsio::Status check_unshared(Volume& volume, const Plan& plan) {
   std::vector<Replaced> replaced;
   for (const Item& it : plan.items)
     if (it.replace && !it.old_extents.empty())
-      replaced.push_back({join(plan.dirs[it.parent].path, it.name), plan.dirs[it.parent].cluster, it.slot,
-                          &it.old_extents});
+      replaced.push_back(
+          {join(plan.dirs[it.parent].path, it.name), plan.dirs[it.parent].cluster, it.slot, &it.old_extents});
   if (replaced.empty()) return {};
   return SharedCheck(volume, std::move(replaced)).run();
 }

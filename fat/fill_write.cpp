@@ -32,8 +32,17 @@ fsio::IoStats delta(const fsio::IoStats& a, const fsio::IoStats& b) {
 class Writer {
  public:
   Writer(Volume& v, const FillOptions& o, const Plan& p, FillReport& r, fsio::Progress* progress)
-      : vol_(v), q_(v.queue()), fat_(v.fat()), l_(v.layout()), opt_(o), plan_(p), rep_(r), progress_(progress),
-        dirs_(p.dirs.size()), free_(r.free_before), last_(v.allocation_hint()) {}
+      : vol_(v),
+        q_(v.queue()),
+        fat_(v.fat()),
+        l_(v.layout()),
+        opt_(o),
+        plan_(p),
+        rep_(r),
+        progress_(progress),
+        dirs_(p.dirs.size()),
+        free_(r.free_before),
+        last_(v.allocation_hint()) {}
 
   fsio::Status run();
 
@@ -85,8 +94,8 @@ Writer::Batch Writer::next_batch(std::size_t begin) const {
   std::uint64_t fat_bytes = 0;
   while (b.end < plan_.items.size()) {
     const Item& it = plan_.items[b.end];
-    if (b.end > begin && (opt_.sync || it.kind != plan_.items[begin].kind ||
-                          b.end - begin >= opt_.max_batch_files || fat_bytes >= opt_.batch_fat_bytes))
+    if (b.end > begin && (opt_.sync || it.kind != plan_.items[begin].kind || b.end - begin >= opt_.max_batch_files ||
+                          fat_bytes >= opt_.batch_fat_bytes))
       break;
     for (const Extent& e : it.extents) fat_bytes += e.count * entry_bytes;
     for (const Extent& e : it.old_extents) fat_bytes += e.count * entry_bytes;
@@ -353,15 +362,16 @@ fsio::Status Writer::finalize() {
 fsio::Error Writer::after_writing(fsio::Error e) const {
   if (!wrote_) return e;
   return std::move(e).with_note(" (" + std::to_string(rep_.files_done) + " of " + std::to_string(rep_.files.size()) +
-                                 " files were complete before it; fsck.fat may find lost clusters, which it "
-                                 "reclaims, but no damaged file)");
+                                " files were complete before it; fsck.fat may find lost clusters, which it "
+                                "reclaims, but no damaged file)");
 }
 
 fsio::Status Writer::run() {
   std::uint64_t biggest = 0;
   for (const Item& it : plan_.items)
     for (const Extent& e : it.extents) biggest = std::max<std::uint64_t>(biggest, e.count * l_.cluster_bytes());
-  zeros_ = fsio::AlignedBuffer(std::size_t(std::max(l_.cluster_bytes(), opt_.zero ? std::min(biggest, kZeroBufferBytes) : 0)));
+  zeros_ = fsio::AlignedBuffer(
+      std::size_t(std::max(l_.cluster_bytes(), opt_.zero ? std::min(biggest, kZeroBufferBytes) : 0)));
   const fsio::IoStats before = q_.stats();
   const auto t0 = std::chrono::steady_clock::now();
   FSIO_TRY(read_ahead());

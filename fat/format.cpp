@@ -20,8 +20,8 @@ namespace {
 using fsio::Errc;
 using fsio::make_error;
 
-constexpr std::uint64_t kZeroBufferMax = 4ull << 20;   // one buffer, many requests
-constexpr std::uint64_t kPlugBytes = 256ull << 20;     // progress/interrupt granularity
+constexpr std::uint64_t kZeroBufferMax = 4ull << 20;  // one buffer, many requests
+constexpr std::uint64_t kPlugBytes = 256ull << 20;    // progress/interrupt granularity
 
 struct Piece {
   std::uint64_t offset;  // device window offset
@@ -46,10 +46,12 @@ void add_zeros(std::vector<Piece>& out, std::uint64_t begin, std::uint64_t end, 
 
 // Foreign-signature ranges rounded out to whole sectors, with the metadata
 // region (written anyway) and the space beyond the device cut away, merged.
-std::vector<ByteRange> wipe_ranges(const std::vector<ByteRange>& in, std::uint64_t meta_begin,
-                                   std::uint64_t meta_end, std::uint64_t device_size, std::uint32_t ss) {
+std::vector<ByteRange> wipe_ranges(const std::vector<ByteRange>& in, std::uint64_t meta_begin, std::uint64_t meta_end,
+                                   std::uint64_t device_size, std::uint32_t ss) {
   std::vector<ByteRange> cut;
-  auto keep = [&](std::uint64_t a, std::uint64_t b) { if (a < b) cut.push_back({a, b - a}); };
+  auto keep = [&](std::uint64_t a, std::uint64_t b) {
+    if (a < b) cut.push_back({a, b - a});
+  };
   for (const ByteRange& r : in) {
     if (r.length == 0) continue;
     const std::uint64_t a = r.offset / ss * ss;
@@ -136,8 +138,8 @@ fsio::Status check_fits(const fsio::IoQueue& queue, const Geometry& g) {
   return {};
 }
 
-void build_sectors(const fsio::IoQueue& queue, const Geometry& g, const VolumeLabel& label,
-                   const VolumeIdentity& id, const FormatExtras& extras, Sectors& s) {
+void build_sectors(const fsio::IoQueue& queue, const Geometry& g, const VolumeLabel& label, const VolumeIdentity& id,
+                   const FormatExtras& extras, Sectors& s) {
   const std::uint32_t ss = g.sector_size;
   s.boot = fsio::AlignedBuffer(ss);
   s.fsinfo = fsio::AlignedBuffer(ss);
@@ -151,7 +153,8 @@ void build_sectors(const fsio::IoQueue& queue, const Geometry& g, const VolumeLa
   if (label.present) {
     std::tm tm{};
     const std::time_t t = std::time_t(id.time);
-    if (id.utc) gmtime_r(&t, &tm); else localtime_r(&t, &tm);
+    if (id.utc) gmtime_r(&t, &tm);
+    else localtime_r(&t, &tm);
     fsio::store(s.root_head.span(), make_label_entry(label.bytes, encode_dos_datetime(tm)));
   }
   if (g.type == FatType::fat32) {

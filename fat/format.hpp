@@ -37,8 +37,8 @@ inline constexpr std::int64_t kInvariantTime = 1426325213;
 // Where the volume id and label timestamp come from.
 struct VolumeIdentity {
   std::uint32_t volume_id = 0;
-  std::int64_t time = 0;   // seconds since the epoch
-  bool utc = true;         // encode `time` in UTC (reproducible) or local time
+  std::int64_t time = 0;  // seconds since the epoch
+  bool utc = true;        // encode `time` in UTC (reproducible) or local time
 };
 
 // Precedence: -i wins for the id; --invariant fixes id and time;
@@ -63,20 +63,20 @@ struct FormatContent {
 };
 
 struct FormatExtras {
-  std::vector<ByteRange> wipe;               // zeroed in the same pass
-  std::optional<VolumeIdentity> identity;    // default: resolve_identity(options, nullopt)
-  BootOptions boot;                          // boot message (-m), MBR disk signature
-  std::vector<std::uint32_t> bad_clusters;   // marked bad in every FAT copy (bad_clusters())
-  const FormatContent* content = nullptr;    // mkfat -d: the tree; its `fat` carries the bad marks
+  std::vector<ByteRange> wipe;              // zeroed in the same pass
+  std::optional<VolumeIdentity> identity;   // default: resolve_identity(options, nullopt)
+  BootOptions boot;                         // boot message (-m), MBR disk signature
+  std::vector<std::uint32_t> bad_clusters;  // marked bad in every FAT copy (bad_clusters())
+  const FormatContent* content = nullptr;   // mkfat -d: the tree; its `fat` carries the bad marks
 };
 
 struct FormatReport {
-  Layout layout;                     // what was written (Geometry without the format-only parts)
+  Layout layout;  // what was written (Geometry without the format-only parts)
   std::uint32_t volume_id = 0;
-  std::string label;                 // as stored, trailing spaces trimmed; "" for none
-  std::uint64_t bytes_written = 0;   // metadata and wipes
-  std::uint64_t bytes_wiped = 0;     // of which foreign-signature wipes
-  std::uint64_t bad_clusters = 0;    // marked bad in the FATs
+  std::string label;                // as stored, trailing spaces trimmed; "" for none
+  std::uint64_t bytes_written = 0;  // metadata and wipes
+  std::uint64_t bytes_wiped = 0;    // of which foreign-signature wipes
+  std::uint64_t bad_clusters = 0;   // marked bad in the FATs
   unsigned plugs = 0;
   unsigned flushes = 0;
 };
@@ -101,8 +101,7 @@ std::uint64_t format_bytes(const Geometry& geometry);
 // unchanged") or between plugs of phase 2 (the message says the old boot
 // sector is erased, no filesystem is left and the format must be re-run).
 // Every error's message starts with the device path.
-fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& geometry,
-                                         const FormatOptions& options, fsio::Progress* progress,
-                                         const FormatExtras& extras = {});
+fsio::Result<FormatReport> format_volume(fsio::IoQueue& queue, const Geometry& geometry, const FormatOptions& options,
+                                         fsio::Progress* progress, const FormatExtras& extras = {});
 
 }  // namespace fat

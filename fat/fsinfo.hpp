@@ -9,7 +9,6 @@
 #include <cstddef>
 #include <cstdint>
 
-
 #include "libfsio/endian.hpp"
 
 namespace fat {

@@ -43,7 +43,8 @@ AtariFit try_sector_size(std::int64_t num_sectors, std::uint32_t ss, unsigned bi
   AtariFit f;
   const std::int64_t fatdata = num_sectors - cdiv(std::int64_t(root_entries) * 32, ss) - reserved;
   const std::int64_t entry_bytes_x8 = std::int64_t(nfats) * bits;  // nfats entries, in bits
-  std::int64_t clusters = (2 * (fatdata * ss - 2 * entry_bytes_x8 / 8)) / (2 * (std::int64_t(spc) * ss + entry_bytes_x8 / 8));
+  std::int64_t clusters =
+      (2 * (fatdata * ss - 2 * entry_bytes_x8 / 8)) / (2 * (std::int64_t(spc) * ss + entry_bytes_x8 / 8));
   if (clusters < 0) clusters = 0;
   f.fat_sectors = cdiv((clusters + 2) * bits / 8, ss);
   f.clusters = (fatdata - std::int64_t(nfats) * f.fat_sectors) / spc;
@@ -108,10 +109,8 @@ fsio::Status choose_atari_layout(std::uint64_t device_bytes, const FormatOptions
   if (!ss_fixed) FSIO_TRY(fit_gemdos_count(device_bytes, s));
   const AtariFit fit = FSIO_TRY(fit_clusters(s, ss_fixed, bits, spc, o.num_fats, reserved, root_entries));
   if (s.count >= kGemdosMaxSectors)
-    return refuse(std::to_string(s.count) + " sectors: GEMDOS handles fewer than " +
-                  std::to_string(kGemdosMaxSectors));
-  if (s.count >= kOldGemdosMaxSectors)
-    g.needs_tos_104 = true;
+    return refuse(std::to_string(s.count) + " sectors: GEMDOS handles fewer than " + std::to_string(kGemdosMaxSectors));
+  if (s.count >= kOldGemdosMaxSectors) g.needs_tos_104 = true;
 
   g.type = bits == 12 ? FatType::fat12 : bits == 16 ? FatType::fat16 : FatType::fat32;
   g.sector_size = s.size;

@@ -23,7 +23,7 @@ struct Floppy {
 // The standard PC floppy formats, matched by size for anything that is not a
 // fixed disk (image files included).
 constexpr Floppy kFloppies[] = {
-    {360, 9, 2, 0xFD, 2, 112},  {720, 9, 2, 0xF9, 2, 112},  {1200, 15, 2, 0xF9, 1, 224},
+    {360, 9, 2, 0xFD, 2, 112},   {720, 9, 2, 0xF9, 2, 112},   {1200, 15, 2, 0xF9, 1, 224},
     {1440, 18, 2, 0xF0, 1, 224}, {2880, 36, 2, 0xF0, 2, 224},
 };
 
@@ -45,10 +45,11 @@ void default_chs(std::uint64_t sectors, std::uint32_t& heads, std::uint32_t& spt
 // 1 sector, to 8 GiB 8, to 16 GiB 16, to 32 GiB 32, above 64 (for 512-byte
 // sectors; 4Kn devices get eight times larger clusters, as with mkfs.fat).
 std::uint32_t fat32_spc(std::uint64_t sectors) {
-  return sectors > 32ull * 1024 * 1024 * 2 ? 64
+  return sectors > 32ull * 1024 * 1024 * 2   ? 64
          : sectors > 16ull * 1024 * 1024 * 2 ? 32
-         : sectors > 8ull * 1024 * 1024 * 2 ? 16
-         : sectors > 260ull * 1024 * 2 ? 8 : 1;
+         : sectors > 8ull * 1024 * 1024 * 2  ? 16
+         : sectors > 260ull * 1024 * 2       ? 8
+                                             : 1;
 }
 
 enum class Fit { ok, too_many, too_few, no_room };
@@ -66,8 +67,8 @@ struct Trial {
 // when the data area and nfats FATs (two reserved entries each) share
 // `fatdata` sectors, size the FAT for that, round it up to a whole cluster
 // when aligning, then count the clusters that really remain.
-Trial try_width(unsigned bits, std::int64_t fatdata, std::uint32_t spc, std::uint32_t ss,
-                std::uint32_t nfats, bool aligned, bool small_fat32_ok) {
+Trial try_width(unsigned bits, std::int64_t fatdata, std::uint32_t spc, std::uint32_t ss, std::uint32_t nfats,
+                bool aligned, bool small_fat32_ok) {
   Trial t{bits, spc};
   if (fatdata <= 0) return t;
   const std::int64_t estimate = (2 * fatdata * ss + std::int64_t(nfats) * bits / 2) /
@@ -105,8 +106,7 @@ std::string spc_text(std::uint32_t spc, std::uint32_t ss) {
 // Why no cluster size worked, with the numbers of the closest attempt: the
 // smallest cluster size when there were too few clusters, the largest when
 // there were too many.
-fsio::Error explain(const Trial& first, const Trial& last, std::uint32_t ss, std::uint64_t fs_sectors,
-                    bool spc_fixed) {
+fsio::Error explain(const Trial& first, const Trial& last, std::uint32_t ss, std::uint64_t fs_sectors, bool spc_fixed) {
   const std::string type = "FAT" + std::to_string(first.bits);
   const std::string size = human_bytes(fs_sectors * ss) + " (" + std::to_string(fs_sectors) + " sectors)";
   std::string why;
@@ -172,8 +172,11 @@ fsio::Result<Search> search_cluster_size(const Areas& a, const InitialParams& p,
     s.t16 = try_width(16, fatdata1216, s.spc, ss, nfats, a.aligned, false);
     s.t32 = try_width(32, fatdata32, s.spc, ss, nfats, a.aligned, small32_ok);
     // For messages: the width that was wanted (auto: FAT16 once FAT12 overflows).
-    const Trial& mine = want == 12 ? s.t12 : want == 16 ? s.t16 : want == 32 ? s.t32
-                        : s.t12.fit == Fit::too_many ? s.t16 : s.t12;
+    const Trial& mine = want == 12                   ? s.t12
+                        : want == 16                 ? s.t16
+                        : want == 32                 ? s.t32
+                        : s.t12.fit == Fit::too_many ? s.t16
+                                                     : s.t12;
     if (first.bits == 0) first = mine;
     last = mine;
     if ((s.t12.fit == Fit::ok && (want == 0 || want == 12)) || (s.t16.fit == Fit::ok && (want == 0 || want == 16)) ||
@@ -195,7 +198,8 @@ void store_layout(const Trial& chosen, std::uint32_t spc, const Areas& a, Geomet
   const std::uint32_t ss = g.sector_size;
   g.type = chosen.bits == 12 ? FatType::fat12 : chosen.bits == 16 ? FatType::fat16 : FatType::fat32;
   if (g.type == FatType::fat32 && chosen.clusters < kMinClusters32)
-    g.warnings.push_back(std::to_string(chosen.clusters) + " clusters is below the FAT32 minimum of 65525; "
+    g.warnings.push_back(std::to_string(chosen.clusters) +
+                         " clusters is below the FAT32 minimum of 65525; "
                          "some systems will not mount this volume");
   g.sectors_per_cluster = spc;
   g.cluster_count = std::uint32_t(chosen.clusters);
@@ -229,9 +233,9 @@ std::uint32_t root_entries_for(const FormatOptions& o, const InitialParams& p, b
 fsio::Result<std::uint32_t> reserved_sectors(const FormatOptions& o, bool fat32) {
   const std::uint32_t reserved = o.reserved_sectors ? o.reserved_sectors : fat32 ? 32 : 1;
   if (fat32 && reserved < 2)  // boot sector + FSInfo (fatgen103 p.12)
-    return make_error(Errc::invalid_argument,
-                      "FAT32 needs at least 2 reserved sectors (boot sector and FSInfo); asked for " +
-                          std::to_string(reserved));
+    return make_error(
+        Errc::invalid_argument,
+        "FAT32 needs at least 2 reserved sectors (boot sector and FSInfo); asked for " + std::to_string(reserved));
   return reserved;
 }
 
@@ -244,30 +248,27 @@ fsio::Status finish_layout(const FormatOptions& o, std::uint64_t blocks, Geometr
     if (o.backup_boot) {
       g.backup_boot_sector = *o.backup_boot;
       if (g.backup_boot_sector && g.backup_boot_sector == info)
-        return make_error(Errc::invalid_argument,
-                          "backup boot sector " + std::to_string(g.backup_boot_sector) +
-                              " would overwrite the FSInfo sector");
+        return make_error(Errc::invalid_argument, "backup boot sector " + std::to_string(g.backup_boot_sector) +
+                                                      " would overwrite the FSInfo sector");
       if (g.backup_boot_sector && g.backup_boot_sector >= res)
-        return make_error(Errc::invalid_argument,
-                          "backup boot sector " + std::to_string(g.backup_boot_sector) +
-                              " lies outside the " + std::to_string(res) + " reserved sectors");
+        return make_error(Errc::invalid_argument, "backup boot sector " + std::to_string(g.backup_boot_sector) +
+                                                      " lies outside the " + std::to_string(res) + " reserved sectors");
     } else {
       // fatgen103 p.12 recommends 6; with fewer reserved sectors take the
       // highest free one that leaves room for the backup FSInfo after it.
-      g.backup_boot_sector = (res >= 7 && info != 6)                                       ? 6
+      g.backup_boot_sector = (res >= 7 && info != 6)                                   ? 6
                              : (res >= 3 + info && info != res - 2 && info != res - 1) ? res - 2
                              : (res >= 3 && info != res - 1)                           ? res - 1
-                                                                                         : 0;
+                                                                                       : 0;
     }
   }
   // mkfs.fat wants at least 32 KiB of data area, counted in whole KiB.
   const std::uint64_t data_start_512 = g.data_start_sector() * (g.sector_size / 512);
   const std::uint64_t data_start_kib = (data_start_512 + 1) / 2;
   if (blocks < data_start_kib + 32)
-    return make_error(Errc::invalid_argument,
-                      human_bytes(blocks * 1024) + " is too small: the metadata alone takes " +
-                          human_bytes(g.data_start_sector() * g.sector_size) +
-                          " and at least 32 KiB must remain for data");
+    return make_error(Errc::invalid_argument, human_bytes(blocks * 1024) + " is too small: the metadata alone takes " +
+                                                  human_bytes(g.data_start_sector() * g.sector_size) +
+                                                  " and at least 32 KiB must remain for data");
   return {};
 }
 
@@ -291,16 +292,16 @@ std::string human_bytes(std::uint64_t bytes) {
   return out;
 }
 
-fsio::Result<InitialParams> initial_params(std::uint64_t device_bytes, const FormatOptions& o,
-                                           const DeviceFacts& facts, std::uint32_t ss) {
+fsio::Result<InitialParams> initial_params(std::uint64_t device_bytes, const FormatOptions& o, const DeviceFacts& facts,
+                                           std::uint32_t ss) {
   InitialParams p;
   if (facts.heads > 0 && facts.sectors_per_track > 0) {  // HDIO_GETGEO answered
     p.heads = facts.heads;
     p.sectors_per_track = facts.sectors_per_track;
   } else {
-    const std::uint64_t sectors =
-        facts.disk_sectors ? *facts.disk_sectors
-                           : device_bytes / (facts.logical_sector_size ? facts.logical_sector_size : ss);
+    const std::uint64_t sectors = facts.disk_sectors
+                                      ? *facts.disk_sectors
+                                      : device_bytes / (facts.logical_sector_size ? facts.logical_sector_size : ss);
     default_chs(sectors, p.heads, p.sectors_per_track);
   }
   if (!facts.fixed_disk) {
@@ -321,16 +322,15 @@ fsio::Result<InitialParams> initial_params(std::uint64_t device_bytes, const For
   p.type_by_user = o.fat_type != 0;
   if (p.fat_type == 0 && device_bytes >= kAutoFat32Bytes) p.fat_type = 32;
   if (p.fat_type == 32) p.spc = fat32_spc(device_bytes / ss);
-  if (o.hidden_sectors)
-    p.hidden = *o.hidden_sectors;
+  if (o.hidden_sectors) p.hidden = *o.hidden_sectors;
   else if (facts.partition_start && *facts.partition_start + o.offset_sectors <= 0xFFFFFFFFu)
     p.hidden = std::uint32_t(*facts.partition_start + o.offset_sectors);
   if (o.root_entries) p.root_entries = o.root_entries;
   return p;
 }
 
-std::uint64_t count_sectors(std::uint64_t device_bytes, const FormatOptions& o, std::uint32_t ss,
-                            std::uint64_t& blocks, Geometry& g) {
+std::uint64_t count_sectors(std::uint64_t device_bytes, const FormatOptions& o, std::uint32_t ss, std::uint64_t& blocks,
+                            Geometry& g) {
   // Whole KiB blocks plus the sectors of a partial last KiB, capped at
   // BPB_TotSec32's 2^32 - 1.
   const std::uint64_t avail = device_bytes - g.offset_bytes;
@@ -338,8 +338,8 @@ std::uint64_t count_sectors(std::uint64_t device_bytes, const FormatOptions& o, 
   const std::uint64_t orphaned = (avail % 1024) / ss;
   std::uint64_t num_sectors = blocks * 1024 / ss + orphaned;
   if (num_sectors > 0xFFFFFFFFull) {
-    g.warnings.push_back("target too large: only the first 2^32-1 sectors (" +
-                         human_bytes(0xFFFFFFFFull * ss) + ") are used");
+    g.warnings.push_back("target too large: only the first 2^32-1 sectors (" + human_bytes(0xFFFFFFFFull * ss) +
+                         ") are used");
     num_sectors = 0xFFFFFFFFull;
     blocks = 0xFFFFFFFFull * ss / 1024;
   }

@@ -29,9 +29,9 @@ inline constexpr std::uint64_t kNoAlignSectors = 8192;
 
 // What establish_params decides before any layout arithmetic.
 struct InitialParams {
-  unsigned fat_type = 0;          // 0 = choose 12 or 16 later
+  unsigned fat_type = 0;  // 0 = choose 12 or 16 later
   bool type_by_user = false;
-  std::uint32_t spc = 4;          // where the cluster-size search starts
+  std::uint32_t spc = 4;  // where the cluster-size search starts
   std::uint32_t root_entries = 512;
   std::uint8_t media = 0xF8;
   std::uint32_t heads = 0;
@@ -39,12 +39,12 @@ struct InitialParams {
   std::uint32_t hidden = 0;
 };
 
-fsio::Result<InitialParams> initial_params(std::uint64_t device_bytes, const FormatOptions& o,
-                                           const DeviceFacts& facts, std::uint32_t ss);
+fsio::Result<InitialParams> initial_params(std::uint64_t device_bytes, const FormatOptions& o, const DeviceFacts& facts,
+                                           std::uint32_t ss);
 
 // The sector count, the cluster-size search and the final alignment; fills g.
-fsio::Status choose_layout(std::uint64_t device_bytes, const FormatOptions& o,
-                           const InitialParams& p, std::uint32_t spc_asked, Geometry& g);
+fsio::Status choose_layout(std::uint64_t device_bytes, const FormatOptions& o, const InitialParams& p,
+                           std::uint32_t spc_asked, Geometry& g);
 
 // The Atari (GEMDOS) variant of choose_layout (geometry_atari.cpp):
 // `ss_fixed` when the sector size was given (-S) or is a block device's.
@@ -69,8 +69,8 @@ fsio::Status finish_layout(const FormatOptions& o, std::uint64_t blocks, Geometr
 // Sectors of the volume as mkfs.fat counts them: whole KiB blocks plus the
 // sectors of a partial last KiB, capped at 2^32 - 1 (with a warning);
 // `blocks` is lowered with the cap.
-std::uint64_t count_sectors(std::uint64_t device_bytes, const FormatOptions& o, std::uint32_t ss,
-                            std::uint64_t& blocks, Geometry& g);
+std::uint64_t count_sectors(std::uint64_t device_bytes, const FormatOptions& o, std::uint32_t ss, std::uint64_t& blocks,
+                            Geometry& g);
 
 // "2 MiB", "1.5 GiB", "4000 bytes": for messages.
 std::string human_bytes(std::uint64_t bytes);

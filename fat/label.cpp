@@ -11,11 +11,23 @@ namespace {
 // them in labels (validate_volume_label, bit 0x04).
 bool forbidden_in_label(unsigned char c) {
   switch (c) {
-    case '"': case '*': case '+': case ',': case '.': case '/': case ':': case ';':
-    case '<': case '=': case '>': case '?': case '[': case '\\': case ']': case '|':
-      return true;
-    default:
-      return false;
+    case '"':
+    case '*':
+    case '+':
+    case ',':
+    case '.':
+    case '/':
+    case ':':
+    case ';':
+    case '<':
+    case '=':
+    case '>':
+    case '?':
+    case '[':
+    case '\\':
+    case ']':
+    case '|': return true;
+    default: return false;
   }
 }
 
@@ -27,9 +39,9 @@ fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase, boo
   VolumeLabel label;
   if (text.find_first_not_of(' ') == std::string_view::npos) return label;  // "NO NAME"
   if (text.size() > 11)
-    return fsio::make_error(fsio::Errc::invalid_argument,
-                            "label " + quoted(text) + " is " + std::to_string(text.size()) +
-                                " bytes; a FAT label holds at most 11");
+    return fsio::make_error(
+        fsio::Errc::invalid_argument,
+        "label " + quoted(text) + " is " + std::to_string(text.size()) + " bytes; a FAT label holds at most 11");
   if (text.front() == ' ')
     return fsio::make_error(fsio::Errc::invalid_argument,
                             "label " + quoted(text) + " starts with a space; DOS would not find it");
@@ -41,16 +53,15 @@ fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase, boo
       char hex[8];
       std::snprintf(hex, sizeof hex, "0x%02X", c);
       return fsio::make_error(fsio::Errc::invalid_argument,
-                              "label has control character " + std::string(hex) + " at byte " +
-                                  std::to_string(i));
+                              "label has control character " + std::string(hex) + " at byte " + std::to_string(i));
     }
     if (c >= 0x80 && !codepage_bytes)
       return fsio::make_error(fsio::Errc::invalid_argument,
                               "label " + quoted(text) + " is not ASCII; give it through --codepage (encode_label)");
     if (forbidden_in_label(c))
-      return fsio::make_error(fsio::Errc::invalid_argument,
-                              "label " + quoted(text) + " contains '" + std::string(1, char(c)) +
-                                  "'; FAT labels may not contain \"*+,./:;<=>?[\\]|");
+      return fsio::make_error(fsio::Errc::invalid_argument, "label " + quoted(text) + " contains '" +
+                                                                std::string(1, char(c)) +
+                                                                "'; FAT labels may not contain \"*+,./:;<=>?[\\]|");
     if (c >= 'a' && c <= 'z') {
       lower = true;
       if (uppercase) c = static_cast<unsigned char>(c - 'a' + 'A');
@@ -66,8 +77,7 @@ fsio::Result<VolumeLabel> parse_label(std::string_view text, bool uppercase, boo
 
 fsio::Result<std::uint32_t> parse_volume_id(std::string_view text) {
   std::string_view digits = text;
-  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
-    digits.remove_prefix(2);
+  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) digits.remove_prefix(2);
   if (digits.empty())
     return fsio::make_error(fsio::Errc::invalid_argument,
                             "volume id " + quoted(text) + " is empty; expected hexadecimal like 1234ABCD");
@@ -82,8 +92,7 @@ fsio::Result<std::uint32_t> parse_volume_id(std::string_view text) {
                               "volume id " + quoted(text) + " is not a hexadecimal number");
     value = value * 16 + d;
     if (value > 0xFFFFFFFFu)
-      return fsio::make_error(fsio::Errc::invalid_argument,
-                              "volume id " + quoted(text) + " does not fit in 32 bits");
+      return fsio::make_error(fsio::Errc::invalid_argument, "volume id " + quoted(text) + " does not fit in 32 bits");
   }
   return std::uint32_t(value);
 }

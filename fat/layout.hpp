@@ -27,24 +27,24 @@ inline std::uint64_t round_up(std::uint64_t v, std::uint64_t to) { return (v + t
 
 struct Layout {
   FatType type = FatType::fat32;
-  std::uint32_t sector_size = 512;          // BPB_BytsPerSec
-  std::uint32_t sectors_per_cluster = 1;    // BPB_SecPerClus
-  std::uint32_t reserved_sectors = 1;       // BPB_RsvdSecCnt
-  std::uint32_t num_fats = 2;               // BPB_NumFATs
-  std::uint32_t root_entries = 0;           // BPB_RootEntCnt: 0 on FAT32
-  std::uint32_t total_sectors = 0;          // BPB_TotSec16 or BPB_TotSec32
-  std::uint32_t fat_sectors = 0;            // BPB_FATSz16 or BPB_FATSz32, per copy
-  std::uint32_t cluster_count = 0;          // data clusters, numbered 2..cluster_count+1
-  std::uint8_t media = 0xF8;                // BPB_Media
-  std::uint8_t drive_number = 0x80;         // BS_DrvNum
-  std::uint32_t heads = 0;                  // BPB_NumHeads
-  std::uint32_t sectors_per_track = 0;      // BPB_SecPerTrk
-  std::uint32_t hidden_sectors = 0;         // BPB_HiddSec
-  std::uint32_t fsinfo_sector = 0;          // BPB_FSInfo (FAT32); 0 = none
-  std::uint32_t backup_boot_sector = 0;     // BPB_BkBootSec (FAT32); 0 = none
-  std::uint32_t root_cluster = 0;           // BPB_RootClus (FAT32); 0 on FAT12/16
-  std::uint16_t ext_flags = 0;              // BPB_ExtFlags (FAT32): 0 = every copy mirrored
-  std::uint64_t offset_bytes = 0;           // filesystem start in the Device window
+  std::uint32_t sector_size = 512;        // BPB_BytsPerSec
+  std::uint32_t sectors_per_cluster = 1;  // BPB_SecPerClus
+  std::uint32_t reserved_sectors = 1;     // BPB_RsvdSecCnt
+  std::uint32_t num_fats = 2;             // BPB_NumFATs
+  std::uint32_t root_entries = 0;         // BPB_RootEntCnt: 0 on FAT32
+  std::uint32_t total_sectors = 0;        // BPB_TotSec16 or BPB_TotSec32
+  std::uint32_t fat_sectors = 0;          // BPB_FATSz16 or BPB_FATSz32, per copy
+  std::uint32_t cluster_count = 0;        // data clusters, numbered 2..cluster_count+1
+  std::uint8_t media = 0xF8;              // BPB_Media
+  std::uint8_t drive_number = 0x80;       // BS_DrvNum
+  std::uint32_t heads = 0;                // BPB_NumHeads
+  std::uint32_t sectors_per_track = 0;    // BPB_SecPerTrk
+  std::uint32_t hidden_sectors = 0;       // BPB_HiddSec
+  std::uint32_t fsinfo_sector = 0;        // BPB_FSInfo (FAT32); 0 = none
+  std::uint32_t backup_boot_sector = 0;   // BPB_BkBootSec (FAT32); 0 = none
+  std::uint32_t root_cluster = 0;         // BPB_RootClus (FAT32); 0 on FAT12/16
+  std::uint16_t ext_flags = 0;            // BPB_ExtFlags (FAT32): 0 = every copy mirrored
+  std::uint64_t offset_bytes = 0;         // filesystem start in the Device window
 
   std::uint32_t root_dir_sectors() const {
     return std::uint32_t((std::uint64_t(root_entries) * 32 + sector_size - 1) / sector_size);

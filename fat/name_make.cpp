@@ -19,7 +19,9 @@ using fsio::make_error;
 constexpr std::size_t kMaxLongName = 255;  // UTF-16 units (Linux FAT_LFN_LEN)
 
 // Characters no FAT name may hold (Linux vfat_bad_char).
-bool forbidden_in_name(char16_t c) { return c < 0x20 || std::u16string_view(u"*?<>|\":/\\").find(c) != std::u16string_view::npos; }
+bool forbidden_in_name(char16_t c) {
+  return c < 0x20 || std::u16string_view(u"*?<>|\":/\\").find(c) != std::u16string_view::npos;
+}
 // Legal in a long name, not in an 8.3 name: they become '_' (vfat_replace_char).
 bool replaced(char16_t c) { return std::u16string_view(u"[];,+=").find(c) != std::u16string_view::npos; }
 // Dropped from the basis (vfat_skip_char).
@@ -70,10 +72,10 @@ fsio::Status check_long_name(std::string_view utf8, std::u16string_view name) {
   };
   if (name.empty()) return refuse("empty");
   if (name == u"." || name == u"..") return refuse("'.' and '..' are the directory's own entries");
-  if (name.size() > kMaxLongName)
-    return refuse(std::to_string(name.size()) + " UTF-16 units; FAT holds at most 255");
+  if (name.size() > kMaxLongName) return refuse(std::to_string(name.size()) + " UTF-16 units; FAT holds at most 255");
   for (char16_t c : name)
-    if (forbidden_in_name(c)) return refuse("a control character or one of * ? < > | \" : / \\ cannot be in a FAT name");
+    if (forbidden_in_name(c))
+      return refuse("a control character or one of * ? < > | \" : / \\ cannot be in a FAT name");
   if (name.back() == '.' || name.back() == ' ')
     return refuse("ends with a dot or a space, which Windows and Linux strip from FAT names");
   return {};
@@ -153,7 +155,8 @@ fsio::Result<NameSlots> make_name(std::string_view long_name, const std::functio
   Part base = basis_part(std::u16string_view(name).substr(0, has_ext ? dot : name.size()), 8, codepage);
   const Part ext = has_ext ? basis_part(std::u16string_view(name).substr(dot + 1), 3, codepage) : Part{};
   if (base.chars.empty())
-    return make_error(Errc::invalid_argument, "name '" + std::string(long_name) + "' leaves no characters for an 8.3 name");
+    return make_error(Errc::invalid_argument,
+                      "name '" + std::string(long_name) + "' leaves no characters for an 8.3 name");
   NameSlots out;
   if (base.exact && ext.exact) {
     out.short_name = pack(base.chars, ext.chars);

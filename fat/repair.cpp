@@ -20,7 +20,13 @@ constexpr std::size_t kSectorsPerPlug = 1024;
 class Repairer {
  public:
   Repairer(Volume& v, const RepairPlan& p, RepairReport& r, fsio::Progress* progress)
-      : vol_(v), l_(v.layout()), fat_(v.fat()), q_(v.queue()), plan_(p), rep_(r), progress_(progress),
+      : vol_(v),
+        l_(v.layout()),
+        fat_(v.fat()),
+        q_(v.queue()),
+        plan_(p),
+        rep_(r),
+        progress_(progress),
         boot_(l_.sector_size) {
     std::memcpy(boot_.data(), v.boot_sector().data(), l_.sector_size);
   }
@@ -66,15 +72,14 @@ class Repairer {
     return {};
   }
   std::size_t state_offset() const { return l_.type == FatType::fat32 ? kStateOffset32 : kStateOffset16; }
-  std::uint64_t table_bytes() const {
-    return round_up(entries_bytes(l_.type, l_.entry_count()), l_.sector_size);
-  }
+  std::uint64_t table_bytes() const { return round_up(entries_bytes(l_.type, l_.entry_count()), l_.sector_size); }
 
   fsio::Status mirror();
   fsio::Status mark_dirty();
   fsio::Status cut();
   fsio::Status directories();
-  fsio::Status patch_sectors(const std::map<std::uint64_t, std::vector<std::pair<std::uint32_t, const SlotBytes*>>>& by_sector);
+  fsio::Status patch_sectors(
+      const std::map<std::uint64_t, std::vector<std::pair<std::uint32_t, const SlotBytes*>>>& by_sector);
   fsio::Status boot_label();
   fsio::Status reclaim();
   fsio::Status fsinfo();
@@ -118,8 +123,8 @@ fsio::Status Repairer::mirror() {
     FSIO_TRY(poll());
   }
   rep_.copies_mirrored = l_.num_fats - 1;
-  return durable("wrote FAT copy " + std::to_string(from) + " over the other " +
-                 std::to_string(l_.num_fats - 1) + " (" + std::to_string(total) + " bytes each)");
+  return durable("wrote FAT copy " + std::to_string(from) + " over the other " + std::to_string(l_.num_fats - 1) +
+                 " (" + std::to_string(total) + " bytes each)");
 }
 
 // Step 2, as a mount does (Linux fat_set_state): from here until step 7 the

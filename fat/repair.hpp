@@ -56,14 +56,14 @@ namespace fat {
 using SlotBytes = std::array<std::uint8_t, 32>;
 
 struct RepairPlan {
-  std::optional<std::uint32_t> mirror_from;   // copy to write over every other copy
-  std::optional<std::uint32_t> fat0;          // new FAT[0] (media byte, reserved bits set)
-  ClusterBitmap cut;                          // entries to set to end-of-chain; empty: none
-  bool reclaim = false;                       // free non-free, non-bad entries `owned` lacks
-  ClusterBitmap owned;                        // clusters files and directories keep
-  std::map<std::uint64_t, SlotBytes> slots;   // directory slots rewritten whole, by device offset
+  std::optional<std::uint32_t> mirror_from;                // copy to write over every other copy
+  std::optional<std::uint32_t> fat0;                       // new FAT[0] (media byte, reserved bits set)
+  ClusterBitmap cut;                                       // entries to set to end-of-chain; empty: none
+  bool reclaim = false;                                    // free non-free, non-bad entries `owned` lacks
+  ClusterBitmap owned;                                     // clusters files and directories keep
+  std::map<std::uint64_t, SlotBytes> slots;                // directory slots rewritten whole, by device offset
   std::optional<std::array<std::uint8_t, 11>> boot_label;  // BS_VolLab, primary and backup
-  bool clear_dirty = false;                   // FAT[1] clean bit, boot-sector dirty flag
+  bool clear_dirty = false;                                // FAT[1] clean bit, boot-sector dirty flag
   struct FsInfoCounts {
     std::uint32_t free_count;
     std::uint32_t next_free;
@@ -82,14 +82,14 @@ struct RepairPlan {
 inline constexpr std::uint64_t kRepairBatchSectors = 8192;
 
 struct RepairReport {
-  std::vector<std::string> steps;     // "cut 3 chains (3 FAT entries)", in order done
-  std::string step;                   // the step running, or the last one done
+  std::vector<std::string> steps;  // "cut 3 chains (3 FAT entries)", in order done
+  std::string step;                // the step running, or the last one done
   std::uint64_t copies_mirrored = 0;
   std::uint64_t entries_cut = 0;
   std::uint64_t clusters_freed = 0;
   std::uint64_t slots_written = 0;
   bool fsinfo_written = false;
-  bool marked_dirty = false;          // step 2 ran: the volume says dirty until step 7
+  bool marked_dirty = false;  // step 2 ran: the volume says dirty until step 7
   bool complete = false;
 };
 

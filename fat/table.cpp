@@ -26,21 +26,21 @@ fsio::Result<FatTable> FatTable::open(fsio::IoQueue& queue, const Layout& l, con
   if (need > l.fat_bytes())
     return make_error(Errc::corrupt, "FAT: " + std::to_string(l.fat_sectors) + " sectors per copy hold " +
                                          std::to_string(l.fat_bytes()) + " bytes, but " +
-                                         std::to_string(l.cluster_count) + " clusters need " +
-                                         std::to_string(need));
+                                         std::to_string(l.cluster_count) + " clusters need " + std::to_string(need));
   if (l.active_fat() >= l.num_fats)
     return make_error(Errc::corrupt, "FAT: active copy " + std::to_string(l.active_fat()) + " (BPB_ExtFlags " +
-                                         std::to_string(l.ext_flags) + ") but only " +
-                                         std::to_string(l.num_fats) + " copies");
+                                         std::to_string(l.ext_flags) + ") but only " + std::to_string(l.num_fats) +
+                                         " copies");
   const std::uint32_t source = o.read_copy.value_or(l.active_fat());
   if (source >= l.num_fats)
     return make_error(Errc::invalid_argument, "FAT: copy " + std::to_string(source) + " asked for, but only " +
                                                   std::to_string(l.num_fats) + " copies");
   const auto& dev = queue.device();
   if (dev.direct() && dev.topology().dio_offset_align > ss)
-    return make_error(Errc::unsupported, "FAT: direct I/O needs " + std::to_string(dev.topology().dio_offset_align) +
-                                             "-byte alignment but the FAT sector is " + std::to_string(ss) +
-                                             " bytes; the device must be buffered for it (Device::use_buffered, as Volume::open does)");
+    return make_error(Errc::unsupported,
+                      "FAT: direct I/O needs " + std::to_string(dev.topology().dio_offset_align) +
+                          "-byte alignment but the FAT sector is " + std::to_string(ss) +
+                          " bytes; the device must be buffered for it (Device::use_buffered, as Volume::open does)");
   // A FAT12 table (<= 4086 entries, 6129 bytes) is one block, so no entry
   // straddles two blocks; FAT16/32 entries never straddle a sector.
   std::size_t block = std::max<std::size_t>(round_up(std::max<std::size_t>(o.block_bytes, 1), ss), ss);
@@ -111,7 +111,8 @@ fsio::Status FatTable::prefetch(std::span<const std::pair<std::uint32_t, std::ui
   for (auto [first, count] : ranges) {
     if (count == 0) continue;
     FSIO_TRY(check_entry(first));
-    const std::uint32_t last = std::uint32_t(std::min<std::uint64_t>(std::uint64_t(first) + count - 1, entry_count() - 1));
+    const std::uint32_t last =
+        std::uint32_t(std::min<std::uint64_t>(std::uint64_t(first) + count - 1, entry_count() - 1));
     const std::uint64_t b0 = entry_offset(layout_.type, first) / block_bytes_;
     const std::uint64_t b1 = (entry_offset(layout_.type, last) + entry_span(layout_.type) - 1) / block_bytes_;
     for (std::uint64_t b = b0; b <= b1 && b * block_bytes_ < used_bytes(); ++b)
@@ -203,7 +204,8 @@ fsio::Status FatTable::set_chain(std::uint32_t first, std::uint32_t count, std::
   const std::uint32_t per_block = std::uint32_t(block_bytes_ / width);
   for (std::uint32_t n = first; n < first + count;) {
     const std::uint64_t index = std::uint64_t(n) / per_block;
-    const std::uint32_t stop = std::uint32_t(std::min<std::uint64_t>((index + 1) * per_block, std::uint64_t(first) + count));
+    const std::uint32_t stop =
+        std::uint32_t(std::min<std::uint64_t>((index + 1) * per_block, std::uint64_t(first) + count));
     Block* b = FSIO_TRY(dirty_block(index));
     const auto span = block_span(index, *b);
     for (std::uint32_t e = n; e < stop; ++e)

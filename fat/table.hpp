@@ -16,9 +16,9 @@
 // allocation from 49.81 s to 12.26 s (DESIGN.md lesson 1).
 //
 // Reads come from the active copy (copy 0 unless FAT32 mirroring is off,
-// Layout::active_fat), or the copy FatCacheOptions::read_copy names. scan() and compare_copies() stream the whole table in
-// large reads (stream_bytes, 4 MiB by default) without going through the
-// cache; scan() sees pending set()s, compare_copies() sees the disk.
+// Layout::active_fat), or the copy FatCacheOptions::read_copy names. scan() and compare_copies() stream the whole table
+// in large reads (stream_bytes, 4 MiB by default) without going through the cache; scan() sees pending set()s,
+// compare_copies() sees the disk.
 //
 // Not thread-safe. Holds a pointer to the IoQueue: the queue must outlive the
 // table and must not move. Entry numbers are FAT entries: 0 and 1 are the
@@ -44,9 +44,9 @@
 namespace fat {
 
 struct FatCacheOptions {
-  std::size_t cache_bytes = 4u << 20;    // clean blocks kept; dirty blocks come on top
-  std::size_t block_bytes = 64u << 10;   // unit of on-demand reads (rounded to sectors)
-  std::size_t stream_bytes = 4u << 20;   // per read in scan() and compare_copies()
+  std::size_t cache_bytes = 4u << 20;   // clean blocks kept; dirty blocks come on top
+  std::size_t block_bytes = 64u << 10;  // unit of on-demand reads (rounded to sectors)
+  std::size_t stream_bytes = 4u << 20;  // per read in scan() and compare_copies()
   // Read this copy instead of the active one (a checker that finds copy 0's
   // FAT[0] damaged reads another copy, as fsck.fat does). Writes still go to
   // every copy. Must be < BPB_NumFATs.
@@ -54,9 +54,9 @@ struct FatCacheOptions {
 };
 
 struct FatTableStats {
-  std::uint64_t block_reads = 0;    // cache misses (one read request each)
+  std::uint64_t block_reads = 0;  // cache misses (one read request each)
   std::uint64_t block_hits = 0;
-  std::uint64_t stream_reads = 0;   // plugs issued by scan/compare_copies
+  std::uint64_t stream_reads = 0;  // plugs issued by scan/compare_copies
   std::uint64_t bytes_read = 0;
 };
 
@@ -64,9 +64,9 @@ struct FatTableStats {
 // bytes holding entries 0..cluster_count+1, as fsck.fat compares them).
 struct CopyMismatch {
   std::uint32_t copy = 0;
-  std::uint32_t first_entry = 0;       // first entry whose bytes differ
-  std::uint64_t first_sector = 0;      // sector of that byte, counted from the copy's start
-  std::uint64_t entries = 0;           // entries whose bytes differ
+  std::uint32_t first_entry = 0;   // first entry whose bytes differ
+  std::uint64_t first_sector = 0;  // sector of that byte, counted from the copy's start
+  std::uint64_t entries = 0;       // entries whose bytes differ
 };
 
 class FatTable {
@@ -75,8 +75,7 @@ class FatTable {
   // cluster count, active copy): Errc::corrupt naming the field otherwise.
   // With O_DIRECT, a device alignment above the sector size is
   // Errc::unsupported. Reads nothing yet.
-  static fsio::Result<FatTable> open(fsio::IoQueue& queue, const Layout& layout,
-                                     const FatCacheOptions& options = {});
+  static fsio::Result<FatTable> open(fsio::IoQueue& queue, const Layout& layout, const FatCacheOptions& options = {});
 
   FatTable(FatTable&&) noexcept = default;
   FatTable& operator=(FatTable&&) noexcept = default;
@@ -112,8 +111,7 @@ class FatTable {
   // a block, copy 0 first, then copy 1, ...; offsets are Device-window
   // offsets. Returns the number of calls. The bytes stay valid and unchanged
   // until the next set() or clear_dirty().
-  std::size_t for_each_dirty_run(
-      const std::function<void(std::uint64_t, std::span<const std::byte>)>& write) const;
+  std::size_t for_each_dirty_run(const std::function<void(std::uint64_t, std::span<const std::byte>)>& write) const;
   // Queues every dirty run of every copy into the plug. Does not clear the
   // dirty bits, so a failed finish() can be retried; call clear_dirty() after
   // a successful one, and no set() in between. Returns the requests queued.
@@ -170,9 +168,9 @@ class FatTable {
   std::size_t stream_bytes_;
   std::uint32_t read_copy_;
   std::unordered_map<std::uint64_t, Block> blocks_;
-  std::list<std::uint64_t> lru_;            // clean blocks, most recent first
+  std::list<std::uint64_t> lru_;  // clean blocks, most recent first
   std::map<std::uint64_t, Block*> dirty_blocks_;
-  std::vector<std::uint64_t> dirty_;        // one bit per FAT sector
+  std::vector<std::uint64_t> dirty_;  // one bit per FAT sector
   std::uint64_t dirty_count_ = 0;
   std::uint64_t last_index_ = ~std::uint64_t(0);  // the block of the previous lookup
   Block* last_block_ = nullptr;

@@ -18,8 +18,8 @@ std::uint32_t u32_at(const std::byte* p) { return u16_at(p) | u16_at(p + 2) << 1
 
 // Decodes entries [from, to) of a chunk whose first byte is entry `base`'s
 // (FAT16/32) or the table's first byte (FAT12, where base is 0).
-void decode(FatType type, std::span<const std::byte> chunk, std::uint32_t base, std::uint32_t from,
-            std::uint32_t to, std::vector<std::uint32_t>& out) {
+void decode(FatType type, std::span<const std::byte> chunk, std::uint32_t base, std::uint32_t from, std::uint32_t to,
+            std::vector<std::uint32_t>& out) {
   out.resize(to - from);
   switch (type) {
     case FatType::fat12:
@@ -42,7 +42,8 @@ std::uint32_t entry_size(FatType type) { return type == FatType::fat16 ? 2 : 4; 
 std::size_t FatTable::stream_chunk() const {
   // FAT12 is read whole (at most 6 KiB), so no entry straddles two chunks;
   // a small table gets a buffer of its own size, not stream_bytes.
-  return layout_.type == FatType::fat12 ? std::size_t(used_bytes()) : std::min<std::size_t>(stream_bytes_, used_bytes());
+  return layout_.type == FatType::fat12 ? std::size_t(used_bytes())
+                                        : std::min<std::size_t>(stream_bytes_, used_bytes());
 }
 
 // Pending set()s: the dirty blocks' bytes replace what the disk holds in
@@ -146,9 +147,10 @@ fsio::Result<std::vector<CopyMismatch>> FatTable::compare_stream(const ScanVisit
       // compares bytes); FAT12/16 decoded entries.
       const auto b = bufs[c].span().first(len);
       for (std::uint32_t e = base; e < end; ++e) {
-        const bool differs = layout_.type == FatType::fat32
-                                 ? std::memcmp(a.data() + std::size_t(e - base) * 4, b.data() + std::size_t(e - base) * 4, 4) != 0
-                                 : get_entry(layout_.type, a, e - base) != get_entry(layout_.type, b, e - base);
+        const bool differs =
+            layout_.type == FatType::fat32
+                ? std::memcmp(a.data() + std::size_t(e - base) * 4, b.data() + std::size_t(e - base) * 4, 4) != 0
+                : get_entry(layout_.type, a, e - base) != get_entry(layout_.type, b, e - base);
         if (!differs) continue;
         CopyMismatch& m = found[c];
         if (m.entries++ == 0) {

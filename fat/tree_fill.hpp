@@ -51,21 +51,21 @@
 namespace fat {
 
 struct TreeOptions {
-  bool skip_special = false;            // --skip-special: leave devices, FIFOs, sockets out, named in `skipped`
+  bool skip_special = false;  // --skip-special: leave devices, FIFOs, sockets out, named in `skipped`
   ShortNameStyle style = ShortNameStyle::win95;
   const OemCodepage* codepage = nullptr;  // --codepage for 8.3 names; nullptr: non-ASCII becomes '_'
-  std::optional<std::int64_t> clamp;    // SOURCE_DATE_EPOCH: newer times become this
-  fsio::TimeSpec made{};                // the run's time: creation stamps
-  bool utc = true;                      // false: local time (TZ), as --tz asks
-  std::uint64_t slack_bytes = 0;        // --slack SIZE: free space the volume keeps beyond the tree
-  unsigned slack_percent = 0;           // --slack PCT: of the clusters the tree takes
+  std::optional<std::int64_t> clamp;      // SOURCE_DATE_EPOCH: newer times become this
+  fsio::TimeSpec made{};                  // the run's time: creation stamps
+  bool utc = true;                        // false: local time (TZ), as --tz asks
+  std::uint64_t slack_bytes = 0;          // --slack SIZE: free space the volume keeps beyond the tree
+  unsigned slack_percent = 0;             // --slack PCT: of the clusters the tree takes
 };
 
 // What FAT makes of each node of the tree (same index).
 struct PlannedNode {
-  bool kept = false;           // a directory or file that goes in (not the root, a skipped one)
-  NameSlots name;              // its slots in its parent
-  std::uint32_t slots = 0;     // directories: slots of their own contents, '.' and '..' (and the label) included
+  bool kept = false;        // a directory or file that goes in (not the root, a skipped one)
+  NameSlots name;           // its slots in its parent
+  std::uint32_t slots = 0;  // directories: slots of their own contents, '.' and '..' (and the label) included
 };
 
 struct TreeNames {
@@ -106,22 +106,21 @@ fsio::Status check_tree_fits(const Layout& layout, const TreeNeeds& needs, std::
 // cluster size (mkfs.fat's choice moves through them in order as the size
 // grows) and takes the smallest that fits. Errc::busy when no size up to
 // what FAT can address holds it.
-fsio::Result<std::uint64_t> smallest_blocks(const fsio::Tree& tree, const TreeNames& names,
-                                            const TreeOptions& options, FormatOptions format,
-                                            const DeviceFacts& facts = {});
+fsio::Result<std::uint64_t> smallest_blocks(const fsio::Tree& tree, const TreeNames& names, const TreeOptions& options,
+                                            FormatOptions format, const DeviceFacts& facts = {});
 
 // The volume's bytes, planned: where every directory and file goes, the
 // directories' bytes, and the FAT's.
 struct TreeLayout {
   Layout layout;
-  std::vector<std::vector<Extent>> extents;   // per node: directories and non-empty files
-  std::vector<fsio::AlignedBuffer> dirs;      // per node (directories): their clusters' bytes; [0] the root
-  fsio::AlignedBuffer fat;                    // the first bytes of every FAT copy (whole sectors)
-  std::uint64_t dir_clusters = 0;             // clusters of directories (the FAT32 root's included)
+  std::vector<std::vector<Extent>> extents;  // per node: directories and non-empty files
+  std::vector<fsio::AlignedBuffer> dirs;     // per node (directories): their clusters' bytes; [0] the root
+  fsio::AlignedBuffer fat;                   // the first bytes of every FAT copy (whole sectors)
+  std::uint64_t dir_clusters = 0;            // clusters of directories (the FAT32 root's included)
   std::uint64_t file_clusters = 0;
-  std::uint32_t free_clusters = 0;            // after the tree, bad ones left out (FSInfo)
-  std::uint32_t last_allocated = 0;           // FSInfo's next-free hint, as Linux keeps it
-  std::uint64_t data_begin = 0, data_end = 0; // device offsets of the file clusters
+  std::uint32_t free_clusters = 0;             // after the tree, bad ones left out (FSInfo)
+  std::uint32_t last_allocated = 0;            // FSInfo's next-free hint, as Linux keeps it
+  std::uint64_t data_begin = 0, data_end = 0;  // device offsets of the file clusters
   std::uint64_t bad = 0;
   TreeNeeds needs;
 };

@@ -76,8 +76,8 @@ void build_dirs(const fsio::Tree& tree, const TreeNames& names, const TreeOption
   for (std::uint32_t i = 0; i < tree.nodes.size(); ++i) {
     if (i != 0 && !(names.nodes[i].kept && tree.nodes[i].kind == NodeKind::directory)) continue;
     const bool fixed_root = i == 0 && l.type != FatType::fat32;
-    const std::uint64_t bytes = fixed_root ? std::uint64_t(l.root_dir_sectors()) * l.sector_size
-                                           : dir_clusters(names.nodes[i], cb) * cb;
+    const std::uint64_t bytes =
+        fixed_root ? std::uint64_t(l.root_dir_sectors()) * l.sector_size : dir_clusters(names.nodes[i], cb) * cb;
     out.dirs[i] = fsio::AlignedBuffer(std::size_t(bytes));
     if (i == 0) {
       next_slot[i] = label ? 1 : 0;  // format_volume writes the label entry into slot 0

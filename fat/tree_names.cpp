@@ -57,7 +57,7 @@ fsio::Status refuse_or_skip_special(const fsio::Tree& tree, std::uint32_t i, con
 fsio::Status check_file_size(const fsio::Tree& tree, std::uint32_t i) {
   if (tree.nodes[i].size > kMaxFileSize)
     return make_error(Errc::unsupported, tree.where(i) + ": " + std::to_string(tree.nodes[i].size) +
-                                                  " bytes; a FAT file holds at most 4 GiB - 1 (4294967295 bytes)");
+                                             " bytes; a FAT file holds at most 4 GiB - 1 (4294967295 bytes)");
   return {};
 }
 
@@ -74,8 +74,9 @@ fsio::Status claim_exact(const fsio::Tree& tree, const std::vector<std::uint32_t
     const auto [it, fresh] = dir.folded.emplace(fold(wide), i);
     if (!fresh)
       return make_error(Errc::unsupported, tree.where(it->second) + " and " + tree.where(i) +
-                                                    ": the same name when case is ignored; FAT cannot hold both");
-    auto slots = make_name(name, [](const ShortName&) { return false; }, o.style, o.codepage);
+                                               ": the same name when case is ignored; FAT cannot hold both");
+    auto slots = make_name(
+        name, [](const ShortName&) { return false; }, o.style, o.codepage);
     if (!slots) return unsupported(std::move(slots).error(), tree.where(i));
     if (slots->tail) continue;
     out.nodes[i].name = std::move(*slots);
@@ -89,8 +90,8 @@ fsio::Status name_the_rest(const fsio::Tree& tree, const std::vector<std::uint32
                            DirNames& dir, TreeNames& out) {
   for (std::uint32_t i : kids) {
     if (out.nodes[i].name.short_name[0] != 0) continue;  // claimed in pass 1
-    auto slots = make_name(tree.nodes[i].name, [&](const ShortName& s) { return dir.taken.count(s) > 0; }, o.style,
-                           o.codepage);
+    auto slots = make_name(
+        tree.nodes[i].name, [&](const ShortName& s) { return dir.taken.count(s) > 0; }, o.style, o.codepage);
     if (!slots) return unsupported(std::move(slots).error(), tree.where(i));
     out.nodes[i].name = std::move(*slots);
     dir.taken.insert(out.nodes[i].name.short_name);
@@ -141,7 +142,7 @@ fsio::Result<TreeNames> plan_names(const fsio::Tree& tree, const TreeOptions& o,
     for (std::uint32_t i : kids[d]) slots += out.nodes[i].name.slot_count();
     if (slots > kMaxDirSlots)
       return make_error(Errc::unsupported, tree.where(d) + ": its entries need " + std::to_string(slots) +
-                                                    " slots of 32 bytes; a FAT directory holds at most 65536");
+                                               " slots of 32 bytes; a FAT directory holds at most 65536");
     out.nodes[d].slots = std::uint32_t(slots);
   }
   return out;
@@ -168,14 +169,13 @@ TreeNeeds tree_needs(const fsio::Tree& tree, const TreeNames& names, const TreeO
 
 fsio::Status check_tree_fits(const Layout& l, const TreeNeeds& needs, std::uint64_t bad) {
   if (l.type != FatType::fat32 && needs.root_slots > l.root_entries)
-    return make_error(Errc::busy,
-                      "the root directory needs " + fsio::format_count(needs.root_slots) + " slots; " +
-                          fat_type_name(l.type) + "'s holds " + fsio::format_count(l.root_entries) +
-                          " (-r sets more; FAT32's root grows)");
+    return make_error(Errc::busy, "the root directory needs " + fsio::format_count(needs.root_slots) + " slots; " +
+                                      fat_type_name(l.type) + "'s holds " + fsio::format_count(l.root_entries) +
+                                      " (-r sets more; FAT32's root grows)");
   const std::uint64_t have = l.cluster_count > bad ? l.cluster_count - bad : 0;
   if (needs.clusters + needs.slack <= have) return {};
-  std::string msg = "the tree needs " + fsio::format_count(needs.clusters) + " clusters of " +
-                    fsio::format_size(l.cluster_bytes());
+  std::string msg =
+      "the tree needs " + fsio::format_count(needs.clusters) + " clusters of " + fsio::format_size(l.cluster_bytes());
   if (needs.slack) msg += " and " + fsio::format_count(needs.slack) + " free (--slack)";
   msg += "; the volume has " + fsio::format_count(have);
   if (bad) msg += " (" + fsio::format_count(bad) + " more are bad)";

@@ -39,7 +39,7 @@ class Search {
     bool valid = false;  // compute_geometry accepts the size
     SizeRun run{};
     bool fits = false;
-    std::string why;     // check_tree_fits' refusal
+    std::string why;  // check_tree_fits' refusal
   };
 
   Probe probe(std::uint64_t kib) {
@@ -102,8 +102,7 @@ fsio::Result<std::uint64_t> some_fit(Search& s, const TreeNames& names, unsigned
     if (p.valid) why = p.why;
     if (k == s.limit_kib())
       return make_error(Errc::busy, "no FAT" + (fat_type ? std::to_string(fat_type) : std::string()) +
-                                                    " volume holds the tree: at " + fsio::format_size(k * 1024) +
-                                                    ", " + why);
+                                        " volume holds the tree: at " + fsio::format_size(k * 1024) + ", " + why);
   }
 }
 

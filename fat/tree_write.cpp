@@ -34,8 +34,8 @@ using fsio::make_error;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::uint64_t kWriteWindow = 8u << 20;  // a multiple of every cluster size (at most 4 MiB)
-constexpr std::size_t kMaxLive = 8;         // windows held while a source delivers out of disk order
-constexpr std::size_t kMaxQueued = 4;       // windows waiting for the writing thread
+constexpr std::size_t kMaxLive = 8;               // windows held while a source delivers out of disk order
+constexpr std::size_t kMaxQueued = 4;             // windows waiting for the writing thread
 
 struct WritePiece {
   std::uint64_t offset;
@@ -180,13 +180,20 @@ class DataSink final : public fsio::ContentSink {
   std::vector<std::uint64_t> delivered_, ready_;   // per content: bytes arrived, bytes marked ready
   std::vector<std::uint64_t> planned_, done_;      // per window: file bytes in it, bytes ready
   std::map<std::uint64_t, Window> live_;
-  std::span<std::byte> room_;                      // what reserve handed out last
+  std::span<std::byte> room_;  // what reserve handed out last
   std::uint64_t contents_done_ = 0;
 };
 
 DataSink::DataSink(const TreeLayout& l, const fsio::Tree& t, Handoff& h, fsio::Progress* p, TreeWriteStats& s)
-    : l_(l), tree_(t), handoff_(h), progress_(p), stats_(s), base_(l.layout.cluster_offset(2)),
-      cb_(l.layout.cluster_bytes()), dests_(t.contents.size()), delivered_(t.contents.size()),
+    : l_(l),
+      tree_(t),
+      handoff_(h),
+      progress_(p),
+      stats_(s),
+      base_(l.layout.cluster_offset(2)),
+      cb_(l.layout.cluster_bytes()),
+      dests_(t.contents.size()),
+      delivered_(t.contents.size()),
       ready_(t.contents.size()) {
   for (std::uint32_t i = 0; i < t.nodes.size(); ++i) {
     const std::uint32_t c = t.nodes[i].content;
@@ -307,8 +314,8 @@ fsio::Status DataSink::evict() {
 }
 
 fsio::Status DataSink::finish() {
-  if (contents_done_ != dests_.size() - std::size_t(std::count_if(dests_.begin(), dests_.end(),
-                                                                   [](const auto& d) { return d.empty(); })))
+  if (contents_done_ !=
+      dests_.size() - std::size_t(std::count_if(dests_.begin(), dests_.end(), [](const auto& d) { return d.empty(); })))
     return make_error(Errc::corrupt, tree_.label + ": the source delivered the bytes of " +
                                          std::to_string(contents_done_) + " of its files, not all of them");
   return evict();

@@ -81,13 +81,15 @@ fsio::Status Volume::read_fsinfo() {
   s.next_free = info.next_free;
   std::string wrong;
   auto expect = [&](const char* field, std::uint32_t got, std::uint32_t want) {
-    if (got != want) wrong += std::string(wrong.empty() ? "" : ", ") + field + " " + hex32(got) + " (expected " + hex32(want) + ")";
+    if (got != want)
+      wrong += std::string(wrong.empty() ? "" : ", ") + field + " " + hex32(got) + " (expected " + hex32(want) + ")";
   };
   expect("FSI_LeadSig", info.lead_signature, kFsInfoLeadSignature);
   expect("FSI_StrucSig", info.struct_signature, kFsInfoStructSignature);
   expect("FSI_TrailSig", info.trail_signature, kFsInfoTrailSignature);
   s.signatures_ok = wrong.empty();
-  if (!s.signatures_ok) note(Finding::Kind::fsinfo_signature, "FSInfo sector " + std::to_string(s.sector) + ": " + wrong);
+  if (!s.signatures_ok)
+    note(Finding::Kind::fsinfo_signature, "FSInfo sector " + std::to_string(s.sector) + ": " + wrong);
   if (s.signatures_ok && s.free_count != kFsInfoUnknown) {
     s.free_count_known = s.free_count <= layout_.cluster_count;
     if (!s.free_count_known)
@@ -98,7 +100,8 @@ fsio::Status Volume::read_fsinfo() {
     s.next_free_known = layout_.is_cluster(s.next_free);
     if (!s.next_free_known)
       note(Finding::Kind::fsinfo_next_free, "FSInfo next free cluster " + std::to_string(s.next_free) +
-                                                " is not a cluster (2.." + std::to_string(layout_.cluster_count + 1ull) + ")");
+                                                " is not a cluster (2.." +
+                                                std::to_string(layout_.cluster_count + 1ull) + ")");
   }
   fsinfo_ = s;
   return {};
@@ -130,8 +133,8 @@ fsio::Status Volume::read_fat_head() {
     note(Finding::Kind::media_mismatch, "FAT[0] " + hex32(fat0) + " does not carry BPB_Media " + hex32(layout_.media));
   dirty_.state_flag = record_.state & kStateDirty;
   if (dirty_.state_flag)
-    note(Finding::Kind::dirty_state, "boot sector state byte " + hex32(record_.state) +
-                                         ": the dirty flag is set (not cleanly unmounted)");
+    note(Finding::Kind::dirty_state,
+         "boot sector state byte " + hex32(record_.state) + ": the dirty flag is set (not cleanly unmounted)");
   if (layout_.type == FatType::fat12) return {};
   const bool fat32 = layout_.type == FatType::fat32;
   dirty_.fat_not_clean = !(fat1 & (fat32 ? kFat32CleanShutdown : kFat16CleanShutdown));
@@ -143,9 +146,7 @@ fsio::Status Volume::read_fat_head() {
   return {};
 }
 
-std::uint32_t Volume::allocation_hint() const {
-  return fsinfo_ && fsinfo_->next_free_known ? fsinfo_->next_free : 2;
-}
+std::uint32_t Volume::allocation_hint() const { return fsinfo_ && fsinfo_->next_free_known ? fsinfo_->next_free : 2; }
 
 fsio::Status Volume::read_clusters(std::uint32_t first, std::uint32_t count, std::span<std::byte> out) {
   const std::uint64_t last = std::uint64_t(first) + count - 1;

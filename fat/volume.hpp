@@ -33,13 +33,13 @@ namespace fat {
 
 // The boot sector's fields that are not layout.
 struct BootRecord {
-  std::array<std::uint8_t, 8> oem_name{};      // BS_OEMName
-  std::uint8_t boot_signature = 0;             // BS_BootSig: 0x29 = id, label and type present
-  std::uint32_t volume_id = 0;                 // BS_VolID (0 unless boot_signature is 0x28/0x29)
-  std::array<std::uint8_t, 11> label{};        // BS_VolLab (spaces unless 0x29)
-  std::array<std::uint8_t, 8> fs_type{};       // BS_FilSysType: informational only
-  std::uint8_t state = 0;                      // BS_Reserved1: Linux's FAT_STATE_DIRTY is bit 0
-  std::uint16_t fs_version = 0;                // BPB_FSVer (FAT32)
+  std::array<std::uint8_t, 8> oem_name{};  // BS_OEMName
+  std::uint8_t boot_signature = 0;         // BS_BootSig: 0x29 = id, label and type present
+  std::uint32_t volume_id = 0;             // BS_VolID (0 unless boot_signature is 0x28/0x29)
+  std::array<std::uint8_t, 11> label{};    // BS_VolLab (spaces unless 0x29)
+  std::array<std::uint8_t, 8> fs_type{};   // BS_FilSysType: informational only
+  std::uint8_t state = 0;                  // BS_Reserved1: Linux's FAT_STATE_DIRTY is bit 0
+  std::uint16_t fs_version = 0;            // BPB_FSVer (FAT32)
 };
 
 // Byte offsets of the boot sector fields writers patch (fatck clears the
@@ -50,32 +50,32 @@ inline constexpr std::uint8_t kStateDirty = 0x01;  // Linux FAT_STATE_DIRTY
 
 struct Finding {
   enum class Kind {
-    fat32_few_clusters,      // FAT32 BPB with < 65525 clusters (mkfs.fat -F 32 makes these)
-    linux_unmountable,       // sector > 4096 bytes, or a root directory that ends mid-sector
-    fs_type_label,           // BS_FilSysType names another type than the cluster count
-    mirroring_disabled,      // FAT32 BPB_ExtFlags bit 7: one active copy
-    fsinfo_missing,          // BPB_FSInfo 0, 0xFFFF or outside the reserved area
-    fsinfo_signature,        // FSInfo signatures wrong (fsck.fat: "bad magic number(s)")
-    fsinfo_free_count,       // free count above the cluster count (not 0xFFFFFFFF)
-    fsinfo_next_free,        // next-free hint not a cluster (not 0xFFFFFFFF)
-    backup_boot_missing,     // FAT32 BPB_BkBootSec 0, 0xFFFF or outside the reserved area
-    backup_boot_differs,     // first 512 bytes differ (fsck.fat compares those)
-    dirty_state,             // BS_Reserved1 bit 0 (Linux sets it while mounted)
-    fat_not_clean,           // FAT[1] clean-shutdown bit clear (FAT16 bit 15, FAT32 bit 27)
-    fat_io_errors,           // FAT[1] no-I/O-error bit clear (FAT16 bit 14, FAT32 bit 26)
-    media_mismatch,          // FAT[0] low byte is not BPB_Media
+    fat32_few_clusters,   // FAT32 BPB with < 65525 clusters (mkfs.fat -F 32 makes these)
+    linux_unmountable,    // sector > 4096 bytes, or a root directory that ends mid-sector
+    fs_type_label,        // BS_FilSysType names another type than the cluster count
+    mirroring_disabled,   // FAT32 BPB_ExtFlags bit 7: one active copy
+    fsinfo_missing,       // BPB_FSInfo 0, 0xFFFF or outside the reserved area
+    fsinfo_signature,     // FSInfo signatures wrong (fsck.fat: "bad magic number(s)")
+    fsinfo_free_count,    // free count above the cluster count (not 0xFFFFFFFF)
+    fsinfo_next_free,     // next-free hint not a cluster (not 0xFFFFFFFF)
+    backup_boot_missing,  // FAT32 BPB_BkBootSec 0, 0xFFFF or outside the reserved area
+    backup_boot_differs,  // first 512 bytes differ (fsck.fat compares those)
+    dirty_state,          // BS_Reserved1 bit 0 (Linux sets it while mounted)
+    fat_not_clean,        // FAT[1] clean-shutdown bit clear (FAT16 bit 15, FAT32 bit 27)
+    fat_io_errors,        // FAT[1] no-I/O-error bit clear (FAT16 bit 14, FAT32 bit 26)
+    media_mismatch,       // FAT[0] low byte is not BPB_Media
   };
   Kind kind;
   std::string message;
 };
 
 struct FsInfoState {
-  std::uint32_t sector = 0;        // BPB_FSInfo
-  bool signatures_ok = false;      // lead, struct and trail signatures all right
-  std::uint32_t free_count = 0;    // FSI_Free_Count as stored
-  std::uint32_t next_free = 0;     // FSI_Nxt_Free as stored
-  bool free_count_known = false;   // signatures ok and free_count <= cluster_count
-  bool next_free_known = false;    // signatures ok and next_free a cluster number
+  std::uint32_t sector = 0;       // BPB_FSInfo
+  bool signatures_ok = false;     // lead, struct and trail signatures all right
+  std::uint32_t free_count = 0;   // FSI_Free_Count as stored
+  std::uint32_t next_free = 0;    // FSI_Nxt_Free as stored
+  bool free_count_known = false;  // signatures ok and free_count <= cluster_count
+  bool next_free_known = false;   // signatures ok and next_free a cluster number
 };
 
 struct DirtyState {
@@ -101,7 +101,7 @@ fsio::Result<BootSectorInfo> parse_boot_sector(std::span<const std::byte> sector
                                                std::uint64_t offset_bytes = 0);
 
 struct VolumeOptions {
-  std::uint64_t offset_bytes = 0;   // filesystem start in the Device window
+  std::uint64_t offset_bytes = 0;  // filesystem start in the Device window
   FatCacheOptions fat_cache;
 };
 

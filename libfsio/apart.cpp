@@ -47,7 +47,8 @@ Result<std::optional<Resolved>> resolve(const StorageRef& r) {
   auto st = FSIO_TRY(stat_of(r));
   if (!st) return std::optional<Resolved>{};
   // A descriptor's device is named, so that "standard input" says which.
-  const std::string name = r.fd >= 0 && S_ISBLK(st->st_mode) ? r.name + " (" + block_device_name(st->st_rdev) + ")" : r.name;
+  const std::string name =
+      r.fd >= 0 && S_ISBLK(st->st_mode) ? r.name + " (" + block_device_name(st->st_rdev) + ")" : r.name;
   return std::optional<Resolved>(Resolved{name, *st, extents_of(*st, r.name, r.begin, r.end), r.fd >= 0});
 }
 
@@ -70,8 +71,8 @@ std::string link_words(const StackLink& l) {
 // how `name` (whose stack `e` is) reaches its bottom, called `bottom`.
 std::string stacked(const std::string& name, const StorageExtent& e, const std::string& bottom) {
   const bool deep = e.links.size() > 1;
-  std::string text = name + " is " + link_words(e.links.front()) + " " +
-                     (deep ? block_device_name(e.links[1].dev) : bottom);
+  std::string text =
+      name + " is " + link_words(e.links.front()) + " " + (deep ? block_device_name(e.links[1].dev) : bottom);
   if (deep) text += ", which is stacked on " + bottom;
   return text;
 }
@@ -99,8 +100,8 @@ std::optional<std::string> sharing(const Resolved& t, const Resolved& r) {
 }
 
 Error refusal(const StorageRef& target, const std::string& what, const std::string& why) {
-  return make_error(Errc::busy, target.name + ": shares storage with " + what + " (" + why +
-                                    "); refusing to write to it");
+  return make_error(Errc::busy,
+                    target.name + ": shares storage with " + what + " (" + why + "); refusing to write to it");
 }
 
 // A tree: only regular files are read, and only a file can share storage

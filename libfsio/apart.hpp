@@ -28,9 +28,9 @@ namespace fsio {
 // One end of a tool's I/O: a path (stat follows symlinks), or an open
 // descriptor (standard input or output), and the bytes of it concerned.
 struct StorageRef {
-  std::string role;   // how messages call it: "the input", "the source", "the -m file"
-  std::string name;   // as the user gave it, or "standard input"
-  int fd = -1;        // >= 0: what fstat(fd) finds, not what name is now
+  std::string role;  // how messages call it: "the input", "the source", "the -m file"
+  std::string name;  // as the user gave it, or "standard input"
+  int fd = -1;       // >= 0: what fstat(fd) finds, not what name is now
   std::uint64_t begin = 0;
   std::uint64_t end = kToEnd;
   bool tree = false;  // name is a directory: every regular file under it,

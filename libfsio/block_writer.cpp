@@ -20,8 +20,7 @@ BlockWriter::BlockWriter(IoQueue& queue, std::uint32_t block_size, std::uint64_t
 namespace {
 
 // Add [begin, end) to a sorted list of disjoint ranges, joining neighbours.
-void add_range(std::vector<std::pair<std::uint32_t, std::uint32_t>>& ranges, std::uint32_t begin,
-               std::uint32_t end) {
+void add_range(std::vector<std::pair<std::uint32_t, std::uint32_t>>& ranges, std::uint32_t begin, std::uint32_t end) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
   out.reserve(ranges.size() + 1);
   bool placed = false;

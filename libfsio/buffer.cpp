@@ -30,7 +30,7 @@ AlignedBuffer::AlignedBuffer(std::size_t size, std::size_t alignment) : size_(si
   // aligned_alloc wants the size to be a multiple of the alignment.
   std::size_t alloc = (size + alignment - 1) / alignment * alignment;
   auto* p = static_cast<std::byte*>(std::aligned_alloc(alignment, alloc));
-  if (p == nullptr) throw std::bad_alloc();  // out of memory is not an expected failure
+  if (p == nullptr) throw std::bad_alloc();          // out of memory is not an expected failure
   if (huge) (void)madvise(p, alloc, MADV_HUGEPAGE);  // advisory: 4 KiB pages still work
   std::memset(p, 0, alloc);
   data_.reset(p);

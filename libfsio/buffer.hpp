@@ -30,7 +30,9 @@ class AlignedBuffer {
   void zero();
 
  private:
-  struct Free { void operator()(std::byte* p) const; };
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
   std::unique_ptr<std::byte[], Free> data_;
   std::size_t size_ = 0;
 };
@@ -40,8 +42,7 @@ class AlignedBuffer {
 // put() of a buffer of another size is a bug (asserted).
 class BufferPool {
  public:
-  BufferPool(std::size_t buffer_size, std::size_t alignment = 4096)
-      : size_(buffer_size), alignment_(alignment) {}
+  BufferPool(std::size_t buffer_size, std::size_t alignment = 4096) : size_(buffer_size), alignment_(alignment) {}
   AlignedBuffer get();
   void put(AlignedBuffer buf);
   std::size_t buffer_size() const { return size_; }

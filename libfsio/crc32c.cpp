@@ -38,7 +38,10 @@ constexpr Tables kTables = make_tables();
 #if defined(__x86_64__)
 __attribute__((target("sse4.2"))) std::uint32_t hw(std::uint32_t crc, const unsigned char* p, std::size_t n) {
   std::uint64_t c = crc;
-  while (n > 0 && (reinterpret_cast<std::uintptr_t>(p) & 7)) { c = _mm_crc32_u8(std::uint32_t(c), *p++); --n; }
+  while (n > 0 && (reinterpret_cast<std::uintptr_t>(p) & 7)) {
+    c = _mm_crc32_u8(std::uint32_t(c), *p++);
+    --n;
+  }
   while (n >= 32) {
     std::uint64_t w[4];
     std::memcpy(w, p, 32);
@@ -56,7 +59,10 @@ __attribute__((target("sse4.2"))) std::uint32_t hw(std::uint32_t crc, const unsi
     p += 8;
     n -= 8;
   }
-  while (n > 0) { c = _mm_crc32_u8(std::uint32_t(c), *p++); --n; }
+  while (n > 0) {
+    c = _mm_crc32_u8(std::uint32_t(c), *p++);
+    --n;
+  }
   return std::uint32_t(c);
 }
 
@@ -76,10 +82,10 @@ const bool kHaveHw = detect();
 std::uint32_t crc32c_raw_table(std::uint32_t crc, const void* data, std::size_t n) {
   auto* p = static_cast<const unsigned char*>(data);
   while (n >= 8) {
-    std::uint32_t lo = crc ^ (std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
-                              std::uint32_t(p[3]) << 24);
-    crc = kTables[7][lo & 0xFF] ^ kTables[6][(lo >> 8) & 0xFF] ^ kTables[5][(lo >> 16) & 0xFF] ^
-          kTables[4][lo >> 24] ^ kTables[3][p[4]] ^ kTables[2][p[5]] ^ kTables[1][p[6]] ^ kTables[0][p[7]];
+    std::uint32_t lo =
+        crc ^ (std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24);
+    crc = kTables[7][lo & 0xFF] ^ kTables[6][(lo >> 8) & 0xFF] ^ kTables[5][(lo >> 16) & 0xFF] ^ kTables[4][lo >> 24] ^
+          kTables[3][p[4]] ^ kTables[2][p[5]] ^ kTables[1][p[6]] ^ kTables[0][p[7]];
     p += 8;
     n -= 8;
   }

@@ -119,8 +119,9 @@ Result<Device> Device::open(const std::string& path, const OpenOptions& o) {
   struct stat st {};
   const bool exists = (o.create_new ? ::lstat(path.c_str(), &st) : ::stat(path.c_str(), &st)) == 0;
   if (exists && o.create_new)
-    return make_error(Errc::busy, "already exists (a symbolic link counts, even a dangling one); "
-                                  "refusing to replace it with a new image")
+    return make_error(Errc::busy,
+                      "already exists (a symbolic link counts, even a dangling one); "
+                      "refusing to replace it with a new image")
         .at(path);
   if (!exists && !(errno == ENOENT && o.create_size)) return errno_error("stat").at(path);
   const bool is_block = exists && S_ISBLK(st.st_mode);
@@ -193,9 +194,8 @@ Status Device::finish_open(const OpenOptions& o) {
                                                   std::to_string(topo_.logical_sector) + "-byte sector")
         .at(path_);
   if (o.offset > real_size)
-    return make_error(Errc::invalid_argument,
-                      "window offset " + format_hex(o.offset) + " is beyond the end (size " + format_hex(real_size) +
-                          ")")
+    return make_error(Errc::invalid_argument, "window offset " + format_hex(o.offset) + " is beyond the end (size " +
+                                                  format_hex(real_size) + ")")
         .at(path_);
   std::uint64_t avail = real_size - o.offset;
   if (o.length && *o.length > avail)

@@ -28,25 +28,25 @@ struct OpenOptions {
   // errors, but open read-only. What --dry-run needs to report the refusal
   // it would meet.
   bool check_write = false;
-  bool direct = true;            // O_DIRECT; falls back to buffered where refused
-  SyncMode sync = SyncMode::none;  // opened with O_DSYNC / O_SYNC
-  bool exclusive = true;         // O_EXCL on block devices when writing
-  std::uint64_t offset = 0;      // window start, bytes into the underlying device
-  std::optional<std::uint64_t> length;  // window length; default: to the end
+  bool direct = true;                        // O_DIRECT; falls back to buffered where refused
+  SyncMode sync = SyncMode::none;            // opened with O_DSYNC / O_SYNC
+  bool exclusive = true;                     // O_EXCL on block devices when writing
+  std::uint64_t offset = 0;                  // window start, bytes into the underlying device
+  std::optional<std::uint64_t> length;       // window length; default: to the end
   std::optional<std::uint64_t> create_size;  // create/extend a regular file to this size
   // With create_size: the file must not exist yet (O_CREAT | O_EXCL, as
   // mkfs.fat -C; a symbolic link counts as existing, dangling or not).
   bool create_new = false;
   std::uint32_t sector_size = 0;  // override logical sector size (0 = ask the kernel)
-  bool allow_mounted = false;    // tests only: skip the in-use check (O_EXCL still applies)
+  bool allow_mounted = false;     // tests only: skip the in-use check (O_EXCL still applies)
 };
 
 struct Topology {
   std::uint32_t logical_sector = 512;
   std::uint32_t physical_sector = 512;
-  std::uint32_t optimal_io = 0;      // 0 when the device does not say
+  std::uint32_t optimal_io = 0;  // 0 when the device does not say
   std::uint32_t minimum_io = 512;
-  std::uint32_t dio_mem_align = 512;  // buffer address alignment for O_DIRECT
+  std::uint32_t dio_mem_align = 512;     // buffer address alignment for O_DIRECT
   std::uint32_t dio_offset_align = 512;  // offset/length alignment for O_DIRECT
   std::uint64_t max_request = 1u << 20;  // largest single request we build
 };
@@ -56,8 +56,7 @@ struct Topology {
 // statx(STATX_DIOALIGN) for both. A non-zero sector_size_override replaces
 // the logical sector size (for a block device only by a larger one).
 // Exposed for tools that report topology; `path` is for error messages.
-Result<Topology> query_topology(int fd, const std::string& path, bool is_block,
-                                std::uint32_t sector_size_override);
+Result<Topology> query_topology(int fd, const std::string& path, bool is_block, std::uint32_t sector_size_override);
 
 class Device {
  public:

@@ -16,9 +16,12 @@ template <class T, std::size_t N>
 class LittleEndian {
  public:
   LittleEndian() = default;
-  LittleEndian(T v) { set(v); }  // NOLINT: implicit like a plain integer
+  LittleEndian(T v) { set(v); }         // NOLINT: implicit like a plain integer
   operator T() const { return get(); }  // NOLINT
-  LittleEndian& operator=(T v) { set(v); return *this; }
+  LittleEndian& operator=(T v) {
+    set(v);
+    return *this;
+  }
   T get() const {
     std::uint64_t v = 0;
     for (std::size_t i = 0; i < N; ++i) v |= std::uint64_t(b_[i]) << (8 * i);

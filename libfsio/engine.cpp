@@ -14,8 +14,7 @@ Result<EngineKind> parse_engine_kind(const std::string& name) {
   if (name == "uring" || name == "io_uring") return EngineKind::uring;
   if (name == "psync" || name == "sync") return EngineKind::psync;
   if (name == "auto" || name == "automatic") return EngineKind::automatic;
-  return make_error(Errc::invalid_argument,
-                    "engine '" + name + "': expected uring, psync or auto");
+  return make_error(Errc::invalid_argument, "engine '" + name + "': expected uring, psync or auto");
 }
 
 namespace {
@@ -38,12 +37,11 @@ bool parse_u64(std::string_view text, std::uint64_t& out) {
 }
 
 Error bad_fault(std::string_view text, const char* why) {
-  return make_error(Errc::invalid_argument,
-                    "FSIO_FAULT='" + std::string(text) + "': " + why +
-                         " (expected fail:N, tear:N or tear:N:BYTES, optionally :nocrash, readfail:N or badrange:OFFSET:BYTES)");
+  return make_error(
+      Errc::invalid_argument,
+      "FSIO_FAULT='" + std::string(text) + "': " + why +
+          " (expected fail:N, tear:N or tear:N:BYTES, optionally :nocrash, readfail:N or badrange:OFFSET:BYTES)");
 }
-
-
 
 // FSIO_FAULT_PATH names the one file or device FSIO_FAULT is for: the fd
 // is it when both are the same block device (st_rdev) or the same file
@@ -51,7 +49,8 @@ Error bad_fault(std::string_view text, const char* why) {
 bool fault_aims_at(int fd) {
   const char* path = std::getenv("FSIO_FAULT_PATH");
   if (path == nullptr || *path == '\0') return true;
-  struct stat want {}, have {};
+  struct stat want {
+  }, have{};
   if (::stat(path, &want) != 0 || ::fstat(fd, &have) != 0) return false;
   if (S_ISBLK(want.st_mode) || S_ISBLK(have.st_mode)) return S_ISBLK(have.st_mode) && have.st_rdev == want.st_rdev;
   return have.st_dev == want.st_dev && have.st_ino == want.st_ino;
@@ -102,8 +101,7 @@ Result<std::optional<FaultSpec>> fault_spec_from_env() {
 std::string describe(const FaultSpec& spec) {
   const std::string n = std::to_string(spec.nth_write);
   switch (spec.kind) {
-    case FaultSpec::Kind::read_fail:
-      return "read request " + n + " fails with an injected I/O error";
+    case FaultSpec::Kind::read_fail: return "read request " + n + " fails with an injected I/O error";
     case FaultSpec::Kind::bad_range:
       return "every read of bytes " + std::to_string(spec.bad_offset) + " to " +
              std::to_string(spec.bad_offset + spec.bad_bytes) + " fails with an injected I/O error";
@@ -134,12 +132,8 @@ Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned de
 
   std::unique_ptr<Engine> engine;
   switch (kind) {
-    case EngineKind::psync:
-      engine = make_sync_engine(fd, depth);
-      break;
-    case EngineKind::uring:
-      engine = FSIO_TRY(make_uring_engine(fd, depth));
-      break;
+    case EngineKind::psync: engine = make_sync_engine(fd, depth); break;
+    case EngineKind::uring: engine = FSIO_TRY(make_uring_engine(fd, depth)); break;
     case EngineKind::automatic: {
       // io_uring may be disabled (sysctl kernel.io_uring_disabled, seccomp in
       // containers, old kernels); psync gives the same results, only slower.
@@ -155,8 +149,8 @@ Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned de
 Result<std::vector<std::string>> environment_overrides() {
   std::vector<std::string> notes;
   if (auto fault = FSIO_TRY(fault_spec_from_env()))
-    notes.push_back("FSIO_FAULT=" + std::string(std::getenv("FSIO_FAULT")) + " is set: test fault injection is on: " +
-                    describe(*fault) + "; such errors are not the disk's");
+    notes.push_back("FSIO_FAULT=" + std::string(std::getenv("FSIO_FAULT")) +
+                    " is set: test fault injection is on: " + describe(*fault) + "; such errors are not the disk's");
   if (const char* path = std::getenv("FSIO_FAULT_PATH"); path && *path)
     notes.push_back("FSIO_FAULT_PATH=" + std::string(path) + " is set: FSIO_FAULT applies only to " + path);
   if (auto kind = FSIO_TRY(engine_kind_from_env()))

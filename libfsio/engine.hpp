@@ -33,15 +33,15 @@ struct IoRequest {
   std::uint64_t offset = 0;
   const iovec* iov = nullptr;
   unsigned iovcnt = 0;
-  std::uint64_t bytes = 0;   // sum of iov lengths
-  bool dsync = false;        // RWF_DSYNC on this write (REQ_SYNC)
-  bool datasync = true;      // IoOp::flush: fdatasync; false: fsync (metadata too)
+  std::uint64_t bytes = 0;  // sum of iov lengths
+  bool dsync = false;       // RWF_DSYNC on this write (REQ_SYNC)
+  bool datasync = true;     // IoOp::flush: fdatasync; false: fsync (metadata too)
   std::uint64_t user_data = 0;
 };
 
 struct IoCompletion {
   std::uint64_t user_data = 0;
-  std::int64_t result = 0;   // bytes transferred, or -errno
+  std::int64_t result = 0;  // bytes transferred, or -errno
 };
 
 class Engine {
@@ -49,9 +49,9 @@ class Engine {
   virtual ~Engine() = default;
   virtual const char* name() const = 0;
   virtual unsigned depth() const = 0;
-  virtual unsigned in_flight() const = 0;   // queued + submitted, not yet reaped
+  virtual unsigned in_flight() const = 0;  // queued + submitted, not yet reaped
   virtual Status queue(const IoRequest& req) = 0;
-  virtual Result<unsigned> commit() = 0;    // returns the submitted count
+  virtual Result<unsigned> commit() = 0;  // returns the submitted count
   virtual Result<unsigned> reap(std::span<IoCompletion> out, unsigned min_complete) = 0;
   virtual std::uint64_t syscalls() const = 0;  // submit/wait/preadv/pwritev calls so far
 };
@@ -75,7 +75,7 @@ std::unique_ptr<Engine> make_sync_engine(int fd, unsigned depth);
 // (a bad sector); nothing else is affected.
 struct FaultSpec {
   enum class Kind { fail, tear, read_fail, bad_range };
-  std::uint64_t nth_write = 1;   // the Nth write, or with read_fail the Nth read
+  std::uint64_t nth_write = 1;  // the Nth write, or with read_fail the Nth read
   Kind kind = Kind::fail;
   std::uint64_t tear_bytes = 0;  // 0: half the request
   bool crash = true;

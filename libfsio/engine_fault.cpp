@@ -27,14 +27,11 @@ namespace {
 
 class FaultEngine final : public Engine {
  public:
-  FaultEngine(std::unique_ptr<Engine> inner, const FaultSpec& spec)
-      : inner_(std::move(inner)), spec_(spec) {}
+  FaultEngine(std::unique_ptr<Engine> inner, const FaultSpec& spec) : inner_(std::move(inner)), spec_(spec) {}
 
   const char* name() const override { return inner_->name(); }
   unsigned depth() const override { return inner_->depth(); }
-  unsigned in_flight() const override {
-    return inner_->in_flight() + unsigned(pending_.size() + failed_.size());
-  }
+  unsigned in_flight() const override { return inner_->in_flight() + unsigned(pending_.size() + failed_.size()); }
   std::uint64_t syscalls() const override { return inner_->syscalls(); }
 
   Status queue(const IoRequest& req) override {

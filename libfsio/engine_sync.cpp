@@ -61,15 +61,11 @@ class SyncEngine final : public Engine {
       ++syscalls_;
       ssize_t ret = 0;
       switch (req.op) {
-        case IoOp::read:
-          ret = preadv2(fd_, req.iov, int(req.iovcnt), off_t(req.offset), 0);
-          break;
+        case IoOp::read: ret = preadv2(fd_, req.iov, int(req.iovcnt), off_t(req.offset), 0); break;
         case IoOp::write:
           ret = pwritev2(fd_, req.iov, int(req.iovcnt), off_t(req.offset), req.dsync ? RWF_DSYNC : 0);
           break;
-        case IoOp::flush:
-          ret = req.datasync ? fdatasync(fd_) : fsync(fd_);
-          break;
+        case IoOp::flush: ret = req.datasync ? fdatasync(fd_) : fsync(fd_); break;
       }
       if (ret >= 0) return ret;
       if (errno != EINTR) return -errno;
@@ -85,8 +81,6 @@ class SyncEngine final : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> make_sync_engine(int fd, unsigned depth) {
-  return std::make_unique<SyncEngine>(fd, depth);
-}
+std::unique_ptr<Engine> make_sync_engine(int fd, unsigned depth) { return std::make_unique<SyncEngine>(fd, depth); }
 
 }  // namespace fsio

@@ -61,8 +61,7 @@ class UringEngine final : public Engine {
       }
       if (ret != -EINVAL) break;
     }
-    return Error{Errc::unsupported, -ret,
-                 "io_uring with " + std::to_string(depth_) + " entries"};
+    return Error{Errc::unsupported, -ret, "io_uring with " + std::to_string(depth_) + " entries"};
   }
 
   const char* name() const override { return "uring"; }
@@ -77,14 +76,11 @@ class UringEngine final : public Engine {
     // depth_ outstanding, so an SQE is always free here.
     FSIO_ASSERT(sqe != nullptr);
     switch (req.op) {
-      case IoOp::flush:
-        io_uring_prep_fsync(sqe, fd_, req.datasync ? IORING_FSYNC_DATASYNC : 0);
-        break;
+      case IoOp::flush: io_uring_prep_fsync(sqe, fd_, req.datasync ? IORING_FSYNC_DATASYNC : 0); break;
       case IoOp::read:
         if (req.iovcnt == 1)
           io_uring_prep_read(sqe, fd_, req.iov[0].iov_base, unsigned(req.iov[0].iov_len), req.offset);
-        else
-          io_uring_prep_readv(sqe, fd_, req.iov, req.iovcnt, req.offset);
+        else io_uring_prep_readv(sqe, fd_, req.iov, req.iovcnt, req.offset);
         break;
       case IoOp::write:
         // RWF_DSYNC travels in rw_flags, which IORING_OP_WRITEV honours on
@@ -92,8 +88,7 @@ class UringEngine final : public Engine {
         // without it.
         if (req.iovcnt == 1 && !req.dsync)
           io_uring_prep_write(sqe, fd_, req.iov[0].iov_base, unsigned(req.iov[0].iov_len), req.offset);
-        else
-          io_uring_prep_writev2(sqe, fd_, req.iov, req.iovcnt, req.offset, req.dsync ? RWF_DSYNC : 0);
+        else io_uring_prep_writev2(sqe, fd_, req.iov, req.iovcnt, req.offset, req.dsync ? RWF_DSYNC : 0);
         break;
     }
     io_uring_sqe_set_data64(sqe, req.user_data);
@@ -169,7 +164,7 @@ class UringEngine final : public Engine {
   io_uring ring_{};
   int fd_;
   unsigned depth_;
-  bool ready_ = false;      // io_uring_queue_init succeeded: ring_ is ours to exit
+  bool ready_ = false;  // io_uring_queue_init succeeded: ring_ is ours to exit
   bool disabled_ = false;
   unsigned queued_ = 0;     // SQEs prepared, not yet taken by the kernel
   unsigned submitted_ = 0;  // taken by the kernel, CQE not yet reaped

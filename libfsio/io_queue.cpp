@@ -15,9 +15,9 @@ namespace fsio {
 
 struct IoQueue::Unit {
   IoOp op;
-  std::uint64_t offset;       // window-relative; advances past short transfers
-  std::uint64_t bytes;        // still to transfer
-  std::vector<iovec> iov;     // iov[first..] is what is still to transfer
+  std::uint64_t offset;    // window-relative; advances past short transfers
+  std::uint64_t bytes;     // still to transfer
+  std::vector<iovec> iov;  // iov[first..] is what is still to transfer
   std::size_t first = 0;
 
   // Drop `n` transferred bytes from the front, so a resubmission continues
@@ -38,15 +38,12 @@ namespace {
 // "write 1048576 bytes at 0x100000": what every queue error starts with.
 std::string describe(IoOp op, std::uint64_t bytes, std::uint64_t offset) {
   if (op == IoOp::flush) return "flush";
-  return std::string(op == IoOp::read ? "read " : "write ") + std::to_string(bytes) +
-         " bytes at " + format_hex(offset);
+  return std::string(op == IoOp::read ? "read " : "write ") + std::to_string(bytes) + " bytes at " + format_hex(offset);
 }
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 }  // namespace
 
@@ -63,8 +60,7 @@ Result<IoQueue> IoQueue::create(Device& device, const QueueOptions& options) {
   return create(device, std::move(*engine), options);
 }
 
-Result<IoQueue> IoQueue::create(Device& device, std::unique_ptr<Engine> engine,
-                                const QueueOptions& options) {
+Result<IoQueue> IoQueue::create(Device& device, std::unique_ptr<Engine> engine, const QueueOptions& options) {
   FSIO_ASSERT(engine != nullptr);
   QueueOptions opts = options;
   opts.depth = std::max(1u, std::min(opts.depth, engine->depth()));
@@ -165,7 +161,8 @@ Status IoQueue::prepare(std::vector<Plug::Pending>& reqs, std::vector<Unit>& uni
       std::uint64_t mem_align = std::max(topo.dio_mem_align, 1u);
       if (abs % off_align || p.len % off_align || addr % mem_align)
         return make_error(Errc::invalid_argument,
-                          describe(p.op, p.len, p.offset) + ": not aligned for direct I/O (offset and length must be multiples of " +
+                          describe(p.op, p.len, p.offset) +
+                              ": not aligned for direct I/O (offset and length must be multiples of " +
                               std::to_string(topo.dio_offset_align) + ", buffer address of " +
                               std::to_string(topo.dio_mem_align) + ")");
     }

@@ -36,16 +36,16 @@
 namespace fsio {
 
 enum class SyncPolicy {
-  none,          // leave it to the caller (or to the Device's O_DSYNC)
-  dsync,         // every write carries RWF_DSYNC (REQ_SYNC)
-  flush_after,   // one flush after each finished plug
+  none,         // leave it to the caller (or to the Device's O_DSYNC)
+  dsync,        // every write carries RWF_DSYNC (REQ_SYNC)
+  flush_after,  // one flush after each finished plug
 };
 
 struct QueueOptions {
   EngineKind engine = EngineKind::automatic;
-  unsigned depth = 32;                 // bound on requests in flight
-  std::uint64_t max_request = 0;       // bytes per merged request; 0: device topology (>= 1 MiB)
-  unsigned max_segments = 1024;        // iovecs per merged request (IOV_MAX)
+  unsigned depth = 32;            // bound on requests in flight
+  std::uint64_t max_request = 0;  // bytes per merged request; 0: device topology (>= 1 MiB)
+  unsigned max_segments = 1024;   // iovecs per merged request (IOV_MAX)
   bool merge = true;
   SyncPolicy sync = SyncPolicy::none;
 };
@@ -57,8 +57,7 @@ class IoQueue {
   // Uses a caller-made engine on device.fd() instead (options.engine is
   // ignored; depth is bounded by the engine's): tests inject fault-injecting
   // or short-transferring engines this way.
-  static Result<IoQueue> create(Device& device, std::unique_ptr<Engine> engine,
-                                const QueueOptions& options = {});
+  static Result<IoQueue> create(Device& device, std::unique_ptr<Engine> engine, const QueueOptions& options = {});
   IoQueue(IoQueue&&) noexcept;
   IoQueue& operator=(IoQueue&&) noexcept;
   ~IoQueue();

@@ -30,7 +30,7 @@ namespace {
 struct User {
   std::string where;
   std::string device;
-  dev_t rdev = 0;        // the mounted or swapped block device; 0 for a file
+  dev_t rdev = 0;  // the mounted or swapped block device; 0 for a file
   std::vector<StorageExtent> extents;
   bool read_only = false;
 };
@@ -52,7 +52,9 @@ std::string unescape(const std::string& s) {
 
 namespace fs = std::filesystem;
 
-std::string sysfs_of(dev_t dev) { return "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev)); }
+std::string sysfs_of(dev_t dev) {
+  return "/sys/dev/block/" + std::to_string(major(dev)) + ":" + std::to_string(minor(dev));
+}
 
 bool is_block_dev(dev_t dev) {
   std::error_code ec;
@@ -84,7 +86,8 @@ Status add_mounts(std::vector<User>& users) {
     std::istringstream fields(line);
     std::string id, parent, majmin, root, mount_point, word, fstype, source, super_options;
     if (!(fields >> id >> parent >> majmin >> root >> mount_point)) continue;
-    while (fields >> word && word != "-") {}
+    while (fields >> word && word != "-") {
+    }
     fields >> fstype >> source >> super_options;
     // The filesystem's own options (after the source), not this mount's:
     // a read-only bind mount of a read-write filesystem still changes.
@@ -94,10 +97,8 @@ Status add_mounts(std::vector<User>& users) {
     const dev_t dev = makedev(maj, min);
     if (!seen.insert(dev).second) continue;  // a bind mount of one already listed
     const std::string where = unescape(mount_point);
-    if (is_block_dev(dev))
-      users.push_back({where, block_device_name(dev), dev, resolve_block_storage(dev)});
-    else if (!add_by_path(unescape(source), where, users))
-      continue;
+    if (is_block_dev(dev)) users.push_back({where, block_device_name(dev), dev, resolve_block_storage(dev)});
+    else if (!add_by_path(unescape(source), where, users)) continue;
     users.back().read_only = read_only;
   }
   return {};
@@ -114,7 +115,6 @@ void add_swaps(std::vector<User>& users) {
     if (fields >> name) add_by_path(unescape(name), std::string(kSwap), users);
   }
 }
-
 
 // ---- devices held open exclusively ----------------------------------------
 //
@@ -215,7 +215,8 @@ void add_held(const std::vector<StorageExtent>& target, const struct stat& st, c
     if (skip.count(dev)) continue;
     auto extents = resolve_block_storage(dev);
     const bool shares = std::any_of(extents.begin(), extents.end(), [&](const StorageExtent& theirs) {
-      return std::any_of(target.begin(), target.end(), [&](const StorageExtent& mine) { return shares_storage(mine, theirs); });
+      return std::any_of(target.begin(), target.end(),
+                         [&](const StorageExtent& mine) { return shares_storage(mine, theirs); });
     });
     if (shares && held_by_another(dev, known))
       users.push_back({std::string(kHeld), block_device_name(dev), dev, std::move(extents)});
@@ -242,8 +243,8 @@ Result<std::vector<InUse>> find_uses(const std::string& path, std::uint64_t begi
       for (const StorageExtent& mine : target) {
         for (const StorageExtent& theirs : u.extents) {
           if (!shares_storage(mine, theirs)) continue;
-          const bool direct = S_ISBLK(st.st_mode) ? u.rdev == st.st_rdev
-                                                  : u.rdev == 0 && theirs.links.empty() && mine.links.empty();
+          const bool direct =
+              S_ISBLK(st.st_mode) ? u.rdev == st.st_rdev : u.rdev == 0 && theirs.links.empty() && mine.links.empty();
           // A file target is itself the storage it shares: leave that unsaid.
           const std::string shared = mine.links.empty() && mine.is_file ? std::string() : theirs.name;
           return InUse{u.where, u.device, shared, direct, u.read_only};

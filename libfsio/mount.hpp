@@ -40,11 +40,11 @@ inline constexpr std::string_view kSwap = "[SWAP]";  // what lsblk shows as the 
 inline constexpr std::string_view kHeld = "[HELD]";  // held open exclusively (O_EXCL), not mounted
 
 struct InUse {
-  std::string where;   // the mount point, kSwap or kHeld
-  std::string device;  // what is mounted, swapped on or held: "/dev/loop0", or the swap file
-  std::string shared;  // the storage both use: "/var/tmp/ext.img", "/dev/vda"; "" when
-                       // that is the target itself (a file under a mounted loop device)
-  bool direct = false;  // the target itself is what is mounted or swapped on
+  std::string where;       // the mount point, kSwap or kHeld
+  std::string device;      // what is mounted, swapped on or held: "/dev/loop0", or the swap file
+  std::string shared;      // the storage both use: "/var/tmp/ext.img", "/dev/vda"; "" when
+                           // that is the target itself (a file under a mounted loop device)
+  bool direct = false;     // the target itself is what is mounted or swapped on
   bool read_only = false;  // a mount whose filesystem is read-only (superblock
                            // option "ro" in mountinfo); never for swap
 };
@@ -58,14 +58,12 @@ struct InUse {
 // target itself: the caller's own O_EXCL open asks about that, and a
 // descriptor this process holds on another device counts as held). A
 // device without a node under /dev cannot be asked and is not.
-Result<std::optional<InUse>> find_use(const std::string& path, std::uint64_t begin = 0,
-                                      std::uint64_t end = kToEnd);
+Result<std::optional<InUse>> find_use(const std::string& path, std::uint64_t begin = 0, std::uint64_t end = kToEnd);
 
 // Every use of bytes [begin, end) of path, one per mount or swap area, as
 // find_use finds them. A reader that may copy from a filesystem mounted
 // read-only (fsimg save) checks that each use is a read-only mount.
-Result<std::vector<InUse>> find_uses(const std::string& path, std::uint64_t begin = 0,
-                                     std::uint64_t end = kToEnd);
+Result<std::vector<InUse>> find_uses(const std::string& path, std::uint64_t begin = 0, std::uint64_t end = kToEnd);
 
 // The mount point (or kSwap, kHeld) of the first use of the whole of path, as
 // find_use finds it; nullopt when it is in no use.

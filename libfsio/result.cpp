@@ -51,17 +51,19 @@ Error Error::with_note(const std::string& note) && {
   return std::move(*this);
 }
 
-Error make_error(Errc code, std::string context) {
-  return Error{code, 0, std::move(context)};
-}
+Error make_error(Errc code, std::string context) { return Error{code, 0, std::move(context)}; }
 
 Error errno_error(int err, std::string context) {
   Errc code = Errc::io;
   switch (err) {
-    case ENOENT: case ENXIO: case ENODEV: code = Errc::not_found; break;
-    case EBUSY: case ETXTBSY: code = Errc::busy; break;
+    case ENOENT:
+    case ENXIO:
+    case ENODEV: code = Errc::not_found; break;
+    case EBUSY:
+    case ETXTBSY: code = Errc::busy; break;
     case EINVAL: code = Errc::invalid_argument; break;
-    case EOPNOTSUPP: case ENOSYS: code = Errc::unsupported; break;
+    case EOPNOTSUPP:
+    case ENOSYS: code = Errc::unsupported; break;
     case EINTR: code = Errc::interrupted; break;
     default: break;
   }

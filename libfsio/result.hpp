@@ -45,9 +45,9 @@ struct Error {
       : code(code_), sys_errno(sys_errno_), context(std::move(context_)), path(std::move(path_)) {}
 
   Errc code = Errc::io;
-  int sys_errno = 0;     // errno when the kernel gave one, else 0
-  std::string context;   // "write 4096 bytes at 0x100000" ... outermost first
-  std::string path;      // the device or image it happened on; empty when none
+  int sys_errno = 0;    // errno when the kernel gave one, else 0
+  std::string context;  // "write 4096 bytes at 0x100000" ... outermost first
+  std::string path;     // the device or image it happened on; empty when none
 
   // "path: context: strerror(errno)", each part only when present.
   std::string message() const;
@@ -73,27 +73,40 @@ Error errno_error(int err, std::string context);
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : v_(std::move(error)) {}  // NOLINT
 
   bool has_value() const { return v_.index() == 0; }
   explicit operator bool() const { return has_value(); }
 
-  T& value() & { check(); return std::get<0>(v_); }
-  const T& value() const& { check(); return std::get<0>(v_); }
-  T&& value() && { check(); return std::get<0>(std::move(v_)); }
+  T& value() & {
+    check();
+    return std::get<0>(v_);
+  }
+  const T& value() const& {
+    check();
+    return std::get<0>(v_);
+  }
+  T&& value() && {
+    check();
+    return std::get<0>(std::move(v_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   template <class U>
-  T value_or(U&& other) const& { return has_value() ? std::get<0>(v_) : T(std::forward<U>(other)); }
+  T value_or(U&& other) const& {
+    return has_value() ? std::get<0>(v_) : T(std::forward<U>(other));
+  }
 
   const Error& error() const& { return std::get<1>(v_); }
   Error&& error() && { return std::get<1>(std::move(v_)); }
 
  private:
-  void check() const { if (!has_value()) std::abort(); }
+  void check() const {
+    if (!has_value()) std::abort();
+  }
   std::variant<T, Error> v_;
 };
 
@@ -104,7 +117,9 @@ class [[nodiscard]] Result<void> {
   Result(Error error) : err_(std::move(error)), ok_(false) {}  // NOLINT
   bool has_value() const { return ok_; }
   explicit operator bool() const { return ok_; }
-  void value() const { if (!ok_) std::abort(); }
+  void value() const {
+    if (!ok_) std::abort();
+  }
   const Error& error() const& { return err_; }
   Error&& error() && { return std::move(err_); }
 
@@ -120,39 +135,36 @@ using Status = Result<void>;
 // Propagate a failure, else yield the value: `auto dev = FSIO_TRY(Device::open(p, o));`
 // Works for Result<void> too (as a statement). GNU statement expression; g++ and
 // clang both support it and __extension__ keeps -Wpedantic quiet.
-#define FSIO_TRY(expr)                                           \
-  __extension__({                                                \
-    auto&& fsio_try_result_ = (expr);                            \
-    if (!fsio_try_result_.has_value())                           \
-      return std::move(fsio_try_result_).error();                \
-    std::move(fsio_try_result_).value();                         \
+#define FSIO_TRY(expr)                                                             \
+  __extension__({                                                                  \
+    auto&& fsio_try_result_ = (expr);                                              \
+    if (!fsio_try_result_.has_value()) return std::move(fsio_try_result_).error(); \
+    std::move(fsio_try_result_).value();                                           \
   })
 
 // Like FSIO_TRY, but wraps the error with the step the caller was doing
 // first ("read FAT copy 1"); ctx is built only on failure.
-#define FSIO_TRY_CTX(expr, ctx)                                  \
-  __extension__({                                                \
-    auto&& fsio_try_result_ = (expr);                            \
-    if (!fsio_try_result_.has_value())                           \
-      return std::move(fsio_try_result_).error().wrap(ctx);      \
-    std::move(fsio_try_result_).value();                         \
+#define FSIO_TRY_CTX(expr, ctx)                                                              \
+  __extension__({                                                                            \
+    auto&& fsio_try_result_ = (expr);                                                        \
+    if (!fsio_try_result_.has_value()) return std::move(fsio_try_result_).error().wrap(ctx); \
+    std::move(fsio_try_result_).value();                                                     \
   })
 
 // Like FSIO_TRY, but names the device or image the error is about first
 // (Error::at), unless the error names one already: for a refusal of what a
 // device holds or is asked to hold ("card.img: FAT12 allows at most ...").
-#define FSIO_TRY_AT(expr, where)                                 \
-  __extension__({                                                \
-    auto&& fsio_try_result_ = (expr);                            \
-    if (!fsio_try_result_.has_value())                           \
-      return std::move(fsio_try_result_).error().at(where);      \
-    std::move(fsio_try_result_).value();                         \
+#define FSIO_TRY_AT(expr, where)                                                             \
+  __extension__({                                                                            \
+    auto&& fsio_try_result_ = (expr);                                                        \
+    if (!fsio_try_result_.has_value()) return std::move(fsio_try_result_).error().at(where); \
+    std::move(fsio_try_result_).value();                                                     \
   })
 
 // A broken invariant: a bug, not an input problem.
-#define FSIO_ASSERT(cond)                                                   \
-  do {                                                                      \
-    if (!(cond)) ::fsio::assert_fail(#cond, __FILE__, __LINE__);            \
+#define FSIO_ASSERT(cond)                                        \
+  do {                                                           \
+    if (!(cond)) ::fsio::assert_fail(#cond, __FILE__, __LINE__); \
   } while (0)
 
 namespace fsio {

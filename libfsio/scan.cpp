@@ -76,8 +76,7 @@ Result<ScanReport> scan_readable(IoQueue& queue, std::uint64_t offset, std::uint
   AlignedBuffer buf(std::min(span, (length + o.unit - 1) / o.unit * o.unit));
   Scanner scanner(queue, o, report);
   for (std::uint64_t off = offset; off < offset + length; off += span) {
-    if (InterruptGuard::requested())
-      return make_error(Errc::interrupted, "interrupted during the bad-block scan");
+    if (InterruptGuard::requested()) return make_error(Errc::interrupted, "interrupted during the bad-block scan");
     const std::uint64_t end = std::min(off + span, offset + length);
     FSIO_TRY(scanner.batch(off, end, buf.span()));
     if (progress) progress->add(end - off);

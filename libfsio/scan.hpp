@@ -28,8 +28,8 @@ struct ScanOptions {
 };
 
 struct ScanReport {
-  std::vector<std::uint64_t> bad;  // window offsets of the units that could not be read, ascending
-  std::uint64_t bytes_read = 0;    // including re-reads
+  std::vector<std::uint64_t> bad;    // window offsets of the units that could not be read, ascending
+  std::uint64_t bytes_read = 0;      // including re-reads
   std::uint64_t retried_chunks = 0;  // chunks read again because their batch failed
 };
 
@@ -38,7 +38,7 @@ struct ScanReport {
 // its unit bad; any other error is returned. The last unit may be shorter
 // than `unit` (the range's end). Checks InterruptGuard between batches:
 // Errc::interrupted. Progress, when given, advances by the bytes scanned.
-Result<ScanReport> scan_readable(IoQueue& queue, std::uint64_t offset, std::uint64_t length,
-                                 Progress* progress, const ScanOptions& options = {});
+Result<ScanReport> scan_readable(IoQueue& queue, std::uint64_t offset, std::uint64_t length, Progress* progress,
+                                 const ScanOptions& options = {});
 
 }  // namespace fsio

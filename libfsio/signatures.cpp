@@ -96,10 +96,8 @@ Result<std::vector<Signature>> probe_signatures(const Device& device) {
 
 std::string describe(const Signature& sig) {
   std::string text = sig.type;
-  if (sig.usage == "partition_table")
-    text += " partition table";
-  else if (!sig.usage.empty())
-    text += " " + sig.usage;
+  if (sig.usage == "partition_table") text += " partition table";
+  else if (!sig.usage.empty()) text += " " + sig.usage;
   if (!sig.label.empty()) text += " (label '" + sig.label + "')";
   return text;
 }

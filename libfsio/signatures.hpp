@@ -15,11 +15,11 @@ namespace fsio {
 class Device;
 
 struct Signature {
-  std::string type;        // "ext4", "vfat", "dos" (a partition table), ...
-  std::string usage;       // "filesystem", "raid", "partition_table", ...
-  std::uint64_t offset;    // byte offset of the magic, window-relative
-  std::uint64_t length;    // bytes of the magic
-  std::string label;       // when known
+  std::string type;      // "ext4", "vfat", "dos" (a partition table), ...
+  std::string usage;     // "filesystem", "raid", "partition_table", ...
+  std::uint64_t offset;  // byte offset of the magic, window-relative
+  std::uint64_t length;  // bytes of the magic
+  std::string label;     // when known
 };
 
 // Every signature libblkid recognises inside the device's window.

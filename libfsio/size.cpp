@@ -17,11 +17,16 @@ Error size_error(std::string_view text, const std::string& why) {
 // Index of the unit letter in "KMGTP" (0 = K), or -1.
 int unit_index(char c) {
   switch (c) {
-    case 'k': case 'K': return 0;
-    case 'm': case 'M': return 1;
-    case 'g': case 'G': return 2;
-    case 't': case 'T': return 3;
-    case 'p': case 'P': return 4;
+    case 'k':
+    case 'K': return 0;
+    case 'm':
+    case 'M': return 1;
+    case 'g':
+    case 'G': return 2;
+    case 't':
+    case 'T': return 3;
+    case 'p':
+    case 'P': return 4;
     default: return -1;
   }
 }
@@ -53,10 +58,8 @@ Result<std::uint64_t> parse_size(std::string_view text) {
     int unit = unit_index(suffix[0]);
     std::string_view rest = suffix.substr(1);
     std::uint64_t base = 0;
-    if (rest.empty() || ((rest.size() == 2) && (rest[0] == 'i' || rest[0] == 'I') && is_b(rest[1])))
-      base = 1024;
-    else if (rest.size() == 1 && is_b(rest[0]))
-      base = 1000;
+    if (rest.empty() || ((rest.size() == 2) && (rest[0] == 'i' || rest[0] == 'I') && is_b(rest[1]))) base = 1024;
+    else if (rest.size() == 1 && is_b(rest[0])) base = 1000;
     if (unit < 0 || base == 0) return size_error(text, "unknown suffix '" + std::string(suffix) + "'");
     for (int k = 0; k <= unit; ++k) multiplier *= base;
   }

@@ -96,8 +96,7 @@ struct Walker {
     const std::string backing = read_line(dir + "/loop/backing_file");
     std::uint64_t offset = 0, sizelimit = 0;
     struct stat st {};
-    if (backing.empty() || ::stat(backing.c_str(), &st) != 0 || !read_u64(dir + "/loop/offset", offset))
-      return false;
+    if (backing.empty() || ::stat(backing.c_str(), &st) != 0 || !read_u64(dir + "/loop/offset", offset)) return false;
     if (!read_u64(dir + "/loop/sizelimit", sizelimit)) sizelimit = 0;
     links.push_back({dev, false, LinkKind::loop});
     if (!shift(offset, sizelimit ? sizelimit : kToEnd, begin, end)) return true;

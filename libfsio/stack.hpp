@@ -41,12 +41,12 @@ struct StackLink {
 // loop, dm or md device.
 struct StorageExtent {
   bool is_file = false;
-  dev_t dev = 0;                   // the file's st_dev, or the bottom device's number
-  ino_t ino = 0;                   // files only
-  std::uint64_t begin = 0;         // bytes into the file or device
-  std::uint64_t end = kToEnd;      // exclusive; kToEnd: to its end
-  std::string name;                // for messages: "/var/tmp/ext.img", "/dev/vda"
-  std::vector<StackLink> links;    // the block devices above it, top first
+  dev_t dev = 0;                 // the file's st_dev, or the bottom device's number
+  ino_t ino = 0;                 // files only
+  std::uint64_t begin = 0;       // bytes into the file or device
+  std::uint64_t end = kToEnd;    // exclusive; kToEnd: to its end
+  std::string name;              // for messages: "/var/tmp/ext.img", "/dev/vda"
+  std::vector<StackLink> links;  // the block devices above it, top first
 };
 
 // Resolves the byte range [begin, end) of a block device down its stack:

@@ -12,9 +12,9 @@ struct IoStats {
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
   std::uint64_t flushes = 0;
-  std::uint64_t retries = 0;             // short transfers resubmitted
+  std::uint64_t retries = 0;  // short transfers resubmitted
   unsigned peak_in_flight = 0;
-  double elapsed_seconds = 0;            // wall time spent inside finish()/flush()
+  double elapsed_seconds = 0;  // wall time spent inside finish()/flush()
 };
 
 }  // namespace fsio

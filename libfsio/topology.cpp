@@ -137,7 +137,8 @@ Result<Topology> block_topology(int fd, const std::string& path, std::uint32_t s
   if (!sizes.ask(BLKIOMIN, "BLKIOMIN", &BlkidTopology::minimum, t.minimum_io)) t.minimum_io = t.physical_sector;
   if (!sizes.ask(BLKIOOPT, "BLKIOOPT", &BlkidTopology::optimal, t.optimal_io)) t.optimal_io = 0;
   if (!valid_sector_size(t.logical_sector))
-    return make_error(Errc::unsupported, "logical sector size " + std::to_string(t.logical_sector) + " is not supported")
+    return make_error(Errc::unsupported,
+                      "logical sector size " + std::to_string(t.logical_sector) + " is not supported")
         .at(path);
   FSIO_TRY(override_sector(t, path, sector_size_override));
   if (t.physical_sector < t.logical_sector) t.physical_sector = t.logical_sector;
@@ -152,17 +153,14 @@ Result<Topology> block_topology(int fd, const std::string& path, std::uint32_t s
 
 }  // namespace
 
-Result<Topology> query_topology(int fd, const std::string& path, bool is_block,
-                                std::uint32_t sector_size_override) {
+Result<Topology> query_topology(int fd, const std::string& path, bool is_block, std::uint32_t sector_size_override) {
   if (sector_size_override != 0 && !valid_sector_size(sector_size_override))
     return make_error(Errc::invalid_argument, "sector size " + std::to_string(sector_size_override) +
                                                   " is not a power of two between 512 and 65536")
         .at(path);
   Topology t;
-  if (is_block)
-    t = FSIO_TRY(block_topology(fd, path, sector_size_override));
-  else
-    t = image_topology(sector_size_override);
+  if (is_block) t = FSIO_TRY(block_topology(fd, path, sector_size_override));
+  else t = image_topology(sector_size_override);
   auto [mem, off] = statx_dio_align(fd);
   // Without an answer, the logical sector is the alignment O_DIRECT has
   // always required of block devices and of ext4/xfs files.

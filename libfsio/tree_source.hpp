@@ -75,13 +75,13 @@ struct TreeNode {
   std::string name;                  // last component, the source's bytes; "" for the root
   std::uint32_t parent = kNoParent;  // index in Tree::nodes of its directory; kNoParent for the root
   NodeKind kind = NodeKind::file;
-  std::uint64_t size = 0;            // a file's bytes (its content's size); 0 otherwise
-  std::uint32_t mode = 0;            // permission bits (st_mode & 07777)
+  std::uint64_t size = 0;  // a file's bytes (its content's size); 0 otherwise
+  std::uint32_t mode = 0;  // permission bits (st_mode & 07777)
   std::uint32_t uid = 0, gid = 0;
   TimeSpec mtime, atime, ctime;
-  std::optional<TimeSpec> btime;     // creation time, where the source has one
-  std::uint64_t rdev = 0;            // devices: makedev(major, minor)
-  std::string link_target;           // symlinks kept as links: the target as stored
+  std::optional<TimeSpec> btime;       // creation time, where the source has one
+  std::uint64_t rdev = 0;              // devices: makedev(major, minor)
+  std::string link_target;             // symlinks kept as links: the target as stored
   std::uint32_t content = kNoContent;  // files: index in Tree::contents
 };
 
@@ -92,10 +92,10 @@ struct Content {
 };
 
 struct Tree {
-  std::vector<TreeNode> nodes;     // nodes[0] is the root directory; the order is list()'s
+  std::vector<TreeNode> nodes;  // nodes[0] is the root directory; the order is list()'s
   std::vector<Content> contents;
-  std::string label;               // how messages name the source: "/srv/esp", "esp.tar.zst"
-  std::string separator = "/";     // between label and a path: "/" for a directory, ": " for an archive
+  std::string label;            // how messages name the source: "/srv/esp", "esp.tar.zst"
+  std::string separator = "/";  // between label and a path: "/" for a directory, ": " for an archive
 
   // "a/b/c" relative to the root; "" for the root itself.
   std::string path(std::uint32_t node) const {
@@ -120,8 +120,7 @@ class ContentSink {
   // source fills a prefix of it and calls commit with the length it wrote
   // (possibly less than the span, never more), before the next reserve.
   // `offset` is where the previous commit of this content ended.
-  virtual Result<std::span<std::byte>> reserve(std::uint32_t content, std::uint64_t offset,
-                                               std::uint64_t want) = 0;
+  virtual Result<std::span<std::byte>> reserve(std::uint32_t content, std::uint64_t offset, std::uint64_t want) = 0;
   virtual Status commit(std::uint32_t content, std::uint64_t offset, std::size_t n) = 0;
 };
 

@@ -23,7 +23,7 @@ fsio::Error usage_error(const std::string& what) { return make_error(Errc::inval
 
 // The start of `path` when it is a regular file we can read, else "".
 std::string file_head(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return {};
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
@@ -35,8 +35,8 @@ std::string file_head(const std::string& path) {
 }
 
 struct Args {
-  std::vector<FioLine> globals;          // before the first --name, and --name=global sections
-  std::vector<FioSection> sections;      // --name=X and what follows it
+  std::vector<FioLine> globals;      // before the first --name, and --name=global sections
+  std::vector<FioSection> sections;  // --name=X and what follows it
   std::vector<std::string> positional;
   std::vector<std::string> only_sections;  // --section
 };
@@ -61,7 +61,8 @@ fsio::Result<bool> tool_option(DdbenchCommand& c, Args& a, const std::string& ke
   else if (key == "section") a.only_sections.push_back(FSIO_TRY(need()));
   else if (key == "eta") {
     const std::string v = FSIO_TRY(need());
-    if (v != "never" && v != "always" && v != "auto") return usage_error("--eta '" + v + "': expected never, always or auto");
+    if (v != "never" && v != "always" && v != "auto")
+      return usage_error("--eta '" + v + "': expected never, always or auto");
     c.progress = v != "never";
   } else if (key == "terse-version") {
     if (FSIO_TRY(need()) != "3") return usage_error("--terse-version: only version 3 is supported");
@@ -198,8 +199,9 @@ fsio::Status fio_jobs(DdbenchCommand& c, const Args& a, const std::vector<std::s
       c.jobs.push_back(std::move(j));
     }
   }
-  if (c.jobs.empty()) return usage_error(a.only_sections.empty() ? "no jobs: the job files hold only [global] sections"
-                                                           : "--section: no job of that name");
+  if (c.jobs.empty())
+    return usage_error(a.only_sections.empty() ? "no jobs: the job files hold only [global] sections"
+                                               : "--section: no job of that name");
   return {};
 }
 
@@ -217,7 +219,7 @@ fsio::Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string
   std::vector<FioLine> globals = a.globals;
   if (targets.size() > 1)
     return usage_error("more than one target (" + targets[0] + ", " + targets[1] +
-                 "): a job file must start with a [section]; give one target, or filename= in each job");
+                       "): a job file must start with a [section]; give one target, or filename= in each job");
   if (targets.size() == 1) {
     // The target is every job's default filename (a job's own filename= wins).
     FioLine l{"filename", targets[0], true, cli};
@@ -227,7 +229,8 @@ fsio::Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string
   if (c.fio_mode) {
     FSIO_TRY(fio_jobs(c, a, files, globals, env));
   } else {
-    if (targets.empty() && std::none_of(globals.begin(), globals.end(), [](const FioLine& l) { return l.key == "filename"; }))
+    if (targets.empty() &&
+        std::none_of(globals.begin(), globals.end(), [](const FioLine& l) { return l.key == "filename"; }))
       return usage_error("no target: give a block device or file (or a fio job file)");
     c.jobs.push_back(FSIO_TRY(make_job(terse_defaults(), "ddbench", {}, globals)));
   }
@@ -264,7 +267,10 @@ std::string ddbench_usage() {
       "  --cmdhelp              every fio option: what ddbench does with it, or why not\n\n"
       "Job options (--key=value, or key=value in a job file; '-' and '_' alike):\n";
   for (const auto& o : fio_options()) {
-    std::string name = std::string("  --") + o.name + (o.arg == FioArg::required ? "=V" : o.arg == FioArg::optional ? "[=V]" : "");
+    std::string name = std::string("  --") + o.name +
+                       (o.arg == FioArg::required   ? "=V"
+                        : o.arg == FioArg::optional ? "[=V]"
+                                                    : "");
     if (name.size() < 25) name.resize(25, ' ');
     else name += ' ';
     u += name + o.help + (o.fio ? "" : " (ddbench)") + "\n";

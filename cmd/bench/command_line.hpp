@@ -28,17 +28,17 @@ struct DdbenchCommand {
   // first --name, [global] sections), as written.
   std::vector<std::pair<std::string, std::string>> global_options;
   std::vector<std::string> formats = {"normal"};  // normal, json, json+, terse
-  std::vector<std::string> job_files;  // every job file read, and every file they include
-  std::string output;      // --output FILE; empty: standard output
-  std::string plot;        // --plot FILE.svg
+  std::vector<std::string> job_files;             // every job file read, and every file they include
+  std::string output;                             // --output FILE; empty: standard output
+  std::string plot;                               // --plot FILE.svg
   bool quiet = false;
   bool force = false;
   bool help = false;
-  bool cmdhelp = false;     // --cmdhelp: every fio option and what becomes of it
+  bool cmdhelp = false;  // --cmdhelp: every fio option and what becomes of it
   bool version = false;
   bool parse_only = false;
-  bool readonly = false;   // --readonly: refuse any job that writes
-  bool progress = true;    // --eta=never turns the progress line off
+  bool readonly = false;           // --readonly: refuse any job that writes
+  bool progress = true;            // --eta=never turns the progress line off
   std::vector<std::string> notes;  // what runs differently from fio, once each
 };
 

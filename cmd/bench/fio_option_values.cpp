@@ -90,7 +90,8 @@ fsio::Result<std::vector<BsSplit>> split_of(const FioLine& l, std::string_view t
   }
   if (given > 100) return bad(l, "the percentages add up to " + std::to_string(given) + ", more than 100");
   for (std::size_t k = 0; k < blank.size(); ++k)
-    out[blank[k]].percent = (100 - given) / unsigned(blank.size()) + (k == 0 ? (100 - given) % unsigned(blank.size()) : 0);
+    out[blank[k]].percent =
+        (100 - given) / unsigned(blank.size()) + (k == 0 ? (100 - given) % unsigned(blank.size()) : 0);
   return out;
 }
 
@@ -112,7 +113,8 @@ fsio::Status apply_bs(FioJob& j, const FioLine& l) {
     if (!bs) return bad(l, why(bs.error()));
     j.bench.bssplit[d] = {{*bs, 100}};
   }
-  if (!j.bench.bssplit[0].empty() && !j.bench.bssplit[1].empty() && j.bench.bssplit[0][0].bs == j.bench.bssplit[1][0].bs) {
+  if (!j.bench.bssplit[0].empty() && !j.bench.bssplit[1].empty() &&
+      j.bench.bssplit[0][0].bs == j.bench.bssplit[1][0].bs) {
     j.bench.bs = j.bench.bssplit[0][0].bs;
     j.bench.bssplit = {};
   }
@@ -126,14 +128,14 @@ fsio::Status apply_bssplit(FioJob& j, const FioLine& l) {
   j.bench.bssplit[dir_read] = reads;
   j.bench.bssplit[dir_write] = reads;
   if (comma != std::string_view::npos)
-    j.bench.bssplit[dir_write] = FSIO_TRY(split_of(l, v.substr(comma + 1, v.find(',', comma + 1) - comma - 1), j.kb_base));
+    j.bench.bssplit[dir_write] =
+        FSIO_TRY(split_of(l, v.substr(comma + 1, v.find(',', comma + 1) - comma - 1), j.kb_base));
   return {};
 }
 
 fsio::Status apply_rw(FioJob& j, const FioLine& l) {
   // fio's rw=randread:8 (an offset modifier) is not supported.
-  if (l.value.find(':') != std::string::npos)
-    return bad(l, "offset modifiers (rw=TYPE:N) are not supported");
+  if (l.value.find(':') != std::string::npos) return bad(l, "offset modifiers (rw=TYPE:N) are not supported");
   auto rw = parse_bench_rw(l.value);
   if (!rw) return bad(l, why(rw.error()));
   j.bench.rw = *rw;
@@ -147,8 +149,9 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   else if (v == "auto") j.bench.engine = fsio::EngineKind::automatic;
   else if (v == "libaio") {
     j.bench.engine = fsio::EngineKind::uring;
-    j.notes.push_back("ioengine=libaio runs on io_uring: ddbench has no libaio engine; both keep iodepth "
-                      "requests in flight on one thread");
+    j.notes.push_back(
+        "ioengine=libaio runs on io_uring: ddbench has no libaio engine; both keep iodepth "
+        "requests in flight on one thread");
   } else if (v == "sync") {
     j.bench.engine = fsio::EngineKind::psync;
     j.notes.push_back("ioengine=sync runs as psync: pread/pwrite at each offset, the same I/O without fio's lseek");
@@ -159,9 +162,9 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
 }
 
 fsio::Status apply_verify(FioJob& j, const FioLine& l) {
-  static const char* const types[] = {"md5",    "crc64", "crc32c", "crc32c-intel", "crc32", "crc16", "crc7",
-                                      "xxhash", "sha512", "sha256", "sha1",         "sha3-224", "sha3-256",
-                                      "sha3-384", "sha3-512", "meta", "pattern",    "1"};
+  static const char* const types[] = {"md5",      "crc64",    "crc32c",   "crc32c-intel", "crc32",   "crc16",
+                                      "crc7",     "xxhash",   "sha512",   "sha256",       "sha1",    "sha3-224",
+                                      "sha3-256", "sha3-384", "sha3-512", "meta",         "pattern", "1"};
   if (!l.has_value || l.value.empty()) {
     j.bench.verify = true;
     return {};
@@ -174,8 +177,10 @@ fsio::Status apply_verify(FioJob& j, const FioLine& l) {
     if (l.value == t) {
       j.bench.verify = true;
       if (l.value != "1")
-        j.notes.push_back("verify=" + l.value + " is done with ddbench's own check: every 512-byte sector "
-                          "stamped with its offset and the seed (data fio wrote does not verify here, nor the reverse)");
+        j.notes.push_back(
+            "verify=" + l.value +
+            " is done with ddbench's own check: every 512-byte sector "
+            "stamped with its offset and the seed (data fio wrote does not verify here, nor the reverse)");
       return {};
     }
   return bad(l, "expected a fio verify type (md5, crc32c, sha256, pattern, ...) or 0");

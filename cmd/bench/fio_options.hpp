@@ -19,22 +19,22 @@ namespace bench {
 struct FioJob {
   std::string name = "ddbench";  // fio's jobname
   std::string description;
-  std::string filename;          // the target; empty: DIRECTORY/NAME.CLONE.0, made as fio makes it
+  std::string filename;  // the target; empty: DIRECTORY/NAME.CLONE.0, made as fio makes it
   std::string directory;
   BenchOptions bench;
   FioSize size, offset, io_size;  // resolved against the target when it is opened
   unsigned numjobs = 1;
-  bool stonewall = false;        // wait for every earlier job (fio stonewall, wait_for_previous)
-  bool new_group = false;        // start a new reporting group (stonewall does too)
-  bool group_reporting = false;  // report the group as one job
+  bool stonewall = false;                 // wait for every earlier job (fio stonewall, wait_for_previous)
+  bool new_group = false;                 // start a new reporting group (stonewall does too)
+  bool group_reporting = false;           // report the group as one job
   std::string bw_log, lat_log, iops_log;  // log file prefixes; empty: no log
   bool log_offset = false;
   std::vector<double> percentiles = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
   bool clat_percentiles = true;
   unsigned kb_base = 1024;
-  bool unlink = false;           // remove a file this run created when the job is done
+  bool unlink = false;                 // remove a file this run created when the job is done
   std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
-  bool disk_util = true;         // report the disk's statistics
+  bool disk_util = true;               // report the disk's statistics
   // The options as written in the job's own section or after its --name,
   // for fio's "job options" (bare flags, as fio, left out).
   std::vector<std::pair<std::string, std::string>> options;
@@ -49,8 +49,8 @@ enum class FioArg { none, optional, required };
 struct FioOptionInfo {
   const char* name;
   FioArg arg;
-  const char* help;        // what ddbench does with it (the man page and --help)
-  bool fio = true;         // fio has it; false: ddbench's own
+  const char* help;  // what ddbench does with it (the man page and --help)
+  bool fio = true;   // fio has it; false: ddbench's own
 };
 
 // The table, in the order --help lists it.

@@ -152,9 +152,7 @@ fsio::Result<double> parse_fio_time(std::string_view text, double default_unit) 
   else if (unit == "s" || unit == "sec") scale = 1;
   else if (unit == "ms" || unit == "msec") scale = 1e-3;
   else if (unit == "us" || unit == "usec") scale = 1e-6;
-  else
-    return bad("time", text,
-               "unknown unit '" + std::string(text.substr(n.end)) + "' (use us, ms, s, m, h or d)");
+  else return bad("time", text, "unknown unit '" + std::string(text.substr(n.end)) + "' (use us, ms, s, m, h or d)");
   const double v = (double(n.int_part) + n.frac) * scale;
   if (!std::isfinite(v)) return bad("time", text, "too large");
   return v;

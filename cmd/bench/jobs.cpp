@@ -36,7 +36,7 @@ std::string canonical(const std::string& path) {
 // offset= before it), but never under /dev, where a typo for a device name
 // would otherwise become a file on devtmpfs.
 fsio::Status choose_create_size(BenchJob& job) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(job.target.c_str(), &st) == 0 || job.options.create_size) return {};
   if (job.target.rfind("/dev/", 0) == 0)
     return make_error(Errc::not_found, job.target + ": no such device (ddbench makes no files under /dev)");
@@ -85,7 +85,7 @@ fsio::Status lay_out(const std::string& path, std::uint64_t size) {
 // ---- the disks' own counters ------------------------------------------------
 
 std::optional<std::string> disk_of(int fd) {
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) return std::nullopt;
   const dev_t d = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
   const std::string link = "/sys/dev/block/" + std::to_string(major(d)) + ":" + std::to_string(minor(d));
@@ -156,8 +156,8 @@ fsio::Error in_job(const BenchJob& job, bool several, fsio::Error e) {
 
 // Opens every job's target in order (open_job), and lays out a file made for
 // a read job. On a failure, `failed` is the job's index.
-fsio::Status open_targets(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs,
-                          std::vector<std::string>& notes, std::size_t& failed) {
+fsio::Status open_targets(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs, std::vector<std::string>& notes,
+                          std::size_t& failed) {
   std::set<std::string> claimed;
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     BenchJob& job = jobs[k];
@@ -247,9 +247,9 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
       // Copies of a random job take different orders, as fio's do.
       b.options.order_salt = out.size();
       b.default_name = j.filename.empty();
-      b.target = b.default_name ? (j.directory.empty() ? "" : j.directory + "/") + j.name + "." +
-                                      std::to_string(c) + ".0"
-                                : j.filename;
+      b.target = b.default_name
+                     ? (j.directory.empty() ? "" : j.directory + "/") + j.name + "." + std::to_string(c) + ".0"
+                     : j.filename;
       out.push_back(std::move(b));
     }
   }

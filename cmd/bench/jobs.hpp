@@ -35,13 +35,13 @@ struct DiskUtil {
   std::string name;
   std::uint64_t read_ios = 0, write_ios = 0, read_merges = 0, write_merges = 0;
   std::uint64_t read_ticks = 0, write_ticks = 0, in_queue = 0;  // ms
-  double util = 0;                                               // percent of the run the disk was busy
+  double util = 0;                                              // percent of the run the disk was busy
 };
 
 struct BenchRun {
   std::vector<BenchResult> results;  // one per job, in order
   std::vector<DiskUtil> disks;
-  std::vector<std::string> notes;    // e.g. direct I/O fallbacks, created files
+  std::vector<std::string> notes;  // e.g. direct I/O fallbacks, created files
 };
 
 // Opens every target (creating missing files that have a size, and writing

@@ -24,8 +24,7 @@ void line(std::string& out, std::uint64_t t_ms, std::uint64_t value, unsigned di
   if (offset)
     std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %" PRIu64 ", 0\n", t_ms, value, dir, bs,
                   *offset);
-  else
-    std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", 0\n", t_ms, value, dir, bs);
+  else std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", 0\n", t_ms, value, dir, bs);
   out += b;
 }
 
@@ -37,7 +36,9 @@ bool window_value(const BenchSample& s, BenchLogKind kind, unsigned window_ms, s
     case BenchLogKind::iops: value = std::uint64_t(s.iops(window_ms)); return true;
     case BenchLogKind::lat: value = s.ios ? std::uint64_t(s.lat_sum / double(s.ios)) : 0; return s.ios > 0;
     case BenchLogKind::clat: value = s.ios ? std::uint64_t(s.clat_sum / double(s.ios)) : 0; return s.ios > 0;
-    case BenchLogKind::slat: value = s.ios ? std::uint64_t(s.slat_sum / double(s.ios)) : 0; return s.ios > 0 && s.slat_sum > 0;
+    case BenchLogKind::slat:
+      value = s.ios ? std::uint64_t(s.slat_sum / double(s.ios)) : 0;
+      return s.ios > 0 && s.slat_sum > 0;
   }
   return false;
 }

@@ -114,8 +114,7 @@ fsio::Status validate(const BenchOptions& o) {
     return usage("batch " + std::to_string(o.batch) + ": more than iodepth " + std::to_string(o.iodepth));
   FSIO_TRY(validate_seconds("runtime", o.runtime));
   FSIO_TRY(validate_seconds("ramp_time", o.ramp_time));
-  if (o.time_based && o.runtime == 0)
-    return usage("--time-based needs --runtime: it runs until the runtime is up");
+  if (o.time_based && o.runtime == 0) return usage("--time-based needs --runtime: it runs until the runtime is up");
   if (o.sync && !bench_writes(o.rw)) return usage("--sync applies to write workloads only");
   if (o.fsync_every && !bench_writes(o.rw)) return usage("fsync/fdatasync apply to write workloads only");
   if (o.rwmixread > 100) return usage("rwmixread " + std::to_string(o.rwmixread) + ": must be 0 to 100");

@@ -60,8 +60,7 @@ fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
   while (true) {
     const unsigned batch = o_.batch;
     unsigned taken = 0;
-    if (!stop_ && !exhausted_ && (batch == 0 || engine_in_flight_ == 0 || free_.size() >= batch))
-      taken = fill();
+    if (!stop_ && !exhausted_ && (batch == 0 || engine_in_flight_ == 0 || free_.size() >= batch)) taken = fill();
     if (auto st = commit_round(); !st) return st;
     if (engine_in_flight_ == 0) {
       if (!stop_ && sync_due()) {
@@ -98,8 +97,7 @@ fsio::Status Runner::reap() {
   const unsigned batch = o_.batch;
   const bool more = !stop_ && !exhausted_ && !sync_due();
   unsigned min_complete = 1;
-  if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < depth_)
-    min_complete = 0;
+  if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < depth_) min_complete = 0;
   else if (batch > 1 && !merge_ && more && free_.size() < batch)
     min_complete = std::min<unsigned>(unsigned(batch - free_.size()), engine_in_flight_);
   auto got = engine_->reap(comps_, min_complete);
@@ -168,8 +166,7 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
         if (!v.first || m->offset < v.first->offset) v.first = *m;
       }
     }
-    if (log_ios)
-      res_->io_events.push_back({t - t0_, s.offset, std::uint32_t(s.want), l.dir, clat, async_ ? slat : 0});
+    if (log_ios) res_->io_events.push_back({t - t0_, s.offset, std::uint32_t(s.want), l.dir, clat, async_ ? slat : 0});
     free_.push_back(id);
   }
   if (l.dir == dir_read) stats_->bytes_read += bytes;

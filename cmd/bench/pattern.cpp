@@ -85,8 +85,7 @@ void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t
   });
 }
 
-std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset,
-                                             std::uint64_t seed) {
+std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset, std::uint64_t seed) {
   std::optional<PatternMismatch> found;
   for_each_piece(offset, buf.size(), [&](std::size_t done, std::uint64_t sector_off, std::size_t skip, std::size_t n) {
     const std::uint64_t pos = offset + done;

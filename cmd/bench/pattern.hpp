@@ -46,8 +46,7 @@ struct PatternMismatch {
 
 // The first byte of buf (holding absolute offsets [offset, offset + size))
 // that differs from the pattern, or nullopt when all match.
-std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset,
-                                             std::uint64_t seed);
+std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset, std::uint64_t seed);
 
 // "first mismatch at 0x1200: expected 0x... read 0x...; the sector at 0x1200
 // holds the stamp of offset 0x3000, seed 7", or "... holds no stamp (all

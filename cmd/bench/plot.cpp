@@ -74,8 +74,8 @@ std::string axes(const Chart& c, double x_max, const YScale& ys_) {
   for (double v = ys_.log ? ys_.min : 0; v <= y_max * (1 + 1e-9); v = ys_.log ? v * 10 : v + ys) {
     const double y = plot_h - ys_.frac(v) * plot_h;
     s += "<line x1=\"0\" x2=\"" + num(plot_w, 0) + "\" y1=\"" + num(y) + "\" y2=\"" + num(y) + "\" stroke=\"#eee\"/>";
-    s += "<text x=\"-6\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" + num(v, v < 10 && (ys_.log || ys < 1) ? 2 : 0) +
-         "</text>\n";
+    s += "<text x=\"-6\" y=\"" + num(y + 4) + "\" text-anchor=\"end\">" +
+         num(v, v < 10 && (ys_.log || ys < 1) ? 2 : 0) + "</text>\n";
   }
   s += "<text transform=\"translate(-62," + num(plot_h / 2) + ") rotate(-90)\" text-anchor=\"middle\">" +
        esc(c.y_label) + "</text>\n</g>\n<g class=\"axis\" data-axis=\"x\">\n";
@@ -84,15 +84,16 @@ std::string axes(const Chart& c, double x_max, const YScale& ys_) {
     for (int k = 0; k <= int(x_max) && k < 7; ++k) {
       const double x = k / x_max * plot_w;
       s += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"0\" y2=\"" + num(plot_h, 0) + "\" stroke=\"#eee\"/>";
-      s += "<text x=\"" + num(x) + "\" y=\"" + num(plot_h + 16) + "\" text-anchor=\"middle\">" + labels[k] + "</text>\n";
+      s +=
+          "<text x=\"" + num(x) + "\" y=\"" + num(plot_h + 16) + "\" text-anchor=\"middle\">" + labels[k] + "</text>\n";
     }
   } else {
     const double xs = nice_step(x_max);
     for (double v = 0; v <= x_max + xs * 1e-9; v += xs) {
       const double x = v / x_max * plot_w;
       s += "<line x1=\"" + num(x) + "\" x2=\"" + num(x) + "\" y1=\"0\" y2=\"" + num(plot_h, 0) + "\" stroke=\"#eee\"/>";
-      s += "<text x=\"" + num(x) + "\" y=\"" + num(plot_h + 16) + "\" text-anchor=\"middle\">" + num(v, xs < 1 ? 1 : 0) +
-           "</text>\n";
+      s += "<text x=\"" + num(x) + "\" y=\"" + num(plot_h + 16) + "\" text-anchor=\"middle\">" +
+           num(v, xs < 1 ? 1 : 0) + "</text>\n";
     }
   }
   s += "<text x=\"" + num(plot_w / 2) + "\" y=\"" + num(plot_h + 34) + "\" text-anchor=\"middle\">" + esc(c.x_label) +
@@ -140,9 +141,9 @@ std::string draw(const Chart& c, double top) {
     o += "<polyline class=\"series\" data-label=\"" + esc(s.label) + "\" fill=\"none\" stroke=\"" + colour +
          "\" stroke-width=\"1.5\" points=\"" + pts + "\"/>\n";
     const double ly = 14 + 16 * double(k);
-    o += "<g class=\"legend\"><line x1=\"" + num(plot_w + 8) + "\" x2=\"" + num(plot_w + 26) + "\" y1=\"" + num(ly - 4) +
-         "\" y2=\"" + num(ly - 4) + "\" stroke=\"" + colour + "\" stroke-width=\"3\"/><text x=\"" + num(plot_w + 30) +
-         "\" y=\"" + num(ly) + "\">" + esc(s.label) + "</text></g>\n";
+    o += "<g class=\"legend\"><line x1=\"" + num(plot_w + 8) + "\" x2=\"" + num(plot_w + 26) + "\" y1=\"" +
+         num(ly - 4) + "\" y2=\"" + num(ly - 4) + "\" stroke=\"" + colour + "\" stroke-width=\"3\"/><text x=\"" +
+         num(plot_w + 30) + "\" y=\"" + num(ly) + "\">" + esc(s.label) + "</text></g>\n";
     if (s.pts.empty())
       o += "<text class=\"empty\" x=\"10\" y=\"" + num(20 + 16 * double(k)) + "\">" + esc(s.label) +
            ": no complete window (the run was shorter than one)</text>\n";
@@ -193,8 +194,11 @@ std::string plot_svg(const std::vector<PlotJob>& jobs, const std::string& title)
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"1060\" height=\"1070\" "
       "viewBox=\"0 0 1060 1070\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<title>" + esc(title) + "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"" + num(left, 0) + "\" y=\"28\" font-size=\"17\">" + esc(title) + "</text>\n";
+      "<title>" +
+      esc(title) +
+      "</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+      "<text x=\"" +
+      num(left, 0) + "\" y=\"28\" font-size=\"17\">" + esc(title) + "</text>\n";
   o += draw(bw, top0 + 0 * chart_gap);
   o += draw(iops, top0 + 1 * chart_gap);
   o += draw(lat, top0 + 2 * chart_gap);

@@ -19,7 +19,7 @@
 namespace bench {
 
 struct PlotJob {
-  std::string name;             // the legend's label
+  std::string name;  // the legend's label
   const BenchResult* result = nullptr;
 };
 

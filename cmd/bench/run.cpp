@@ -22,8 +22,7 @@ namespace {
 
 // Advisory: a failure only means a warmer cache, never wrong results.
 void invalidate_cache(const fsio::Device& dev, const BenchRange& range) {
-  (void)posix_fadvise(dev.fd(), off_t(dev.offset() + range.begin), off_t(range.end - range.begin),
-                      POSIX_FADV_DONTNEED);
+  (void)posix_fadvise(dev.fd(), off_t(dev.offset() + range.begin), off_t(range.end - range.begin), POSIX_FADV_DONTNEED);
 }
 
 // The access pattern hint fio gives (fadvise_hint=1): sequential doubles the
@@ -92,10 +91,11 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   // page cache reads the partial last sector along with its neighbours and
   // fails the whole folio ("Buffer I/O error ... async page read"), so whole
   // sectors near the end fail buffered although they read fine direct.
-  const bool partial_tail =
-      dev.is_block_device() && !dev.direct() && dev.size() % dev.logical_sector_size() != 0;
+  const bool partial_tail = dev.is_block_device() && !dev.direct() && dev.size() % dev.logical_sector_size() != 0;
   if (partial_tail)
-    res.note = "the last logical sector is partial; buffered reads next to it may fail in the page cache (--direct reads them)";
+    res.note =
+        "the last logical sector is partial; buffered reads next to it may fail in the page cache (--direct reads "
+        "them)";
 
   // Drop the range from the page cache first, as fio does (invalidate=1):
   // cached pages make every direct write invalidate them (and io_uring punt

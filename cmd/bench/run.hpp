@@ -66,43 +66,43 @@ struct BsSplit {
 
 struct BenchOptions {
   BenchRw rw = BenchRw::read;
-  std::uint64_t bs = 1u << 20;      // bytes per request
+  std::uint64_t bs = 1u << 20;  // bytes per request
   // Per direction (fio's bs=R,W and bssplit=...,...): a size distribution
   // that replaces bs for that direction when not empty. Percents add to 100.
   std::array<std::vector<BsSplit>, 2> bssplit;
-  std::uint64_t size = 0;           // bytes to cover from offset; 0: to the end of the target
-  std::uint64_t offset = 0;         // start of the range, bytes into the target
-  std::uint64_t io_size = 0;        // bytes to transfer per loop (fio io_size); 0: the range once
-  unsigned iodepth = 32;            // requests in flight
+  std::uint64_t size = 0;     // bytes to cover from offset; 0: to the end of the target
+  std::uint64_t offset = 0;   // start of the range, bytes into the target
+  std::uint64_t io_size = 0;  // bytes to transfer per loop (fio io_size); 0: the range once
+  unsigned iodepth = 32;      // requests in flight
   fsio::EngineKind engine = fsio::EngineKind::automatic;
-  bool direct = true;               // O_DIRECT (falls back where the filesystem refuses it)
-  bool sync = false;                // every write carries RWF_DSYNC
-  unsigned rwmixread = 50;          // rw/randrw: percent of requests that read
-  unsigned batch = 0;               // requests per submit; 0: submit whenever there is room
-  bool merge = true;                // merge contiguous requests inside a batch
-  double runtime = 0;               // seconds; stop issuing after this; 0: no cap
-  bool time_based = false;          // go over the range again until runtime is up (fio's time_based)
-  double ramp_time = 0;             // seconds run before anything is measured (fio ramp_time)
-  unsigned loops = 1;               // the whole job this many times (fio loops)
-  unsigned fsync_every = 0;         // a flush after every N writes (fio fsync=N / fdatasync=N)
-  bool fsync_data_only = true;      // that flush is fdatasync (fio fdatasync=), else fsync
-  bool end_fsync = false;           // fsync once the writes are done (fio end_fsync)
-  bool norandommap = false;         // random offsets may repeat (fio norandommap)
-  bool invalidate = true;           // drop the range from the page cache first (fio invalidate)
-  bool fadvise = true;              // advise the access pattern (fio fadvise_hint)
-  bool verify = false;              // write: stamp, then read back and check; read: check
-  std::uint64_t seed = 0x66736962;  // stamped into every verify sector ("fsib"); keys the random order
-  std::uint64_t order_salt = 0;     // mixed into the random order's key only (copies of a job differ)
+  bool direct = true;                        // O_DIRECT (falls back where the filesystem refuses it)
+  bool sync = false;                         // every write carries RWF_DSYNC
+  unsigned rwmixread = 50;                   // rw/randrw: percent of requests that read
+  unsigned batch = 0;                        // requests per submit; 0: submit whenever there is room
+  bool merge = true;                         // merge contiguous requests inside a batch
+  double runtime = 0;                        // seconds; stop issuing after this; 0: no cap
+  bool time_based = false;                   // go over the range again until runtime is up (fio's time_based)
+  double ramp_time = 0;                      // seconds run before anything is measured (fio ramp_time)
+  unsigned loops = 1;                        // the whole job this many times (fio loops)
+  unsigned fsync_every = 0;                  // a flush after every N writes (fio fsync=N / fdatasync=N)
+  bool fsync_data_only = true;               // that flush is fdatasync (fio fdatasync=), else fsync
+  bool end_fsync = false;                    // fsync once the writes are done (fio end_fsync)
+  bool norandommap = false;                  // random offsets may repeat (fio norandommap)
+  bool invalidate = true;                    // drop the range from the page cache first (fio invalidate)
+  bool fadvise = true;                       // advise the access pattern (fio fadvise_hint)
+  bool verify = false;                       // write: stamp, then read back and check; read: check
+  std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order
+  std::uint64_t order_salt = 0;              // mixed into the random order's key only (copies of a job differ)
   std::optional<std::uint64_t> create_size;  // create/extend the target file first
-  bool force = false;               // write over a filesystem, partition table or text file
-  bool exclusive = true;            // O_EXCL on a block device opened for writing (off for a
-                                    // second job on a device this run has already claimed)
+  bool force = false;                        // write over a filesystem, partition table or text file
+  bool exclusive = true;                     // O_EXCL on a block device opened for writing (off for a
+                                             // second job on a device this run has already claimed)
   // Measurement windows (fio bw_avg_time/iops_avg_time and log_avg_msec):
   // bandwidth and IOPS per window of stat_window_ms for bw_min/max/mean,
   // and per window of log_window_ms (0: none) for logs and plots.
   unsigned stat_window_ms = 500;
   unsigned log_window_ms = 0;
-  bool log_ios = false;             // keep every request's latency (logs without log_avg_msec)
+  bool log_ios = false;  // keep every request's latency (logs without log_avg_msec)
 
   // The largest request either direction makes (buffers are this big).
   std::uint64_t max_bs() const;
@@ -140,7 +140,8 @@ class BlockOrder {
   std::uint64_t operator()(std::uint64_t i) const {
     if (!random_) return i;
     std::uint64_t x = i;
-    do x = step(x); while (x >= n_);
+    do x = step(x);
+    while (x >= n_);
     return x;
   }
 
@@ -251,7 +252,7 @@ struct DepthCounts {
 
 // One measurement window of one direction: what completed in it.
 struct BenchSample {
-  std::uint64_t t_ms = 0;      // end of the window, ms after the measured start
+  std::uint64_t t_ms = 0;  // end of the window, ms after the measured start
   BenchDir dir = dir_read;
   std::uint64_t bytes = 0;
   std::uint64_t ios = 0;
@@ -270,10 +271,10 @@ struct BenchIoEvent {
 };
 
 struct VerifyResult {
-  bool complete = false;                     // every byte meant to be checked was (not interrupted)
+  bool complete = false;  // every byte meant to be checked was (not interrupted)
   std::uint64_t bytes_checked = 0;
-  std::uint64_t bad_blocks = 0;              // requests whose data did not match
-  std::optional<PatternMismatch> first;      // the lowest-offset mismatch found
+  std::uint64_t bad_blocks = 0;          // requests whose data did not match
+  std::optional<PatternMismatch> first;  // the lowest-offset mismatch found
 };
 
 // What one direction did in the measured part of a run (fio's read/write objects).
@@ -293,9 +294,9 @@ struct BenchCpu {
 
 struct BenchResult {
   BenchRw rw = BenchRw::read;
-  std::string engine;                 // the engine's name()
-  bool direct = false;                // O_DIRECT in effect
-  std::string note;                   // e.g. the device's direct-I/O fallback
+  std::string engine;   // the engine's name()
+  bool direct = false;  // O_DIRECT in effect
+  std::string note;     // e.g. the device's direct-I/O fallback
   std::uint64_t bs = 0;
   unsigned iodepth = 0;
   BenchRange range;
@@ -313,9 +314,9 @@ struct BenchResult {
   std::vector<BenchSample> stat_samples;  // per stat window and direction
   std::vector<BenchSample> log_samples;   // per log window and direction
   std::vector<BenchIoEvent> io_events;    // with log_ios
-  fsio::IoStats stats;                      // IoQueue's counter names for the measured pass
-  bool interrupted = false;           // SIGINT/SIGTERM stopped the run
-  bool runtime_capped = false;        // --runtime stopped it (before the range ended, or --time-based)
+  fsio::IoStats stats;                    // IoQueue's counter names for the measured pass
+  bool interrupted = false;               // SIGINT/SIGTERM stopped the run
+  bool runtime_capped = false;            // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
 
   // --verify passed: complete and no mismatch. An interrupted verify is not ok.

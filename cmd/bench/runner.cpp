@@ -171,8 +171,7 @@ unsigned Runner::fill() {
   unsigned taken = 0;
   std::uint64_t rejected = 0;
   int open = -1;  // the request being built, not yet queued
-  while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < depth_ &&
-         !sync_due()) {
+  while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < depth_ && !sync_due()) {
     NextIo io;
     if (!work_->next(io)) {
       exhausted_ = true;

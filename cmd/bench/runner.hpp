@@ -40,19 +40,19 @@ struct Slot {
 };
 
 struct PassSpec {
-  bool readback = false;   // the verify read-back: replay the write pass as reads
+  bool readback = false;    // the verify read-back: replay the write pass as reads
   std::uint64_t bytes = 0;  // readback: bytes to read back
-  bool stamp = false;      // write the verify pattern into each buffer
-  bool check = false;      // check each read buffer against the pattern
-  bool measured = true;    // latencies and stats land in the result
+  bool stamp = false;       // write the verify pattern into each buffer
+  bool check = false;       // check each read buffer against the pattern
+  bool measured = true;     // latencies and stats land in the result
 };
 
 // Windows of completions per direction (bw/iops samples, windowed logs).
 class Sampler {
  public:
   void start(unsigned window_ms, std::uint64_t t0, bool reads, bool writes, std::vector<BenchSample>* out);
-  void add(BenchDir d, std::uint64_t t, std::uint64_t bytes, std::uint64_t ios, std::uint64_t lat,
-           std::uint64_t clat, std::uint64_t slat) {
+  void add(BenchDir d, std::uint64_t t, std::uint64_t bytes, std::uint64_t ios, std::uint64_t lat, std::uint64_t clat,
+           std::uint64_t slat) {
     if (!out_) return;
     if (t >= window_end_) roll(t);
     BenchSample& s = cur_[d];
@@ -130,7 +130,7 @@ class Runner {
   std::uint64_t t0_ = 0, t_last_ = 0, deadline_ns_ = 0, ramp_end_ = 0;
   bool ramping_ = false;
   bool stop_ = false;
-  bool exhausted_ = false;  // the workload has nothing more to issue
+  bool exhausted_ = false;      // the workload has nothing more to issue
   bool retry_pending_ = false;  // a short transfer was queued again, not yet committed
   std::uint64_t writes_since_sync_ = 0;
   std::uint64_t restarts_seen_ = 0;

@@ -73,10 +73,9 @@ namespace {
 // last entry (ms: ">=2000") takes everything else.
 constexpr std::uint64_t us = 1000, ms = 1000000;
 constexpr std::uint64_t lat_bounds[LatencyBuckets::ns_n + LatencyBuckets::us_n + LatencyBuckets::ms_n - 1] = {
-    2,       4,       10,       20,       50,       100,       250,       500,       750,       1000,
-    2 * us,  4 * us,  10 * us,  20 * us,  50 * us,  100 * us,  250 * us,  500 * us,  750 * us,  1000 * us,
-    2 * ms,  4 * ms,  10 * ms,  20 * ms,  50 * ms,  100 * ms,  250 * ms,  500 * ms,  750 * ms,  1000 * ms,
-    2000 * ms};
+    2,       4,       10,      20,       50,       100,      250,      500,       750,       1000,   2 * us,
+    4 * us,  10 * us, 20 * us, 50 * us,  100 * us, 250 * us, 500 * us, 750 * us,  1000 * us, 2 * ms, 4 * ms,
+    10 * ms, 20 * ms, 50 * ms, 100 * ms, 250 * ms, 500 * ms, 750 * ms, 1000 * ms, 2000 * ms};
 
 // For each bit width w of a value (values in [2^(w-1), 2^w)), the entry of
 // the smallest such value; a value's own entry is at most two bounds further
@@ -135,7 +134,8 @@ namespace {
 void merge_samples(std::vector<BenchSample>& into, const std::vector<BenchSample>& from) {
   // Windows of several jobs started together line up by their end time.
   for (const auto& s : from) {
-    auto it = std::find_if(into.begin(), into.end(), [&](const BenchSample& x) { return x.t_ms == s.t_ms && x.dir == s.dir; });
+    auto it = std::find_if(into.begin(), into.end(),
+                           [&](const BenchSample& x) { return x.t_ms == s.t_ms && x.dir == s.dir; });
     if (it == into.end()) {
       into.push_back(s);
       continue;

@@ -21,7 +21,7 @@ using fsio::make_error;
 // The first 64 KiB of a regular file, or "" for anything else (a block
 // device, a missing or empty file, one we cannot read).
 std::string head_of_regular_file(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return {};
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return {};
@@ -45,9 +45,10 @@ fsio::Status check_text_target(const std::string& path, bool force) {
   const auto kind = describe_text(head);
   if (!kind) return {};
   if (looks_like_fio_job(head))
-    return make_error(Errc::busy, path + ": looks like a fio job file (it starts with a [section]); ddbench never "
-                                         "writes over a job file, even with --force (to run it: ddbench " +
-                                         path + ")");
+    return make_error(Errc::busy, path +
+                                      ": looks like a fio job file (it starts with a [section]); ddbench never "
+                                      "writes over a job file, even with --force (to run it: ddbench " +
+                                      path + ")");
   if (force) return {};
   return make_error(Errc::busy, path + ": looks like " + *kind +
                                     ", not a disk image; writing would destroy it (use --force to overwrite it)");

@@ -5,7 +5,8 @@
 namespace bench::detail {
 
 Workload::Workload(const BenchOptions& o, const BenchRange& r, bool readback, std::uint64_t budget, bool endless)
-    : o_(o), range_(r),
+    : o_(o),
+      range_(r),
       order_(r.blocks, bench_random(o.rw) && !o.norandommap, o.seed + o.order_salt * 0x9e3779b97f4a7c15ULL) {
   len_ = r.end - r.begin;
   unit_ = o.min_bs();

@@ -30,7 +30,7 @@ class Workload {
 
   bool more() const { return left_ > 0 || loops_left_ > 1; }
   bool next(NextIo& out);
-  bool wrapped() const { return wrapped_; }          // went over (part of) the range again
+  bool wrapped() const { return wrapped_; }  // went over (part of) the range again
   // How often the range was started over (a time-based wrap, a new loop):
   // fio drops the page cache each time (it reopens the file per loop).
   std::uint64_t restarts() const { return restarts_; }

@@ -222,12 +222,9 @@ Digest::~Digest() = default;
 
 fsio::Result<Digest> Digest::make(const std::string& type) {
   auto impl = std::make_unique<Impl>();
-  if (type == "sha256")
-    impl->md = EVP_sha256();
-  else if (type == "sha1")
-    impl->md = EVP_sha1();
-  else
-    return make_error(Errc::unsupported, "checksum type '" + type + "': only sha256 and sha1 are known");
+  if (type == "sha256") impl->md = EVP_sha256();
+  else if (type == "sha1") impl->md = EVP_sha1();
+  else return make_error(Errc::unsupported, "checksum type '" + type + "': only sha256 and sha1 are known");
   impl->ctx = EVP_MD_CTX_new();
   if (!impl->ctx || EVP_DigestInit_ex(impl->ctx, impl->md, nullptr) != 1)
     return make_error(Errc::io, "cannot start a " + type + " digest (libcrypto)");

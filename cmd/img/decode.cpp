@@ -34,11 +34,13 @@ fsio::Result<Decoded> decompress(FrameRecord& f, Decompressor& d, Bin<fsio::Alig
   const unsigned long long size = ZSTD_getFrameContentSize(src, n);
   if (size == ZSTD_CONTENTSIZE_ERROR) return fail("not a zstd frame");
   if (size != f.index.stored_bytes)
-    return fail("the zstd frame holds " + (size == ZSTD_CONTENTSIZE_UNKNOWN ? std::string("an unknown number of") : std::to_string(size)) +
+    return fail("the zstd frame holds " +
+                (size == ZSTD_CONTENTSIZE_UNKNOWN ? std::string("an unknown number of") : std::to_string(size)) +
                 " bytes, the index says " + std::to_string(f.index.stored_bytes));
   const std::size_t frame = ZSTD_findFrameCompressedSize(src, n);
   if (ZSTD_isError(frame)) return fail(std::string("zstd: ") + ZSTD_getErrorName(frame));
-  if (frame != n) return fail("the zstd frame is " + std::to_string(frame) + " bytes, the index says " + std::to_string(n));
+  if (frame != n)
+    return fail("the zstd frame is " + std::to_string(frame) + " bytes, the index says " + std::to_string(n));
   // RFC 8878 3.1.1.1.1: the Frame_Header_Descriptor after the 4-byte magic;
   // bit 2 is Content_Checksum_flag.
   if (n < 5 || !((std::to_integer<unsigned>(src[4]) >> 2) & 1)) return fail("the zstd frame has no checksum");
@@ -63,8 +65,7 @@ fsio::Result<End> decode_frames(ImageReader& reader, unsigned threads,
   Bin<std::vector<std::byte>> inputs([] { return std::vector<std::byte>(); });
   // One frame queued beyond the workers; each more costs a frame buffer,
   // zeroed and faulted in (perf: clear_page 14% of a restore's CPU).
-  Pool pool(threads, threads + 1,
-            [&](FrameRecord& f, unsigned w) { return decompress(f, ctx[w], bin, inputs, name); });
+  Pool pool(threads, threads + 1, [&](FrameRecord& f, unsigned w) { return decompress(f, ctx[w], bin, inputs, name); });
   std::optional<fsio::Result<End>> end;
   std::thread input([&] {
     for (;;) {
@@ -111,7 +112,7 @@ fsio::Status walk_frame(const Header& h, MapCursor& cursor, const Decoded& frame
   const std::uint64_t bs = h.block_size;
   const auto& zeros = frame.index.zero_runs;
   std::size_t zi = 0;
-  std::uint64_t rel = 0;   // ordinal relative to the frame's first block
+  std::uint64_t rel = 0;  // ordinal relative to the frame's first block
   const std::byte* data = frame.data.data();
   for (const Run& r : cursor.take(frame.index.covered_blocks)) {
     if (r.start * bs > *pos) FSIO_TRY(fn({*pos, r.start * bs - *pos, nullptr, true}));

@@ -20,8 +20,8 @@ namespace img {
 
 struct Decoded {
   FrameIndex index;
-  std::uint64_t offset = 0;     // stream offset of its index record
-  fsio::AlignedBuffer data;     // index.stored_bytes valid bytes
+  std::uint64_t offset = 0;  // stream offset of its index record
+  fsio::AlignedBuffer data;  // index.stored_bytes valid bytes
 };
 
 // Runs the pipeline until the end record, the first damage, the first

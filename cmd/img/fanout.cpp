@@ -14,10 +14,8 @@ HeadHold::HeadHold(std::uint64_t head_end)
 Piece HeadHold::take(const Piece& p) {
   if (p.offset >= end_) return p;
   const std::uint64_t cut = std::min(p.length, end_ - p.offset);
-  if (p.data)
-    std::memcpy(bytes_.data() + p.offset, p.data, cut);
-  else
-    std::memset(bytes_.data() + p.offset, 0, cut);
+  if (p.data) std::memcpy(bytes_.data() + p.offset, p.data, cut);
+  else std::memset(bytes_.data() + p.offset, 0, cut);
   const Kind k = p.data ? data : p.unused ? unused : zero;
   for (std::uint64_t u = p.offset / kUnit; u < (p.offset + cut + kUnit - 1) / kUnit; ++u) kinds_[u] = k;
   filled_ = std::max(filled_, p.offset + cut);

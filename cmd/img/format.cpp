@@ -50,7 +50,9 @@ std::string hex32(std::uint32_t v) {
   return buf;
 }
 
-fsio::Error bad(const std::string& what, const std::string& why) { return make_error(Errc::corrupt, what + ": " + why); }
+fsio::Error bad(const std::string& what, const std::string& why) {
+  return make_error(Errc::corrupt, what + ": " + why);
+}
 
 fsio::Status check_tag(std::span<const std::byte> rec, const char (&tag)[4], const std::string& what) {
   if (rec.size() < 4 || std::memcmp(rec.data(), tag, 4) != 0)
@@ -69,9 +71,7 @@ const char* fs_type_name(FsType t) {
   return "?";
 }
 
-std::uint32_t crc32c(std::span<const std::byte> data, std::uint32_t crc) {
-  return ~fsio::crc32c_raw(~crc, data);
-}
+std::uint32_t crc32c(std::span<const std::byte> data, std::uint32_t crc) { return ~fsio::crc32c_raw(~crc, data); }
 
 std::string record_tag(std::span<const std::byte> rec) {
   if (rec.size() < 4) return "";
@@ -141,8 +141,8 @@ fsio::Result<std::uint32_t> check_record_head(std::span<const std::byte> head8, 
     return bad(what, "magic " + hex32(head.magic) + ", expected " + hex32(kSkippableMagic) +
                          (head.magic == 0xFD2FB528 ? " (a zstd data frame where a record belongs)" : ""));
   if (head.size < min || head.size > max)
-    return bad(what, "size " + std::to_string(head.size) + " is outside " + std::to_string(min) + ".." +
-                         std::to_string(max));
+    return bad(what,
+               "size " + std::to_string(head.size) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
   return std::uint32_t(head.size);
 }
 
@@ -178,7 +178,8 @@ static fsio::Status check_header_fields(const HeaderFixed& f) {
     return bad(what, "block_count " + std::to_string(f.block_count) + " does not match image_bytes " +
                          std::to_string(f.image_bytes) + " in blocks of " + std::to_string(bs));
   if (f.frame_bytes < bs || f.frame_bytes > kMaxFrameBytes || f.frame_bytes % bs)
-    return bad(what, "frame_bytes " + std::to_string(f.frame_bytes) + " is not a multiple of the block size up to 64 MiB");
+    return bad(what,
+               "frame_bytes " + std::to_string(f.frame_bytes) + " is not a multiple of the block size up to 64 MiB");
   if (f.mapped_blocks > f.block_count)
     return bad(what, "mapped_blocks " + std::to_string(f.mapped_blocks) + " exceed block_count " +
                          std::to_string(f.block_count));
@@ -222,16 +223,19 @@ fsio::Result<FrameIndex> decode_frame_index(std::span<const std::byte> rec, cons
   const std::uint32_t crc = record_crc(f, offsetof(FrameIndexFixed, index_crc), zeros);
   if (crc != f.index_crc)
     return bad(what, "checksum " + hex32(f.index_crc) + " does not match its contents (" + hex32(crc) + ")");
-  if (f.sequence != sequence) return bad(what, "sequence number " + std::to_string(f.sequence) + " (frames missing or out of order)");
+  if (f.sequence != sequence)
+    return bad(what, "sequence number " + std::to_string(f.sequence) + " (frames missing or out of order)");
   if (f.first_block != next_block)
     return bad(what, "first block " + std::to_string(f.first_block) + ", expected " + std::to_string(next_block));
   const std::uint64_t left = h.mapped_blocks - next_block;
   if (f.covered_blocks == 0 || f.covered_blocks > left || f.covered_blocks > kMaxFrameCover / h.block_size)
     return bad(what, "covers " + std::to_string(f.covered_blocks) + " blocks; " + std::to_string(left) +
                          " of the map are left, at most " + std::to_string(kMaxFrameCover / h.block_size) + " a frame");
-  if (f.stored_bytes > h.frame_bytes || f.stored_bytes % h.block_size || f.stored_bytes / h.block_size > f.covered_blocks)
+  if (f.stored_bytes > h.frame_bytes || f.stored_bytes % h.block_size ||
+      f.stored_bytes / h.block_size > f.covered_blocks)
     return bad(what, "stored_bytes " + std::to_string(f.stored_bytes) + " do not fit its " +
-                         std::to_string(f.covered_blocks) + " blocks (frame_bytes " + std::to_string(h.frame_bytes) + ")");
+                         std::to_string(f.covered_blocks) + " blocks (frame_bytes " + std::to_string(h.frame_bytes) +
+                         ")");
   if (f.compressed_bytes == 0 || f.compressed_bytes > max_compressed_bytes(h))
     return bad(what, "compressed_bytes " + std::to_string(f.compressed_bytes) + " is outside 1.." +
                          std::to_string(max_compressed_bytes(h)));
@@ -255,7 +259,8 @@ fsio::Result<End> decode_end(std::span<const std::byte> rec) {
   if (rec.size() != sizeof(EndFixed)) return bad(what, "size " + std::to_string(rec.size()) + ", expected 48");
   const auto f = fsio::load<EndFixed>(rec);
   const std::uint32_t crc = record_crc(f, offsetof(EndFixed, end_crc), {});
-  if (crc != f.end_crc) return bad(what, "checksum " + hex32(f.end_crc) + " does not match its contents (" + hex32(crc) + ")");
+  if (crc != f.end_crc)
+    return bad(what, "checksum " + hex32(f.end_crc) + " does not match its contents (" + hex32(crc) + ")");
   return End{f.frames, f.covered_blocks, f.stored_bytes, f.compressed_bytes, f.stream_bytes};
 }
 

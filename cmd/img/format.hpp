@@ -35,8 +35,8 @@ using fsio::le64;
 inline constexpr std::uint32_t kSkippableMagic = 0x184D2A5F;  // zstd_compression_format.md, skippable frames
 inline constexpr std::uint16_t kVersion = 1;
 inline constexpr std::uint32_t kMinBlock = 512, kMaxBlock = 65536;
-inline constexpr std::uint32_t kMaxFrameBytes = 64u << 20;        // stored bytes per frame
-inline constexpr std::uint64_t kMaxFrameCover = 1ull << 30;       // bytes of map one frame may cover
+inline constexpr std::uint32_t kMaxFrameBytes = 64u << 20;   // stored bytes per frame
+inline constexpr std::uint64_t kMaxFrameCover = 1ull << 30;  // bytes of map one frame may cover
 inline constexpr std::uint64_t kMaxMapBytes = 1ull << 30;
 
 enum class FsType : std::uint32_t { raw = 0, fat = 1, ext = 2 };
@@ -50,23 +50,23 @@ struct RecordHead {
 static_assert(sizeof(RecordHead) == 8);
 
 struct HeaderFixed {
-  char tag[4];           // 0x00 "FSIH"
-  le16 version;          // 0x04 kVersion
-  le16 fixed_bytes;      // 0x06 sizeof(HeaderFixed)
-  le32 fs_type;          // 0x08 FsType
-  le32 block_size;       // 0x0C bytes per map block, a power of two 512..65536
-  le64 source_bytes;     // 0x10 size of the source (device window) that was saved
-  le64 image_bytes;      // 0x18 bytes the image describes: restore covers [0, image_bytes)
-  le64 block_count;      // 0x20 ceil(image_bytes / block_size)
-  le64 mapped_blocks;    // 0x28 blocks in the map
-  le64 run_count;        // 0x30 runs in the map
-  le64 map_bytes;        // 0x38 encoded map, right after this struct
-  le32 frame_bytes;      // 0x40 most stored bytes in one frame
-  le32 level;            // 0x44 zstd level (two's complement), for info only
-  le64 created;          // 0x48 seconds since 1970 (SOURCE_DATE_EPOCH when set)
-  char tool[40];         // 0x50 "fsimg 0.1.0", NUL-padded
-  le32 flags;            // 0x78 0 (none defined)
-  le32 header_crc;       // 0x7C CRC-32C of this struct (field as 0) and the map
+  char tag[4];         // 0x00 "FSIH"
+  le16 version;        // 0x04 kVersion
+  le16 fixed_bytes;    // 0x06 sizeof(HeaderFixed)
+  le32 fs_type;        // 0x08 FsType
+  le32 block_size;     // 0x0C bytes per map block, a power of two 512..65536
+  le64 source_bytes;   // 0x10 size of the source (device window) that was saved
+  le64 image_bytes;    // 0x18 bytes the image describes: restore covers [0, image_bytes)
+  le64 block_count;    // 0x20 ceil(image_bytes / block_size)
+  le64 mapped_blocks;  // 0x28 blocks in the map
+  le64 run_count;      // 0x30 runs in the map
+  le64 map_bytes;      // 0x38 encoded map, right after this struct
+  le32 frame_bytes;    // 0x40 most stored bytes in one frame
+  le32 level;          // 0x44 zstd level (two's complement), for info only
+  le64 created;        // 0x48 seconds since 1970 (SOURCE_DATE_EPOCH when set)
+  char tool[40];       // 0x50 "fsimg 0.1.0", NUL-padded
+  le32 flags;          // 0x78 0 (none defined)
+  le32 header_crc;     // 0x7C CRC-32C of this struct (field as 0) and the map
 };
 static_assert(sizeof(HeaderFixed) == 128 && alignof(HeaderFixed) == 1);
 static_assert(offsetof(HeaderFixed, image_bytes) == 0x18 && offsetof(HeaderFixed, frame_bytes) == 0x40);
@@ -109,7 +109,7 @@ struct Header {
   std::int32_t level = 3;
   std::uint64_t created = 0;
   std::string tool;
-  std::vector<Run> runs;          // the map
+  std::vector<Run> runs;  // the map
   std::uint64_t mapped_blocks = 0;
 };
 
@@ -119,7 +119,7 @@ struct FrameIndex {
   std::uint64_t covered_blocks = 0;
   std::uint64_t stored_bytes = 0;
   std::uint64_t compressed_bytes = 0;
-  std::vector<Run> zero_runs;     // relative to first_block
+  std::vector<Run> zero_runs;  // relative to first_block
 };
 
 struct End {
@@ -149,8 +149,8 @@ fsio::Result<std::uint64_t> header_record_bytes(std::span<const std::byte> fixed
 fsio::Result<Header> decode_header(std::span<const std::byte> record);
 // A frame index record for a stream with header h, expected at `sequence`
 // and map ordinal `next_block`.
-fsio::Result<FrameIndex> decode_frame_index(std::span<const std::byte> record, const Header& h,
-                                            std::uint32_t sequence, std::uint64_t next_block);
+fsio::Result<FrameIndex> decode_frame_index(std::span<const std::byte> record, const Header& h, std::uint32_t sequence,
+                                            std::uint64_t next_block);
 fsio::Result<End> decode_end(std::span<const std::byte> record);
 
 // The tag of a record ("FSIF", "FSIE", ...), or "" when shorter than 4.

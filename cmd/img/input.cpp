@@ -101,14 +101,10 @@ fsio::Result<std::optional<std::uint64_t>> seekable_size(int fd, const std::stri
 
 const char* describe(InputKind kind) {
   switch (kind) {
-    case InputKind::fsimg:
-      return "an fsimg stream";
-    case InputKind::raw:
-      return "a raw image";
-    case InputKind::zstd:
-      return "a zstd-compressed raw image";
-    case InputKind::xz:
-      return "an xz-compressed raw image";
+    case InputKind::fsimg: return "an fsimg stream";
+    case InputKind::raw: return "a raw image";
+    case InputKind::zstd: return "a zstd-compressed raw image";
+    case InputKind::xz: return "an xz-compressed raw image";
   }
   return "?";
 }

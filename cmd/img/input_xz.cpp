@@ -19,20 +19,13 @@ using fsio::make_error;
 
 const char* lzma_text(lzma_ret r) {
   switch (r) {
-    case LZMA_MEM_ERROR:
-      return "out of memory";
-    case LZMA_MEMLIMIT_ERROR:
-      return "memory limit reached";
-    case LZMA_FORMAT_ERROR:
-      return "not in the .xz format";
-    case LZMA_OPTIONS_ERROR:
-      return "unsupported options (a newer xz?)";
-    case LZMA_DATA_ERROR:
-      return "compressed data is corrupt";
-    case LZMA_BUF_ERROR:
-      return "truncated: the stream ends inside a block";
-    default:
-      return "liblzma error";
+    case LZMA_MEM_ERROR: return "out of memory";
+    case LZMA_MEMLIMIT_ERROR: return "memory limit reached";
+    case LZMA_FORMAT_ERROR: return "not in the .xz format";
+    case LZMA_OPTIONS_ERROR: return "unsupported options (a newer xz?)";
+    case LZMA_DATA_ERROR: return "compressed data is corrupt";
+    case LZMA_BUF_ERROR: return "truncated: the stream ends inside a block";
+    default: return "liblzma error";
   }
 }
 
@@ -93,10 +86,8 @@ class XzInput final : public RawInput {
         ended_ = n == 0;
       }
       const lzma_ret r = lzma_code(&s_, ended_ ? LZMA_FINISH : LZMA_RUN);
-      if (r == LZMA_STREAM_END)
-        done_ = true;
-      else if (r != LZMA_OK)
-        return error(r, out.size() - s_.avail_out);
+      if (r == LZMA_STREAM_END) done_ = true;
+      else if (r != LZMA_OK) return error(r, out.size() - s_.avail_out);
     }
     const std::size_t n = out.size() - s_.avail_out;
     position_ += n;

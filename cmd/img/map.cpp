@@ -52,8 +52,8 @@ std::vector<std::byte> encode_runs(const std::vector<Run>& runs) {
   return out;
 }
 
-fsio::Result<std::vector<Run>> decode_runs(std::span<const std::byte> bytes, std::uint64_t count,
-                                           std::uint64_t limit, std::uint64_t blocks, const std::string& what) {
+fsio::Result<std::vector<Run>> decode_runs(std::span<const std::byte> bytes, std::uint64_t count, std::uint64_t limit,
+                                           std::uint64_t blocks, const std::string& what) {
   // Each run takes at least two bytes: a count beyond that is a lie, and
   // must not size an allocation.
   if (count > bytes.size() / 2)

@@ -52,8 +52,8 @@ std::vector<std::byte> encode_runs(const std::vector<Run>& runs);
 // length >= 1, every gap after the first >= 1 (runs never touch), the end
 // of the last run <= limit, and the lengths summing to `blocks`. `what`
 // names the list in errors ("map", "frame 7 zero runs").
-fsio::Result<std::vector<Run>> decode_runs(std::span<const std::byte> bytes, std::uint64_t count,
-                                           std::uint64_t limit, std::uint64_t blocks, const std::string& what);
+fsio::Result<std::vector<Run>> decode_runs(std::span<const std::byte> bytes, std::uint64_t count, std::uint64_t limit,
+                                           std::uint64_t blocks, const std::string& what);
 
 // Walks a map by ordinal: the n-th mapped block, counting from 0 across
 // the runs. Frames name the blocks they carry by ordinal; the cursor turns
@@ -69,8 +69,8 @@ class MapCursor {
 
  private:
   const std::vector<Run>* runs_;
-  std::size_t index_ = 0;       // current run
-  std::uint64_t offset_ = 0;    // blocks into it
+  std::size_t index_ = 0;     // current run
+  std::uint64_t offset_ = 0;  // blocks into it
   std::uint64_t ordinal_ = 0;
 };
 

@@ -137,10 +137,8 @@ fsio::Result<std::vector<Opened>> open_targets(const std::vector<std::string>& t
       continue;
     }
     auto t = open_target(targets[i], im, o);
-    if (!t)
-      refused.push_back(std::move(t).error());
-    else
-      opened.push_back(std::move(*t));
+    if (!t) refused.push_back(std::move(t).error());
+    else opened.push_back(std::move(*t));
   }
   if (refused.empty()) return opened;
   for (auto& t : opened)

@@ -123,10 +123,8 @@ void run_targets(Image& im, std::vector<Opened>& targets, const ManyOptions& o, 
   }  // every target's thread joined
   // "Every target has failed" is theirs, each named; anything else stopped them all.
   const bool all_failed = std::all_of(lanes.begin(), lanes.end(), [](const auto& l) { return l->error.has_value(); });
-  if (fsio::InterruptGuard::requested())
-    rep.input_error = make_error(Errc::interrupted, "interrupted");
-  else if (!fed && !all_failed)
-    rep.input_error = std::move(fed).error();
+  if (fsio::InterruptGuard::requested()) rep.input_error = make_error(Errc::interrupted, "interrupted");
+  else if (!fed && !all_failed) rep.input_error = std::move(fed).error();
   for (const auto& l : lanes) rep.targets.push_back(target_report(*l, im, o));
 }
 
@@ -141,10 +139,8 @@ void verify_targets(const std::vector<Opened>& targets, const ManyOptions& o, co
       if (o.progress) o.progress->phase(i, "verify", written.bytes());
       threads.emplace_back([&o, &written, &t, i] {
         auto rb = read_back(t.path, o.offset, written, o.engine, o.progress ? &o.progress->counter(i) : nullptr);
-        if (rb)
-          t.readback = std::move(*rb);
-        else
-          t.verify_error = std::move(rb).error();
+        if (rb) t.readback = std::move(*rb);
+        else t.verify_error = std::move(rb).error();
       });
     }
   }

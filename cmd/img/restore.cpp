@@ -48,7 +48,8 @@ fsio::Result<std::uint64_t> create_size(const std::string& image, const Header& 
                                          "of that size was saved; the header is damaged or forged");
   if (offset > kMaxFile - h.image_bytes)
     return make_error(Errc::invalid_argument, "--offset " + std::to_string(offset) + " + the image's " +
-                                                  std::to_string(h.image_bytes) + " bytes (image_bytes) is past "
+                                                  std::to_string(h.image_bytes) +
+                                                  " bytes (image_bytes) is past "
                                                   "the largest file size (2^63 - 1 bytes)");
   return offset + h.image_bytes;
 }
@@ -68,11 +69,10 @@ fsio::Result<Target> open_target(const std::string& image, const std::string& pa
   fsio::CreatedFile made(dev, "--create");
   Target t{std::move(dev), std::move(made)};
   if (t.dev.size() < h.image_bytes)
-    return t.made.fail(make_error(Errc::invalid_argument, size_text(t.dev.size()) +
-                                                              (o.offset ? " from --offset on" : "") +
-                                                              " is smaller than the image's filesystem, " +
-                                                              size_text(h.image_bytes))
-                           .at(path));
+    return t.made.fail(
+        make_error(Errc::invalid_argument, size_text(t.dev.size()) + (o.offset ? " from --offset on" : "") +
+                                               " is smaller than the image's filesystem, " + size_text(h.image_bytes))
+            .at(path));
   // The same descriptor, buffered: a second open would meet our own O_EXCL claim.
   if (t.dev.direct() && !direct_fits(t.dev, h))
     if (auto st = t.dev.use_buffered("the image's blocks do not fit the device's direct-I/O unit"); !st)
@@ -107,8 +107,9 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
   fsio::Device& dev = t.dev;
   const bool created = t.made.armed();
   auto run = [&]() -> fsio::Result<RestoreReport> {
-    auto sigs = created ? std::vector<fsio::Signature>{}
-                        : FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset(), h.image_bytes, o.force, "restoring"));
+    auto sigs = created
+                    ? std::vector<fsio::Signature>{}
+                    : FSIO_TRY(fsio::check_overwrite(dev.path(), dev.offset(), h.image_bytes, o.force, "restoring"));
     std::optional<fsio::IoQueue> queue;
     if (!o.dry_run) {
       queue.emplace(FSIO_TRY(fsio::IoQueue::create(dev, {.engine = o.engine})));

@@ -32,24 +32,24 @@ namespace img {
 inline constexpr std::uint64_t kHeadBytes = 1u << 20;  // written last
 
 struct RestoreOptions {
-  std::uint64_t offset = 0;   // bytes into the target where the image starts
-  bool force = false;         // over an existing filesystem or partition table
-  bool keep_unused = false;   // leave unmapped regions as they are
-  bool create = false;        // create TARGET as a file of the image's size (it must not exist)
-  bool dry_run = false;       // every check and the whole stream, nothing written
-  unsigned threads = 0;       // decompression workers; 0: one per CPU
+  std::uint64_t offset = 0;  // bytes into the target where the image starts
+  bool force = false;        // over an existing filesystem or partition table
+  bool keep_unused = false;  // leave unmapped regions as they are
+  bool create = false;       // create TARGET as a file of the image's size (it must not exist)
+  bool dry_run = false;      // every check and the whole stream, nothing written
+  unsigned threads = 0;      // decompression workers; 0: one per CPU
   fsio::EngineKind engine = fsio::EngineKind::automatic;
   fsio::Progress* progress = nullptr;  // advanced over [0, image_bytes)
 };
 
 struct RestoreReport {
   std::uint32_t frames = 0;
-  std::uint64_t data_bytes = 0;      // mapped blocks written from frames
-  std::uint64_t zero_written = 0;    // zeros written as data
-  std::uint64_t zero_punched = 0;    // zeros by punch hole / WRITE ZEROES
-  std::uint64_t kept_bytes = 0;      // unused bytes left as they were (keep_unused)
+  std::uint64_t data_bytes = 0;    // mapped blocks written from frames
+  std::uint64_t zero_written = 0;  // zeros written as data
+  std::uint64_t zero_punched = 0;  // zeros by punch hole / WRITE ZEROES
+  std::uint64_t kept_bytes = 0;    // unused bytes left as they were (keep_unused)
   std::uint64_t wiped_signatures = 0;
-  std::string zeroing;               // "punch hole", "write zeroes", "written"
+  std::string zeroing;  // "punch hole", "write zeroes", "written"
   bool direct = false;
   bool created = false;
   fsio::IoStats write_stats;
@@ -60,7 +60,7 @@ fsio::Result<RestoreReport> restore(ImageReader& reader, const std::string& targ
 
 struct VerifyOptions {
   std::uint64_t offset = 0;
-  bool unused = false;        // also check that unmapped regions read as zeros
+  bool unused = false;  // also check that unmapped regions read as zeros
   unsigned threads = 0;
   fsio::EngineKind engine = fsio::EngineKind::automatic;
   fsio::Progress* progress = nullptr;

@@ -55,8 +55,8 @@ struct ReadState {
 // Reads `n` map blocks (the cursor's next) into buf at `stored`, then
 // squeezes out the all-zero ones, recording them as zero runs relative to
 // the frame's first block (`covered` blocks in). Returns the new stored size.
-fsio::Result<std::uint64_t> read_chunk(ReadState& s, MapCursor& cur, std::uint64_t n, RawFrame& f,
-                                       std::uint64_t stored, std::uint64_t covered) {
+fsio::Result<std::uint64_t> read_chunk(ReadState& s, MapCursor& cur, std::uint64_t n, RawFrame& f, std::uint64_t stored,
+                                       std::uint64_t covered) {
   const std::uint32_t bs = s.header->block_size;
   auto plug = s.queue->plug();
   std::uint64_t pos = stored;
@@ -141,8 +141,8 @@ fsio::Result<Packed> compress(RawFrame& f, Compressor& c, int level, int wlog, B
   const std::size_t n = ZSTD_compress2(c.cctx, p.out.data.get(), p.out.capacity, f.buf.data(), p.index.stored_bytes);
   raws.put(std::move(f.buf));  // the reader may fill it again while this frame waits its turn
   if (ZSTD_isError(n))
-    return make_error(Errc::io, "zstd: compressing frame " + std::to_string(p.index.sequence) + ": " +
-                                    ZSTD_getErrorName(n));
+    return make_error(Errc::io,
+                      "zstd: compressing frame " + std::to_string(p.index.sequence) + ": " + ZSTD_getErrorName(n));
   p.index.compressed_bytes = n;
   return p;
 }

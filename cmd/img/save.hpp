@@ -33,7 +33,7 @@ struct SaveOptions {
   std::string tool = "fsimg";             // the header's tool field
   std::uint64_t created = 0;              // seconds since 1970
   fsio::EngineKind engine = fsio::EngineKind::automatic;
-  fsio::Progress* progress = nullptr;     // advanced by the map bytes of each frame written
+  fsio::Progress* progress = nullptr;  // advanced by the map bytes of each frame written
 };
 
 struct SaveReport {

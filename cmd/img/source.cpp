@@ -22,13 +22,14 @@ fsio::Status check_not_written(const std::string& path, const fsio::Device& dev,
     if (use.where == fsio::kHeld)
       return make_error(Errc::busy, fsio::describe_use(use) +
                                         "; its blocks may change while they are saved (save it when that program "
-                                        "has let go of it)").at(path);
+                                        "has let go of it)")
+          .at(path);
     if (use.where == fsio::kSwap || !use.read_only)
-      return make_error(Errc::busy, fsio::describe_use(use) +
-                                        (use.where == fsio::kSwap ? "" : " read-write") +
+      return make_error(Errc::busy, fsio::describe_use(use) + (use.where == fsio::kSwap ? "" : " read-write") +
                                         "; its blocks would change while they are saved (unmount it, or remount it "
                                         "read-only: mount -o remount,ro " +
-                                        use.where + ")").at(path);
+                                        use.where + ")")
+          .at(path);
     notes.push_back("mounted read-only: " + fsio::describe_use(use));
   }
   return {};
@@ -41,14 +42,18 @@ fsio::Result<FsChoice> detect(const fsio::Device& dev) {
     if (s.type == "ext2" || s.type == "ext3" || s.type == "ext4") return FsChoice::ext;
   }
   if (sigs.empty())
-    return make_error(Errc::unsupported, "libblkid finds no filesystem; use --fs raw to save every "
-                                                      "non-zero block").at(dev.path());
+    return make_error(Errc::unsupported,
+                      "libblkid finds no filesystem; use --fs raw to save every "
+                      "non-zero block")
+        .at(dev.path());
   const std::string found = fsio::describe(sigs.front());
   const bool table = sigs.front().usage == "partition_table";
-  return make_error(Errc::unsupported, "holds " + found + "; fsimg saves FAT and ext2/3/4 by their "
-                                                    "used blocks" +
+  return make_error(Errc::unsupported, "holds " + found +
+                                           "; fsimg saves FAT and ext2/3/4 by their "
+                                           "used blocks" +
                                            (table ? " (give a partition, or --offset to one)" : "") +
-                                           "; use --fs raw to save every non-zero block").at(dev.path());
+                                           "; use --fs raw to save every non-zero block")
+      .at(dev.path());
 }
 
 fsio::Result<fsio::Device> open_source(const std::string& path, const SourceOptions& o) {
@@ -81,7 +86,8 @@ fsio::Result<Source> map_raw(const std::string& path, const SourceOptions& o) {
   const std::uint32_t bs = size % 4096 == 0 ? 4096 : 512;
   if (size % bs)
     return make_error(Errc::unsupported, "size " + std::to_string(size) +
-                                             " is not a whole number of 512-byte sectors; --fs raw saves whole sectors").at(path);
+                                             " is not a whole number of 512-byte sectors; --fs raw saves whole sectors")
+        .at(path);
   Source p;
   p.header.fs_type = FsType::raw;
   p.header.block_size = bs;

@@ -37,10 +37,10 @@ struct SourceOptions {
 };
 
 struct Source {
-  Header header;              // fs_type, sizes, block size and the map; save fills in the rest
-  std::string path;           // the source as named
+  Header header;     // fs_type, sizes, block size and the map; save fills in the rest
+  std::string path;  // the source as named
   std::uint64_t offset = 0;
-  std::string detail;         // "FAT32, 4 KiB clusters", "ext4, 16 groups of 128 MiB, 4 KiB blocks"
+  std::string detail;              // "FAT32, 4 KiB clusters", "ext4, 16 groups of 128 MiB, 4 KiB blocks"
   std::vector<std::string> notes;  // "mounted read-only on /mnt", ...
 };
 

@@ -37,14 +37,19 @@ fsio::Status check_bitmaps_trustworthy(const ext::Filesystem& fs, const std::str
   const ext::Layout& l = fs.layout();
   const std::string remedy = "; run e2fsck -f on it first, or save every block with --fs raw";
   if (l.has_ro_compat(ext::EXT4_FEATURE_RO_COMPAT_BIGALLOC))
-    return make_error(Errc::unsupported, "bigalloc (one bitmap bit per cluster) is not supported; save it "
-                                                "with --fs raw").at(path);
+    return make_error(Errc::unsupported,
+                      "bigalloc (one bitmap bit per cluster) is not supported; save it "
+                      "with --fs raw")
+        .at(path);
   if (l.has_incompat(ext::EXT3_FEATURE_INCOMPAT_RECOVER))
-    return make_error(Errc::unsupported, "the journal needs recovery: blocks it will write may still be "
-                                                "marked free (mount and unmount it, or run e2fsck, first; or save "
-                                                "every block with --fs raw)").at(path);
+    return make_error(Errc::unsupported,
+                      "the journal needs recovery: blocks it will write may still be "
+                      "marked free (mount and unmount it, or run e2fsck, first; or save "
+                      "every block with --fs raw)")
+        .at(path);
   const std::uint16_t state = fs.super().s_state;
-  if (state & ext::EXT2_ERROR_FS) return make_error(Errc::unsupported, "the filesystem has recorded errors" + remedy).at(path);
+  if (state & ext::EXT2_ERROR_FS)
+    return make_error(Errc::unsupported, "the filesystem has recorded errors" + remedy).at(path);
   if (!(state & ext::EXT2_VALID_FS))
     return make_error(Errc::unsupported, "the filesystem was not cleanly unmounted" + remedy).at(path);
   return {};
@@ -71,7 +76,8 @@ void synthesize(const ext::Filesystem& fs, std::uint32_t g, const std::vector<Ru
   std::fill(bits.begin(), bits.end(), std::byte{0});
   const std::uint64_t first = l.group_first_block(g), count = l.blocks_in_group(g);
   for (std::uint64_t i = 0; i < std::min<std::uint64_t>(l.group_overhead_blocks(g), count); ++i) ext::set_bit(bits, i);
-  auto it = std::lower_bound(meta.begin(), meta.end(), first, [](const Run& r, std::uint64_t b) { return r.end() <= b; });
+  auto it =
+      std::lower_bound(meta.begin(), meta.end(), first, [](const Run& r, std::uint64_t b) { return r.end() <= b; });
   for (; it != meta.end() && it->start < first + count; ++it)
     for (std::uint64_t b = std::max(it->start, first); b < std::min(it->end(), first + count); ++b)
       ext::set_bit(bits, b - first);
@@ -175,10 +181,13 @@ fsio::Result<Source> map_ext(const std::string& path, const SourceOptions& o) {
   p.header.block_count = l.blocks_count;
   p.header.runs = map.runs();
   p.header.mapped_blocks = map.blocks();
-  const bool ext4 = l.has_incompat(ext::EXT3_FEATURE_INCOMPAT_EXTENTS) || l.has_incompat(ext::EXT4_FEATURE_INCOMPAT_FLEX_BG);
+  const bool ext4 =
+      l.has_incompat(ext::EXT3_FEATURE_INCOMPAT_EXTENTS) || l.has_incompat(ext::EXT4_FEATURE_INCOMPAT_FLEX_BG);
   const bool journal = l.has_compat(ext::EXT3_FEATURE_COMPAT_HAS_JOURNAL);
-  p.detail = std::string(ext4 ? "ext4" : journal ? "ext3" : "ext2") + ", " + std::to_string(l.group_count) +
-             " groups, " + fsio::format_size(l.block_size) + " blocks";
+  p.detail = std::string(ext4      ? "ext4"
+                         : journal ? "ext3"
+                                   : "ext2") +
+             ", " + std::to_string(l.group_count) + " groups, " + fsio::format_size(l.block_size) + " blocks";
   if (uninit) p.detail += ", " + std::to_string(uninit) + " of them BLOCK_UNINIT";
   return p;
 }

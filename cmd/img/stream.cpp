@@ -135,13 +135,14 @@ fsio::Result<ImageReader> ImageReader::open(StreamReader& in) {
   }
   const auto size = std::uint64_t(fsio::load<RecordHead>(head).size);
   std::vector<std::byte> rec(sizeof(HeaderFixed));
-  if (size < rec.size()) return r.at(0, make_error(Errc::corrupt, "header: record of " + std::to_string(size) + " bytes"));
+  if (size < rec.size())
+    return r.at(0, make_error(Errc::corrupt, "header: record of " + std::to_string(size) + " bytes"));
   FSIO_TRY(in.read_exact(rec, "the header"));
   auto need = header_record_bytes(rec);
   if (!need) return r.at(8, std::move(need).error());
   if (*need != size)
-    return r.at(0, make_error(Errc::corrupt, "header: record of " + std::to_string(size) +
-                                                 " bytes, its fields say " + std::to_string(*need)));
+    return r.at(0, make_error(Errc::corrupt, "header: record of " + std::to_string(size) + " bytes, its fields say " +
+                                                 std::to_string(*need)));
   FSIO_TRY(in.read_append(rec, size - sizeof(HeaderFixed), "the header's map"));
   auto h = decode_header(rec);
   if (!h) return r.at(8, std::move(h).error());
@@ -158,12 +159,14 @@ fsio::Result<std::variant<FrameRecord, End>> ImageReader::next(bool skip_data, s
   const std::string what = covered ? "end record" : "frame " + std::to_string(sequence_) + " index";
   // A frame index holds at most two varints of 10 bytes per covered block.
   const std::uint64_t max_index = sizeof(FrameIndexFixed) + 20 * (kMaxFrameCover / h.block_size);
-  auto rec = FSIO_TRY(read_record(sizeof(EndFixed), std::uint32_t(std::min<std::uint64_t>(max_index, UINT32_MAX)), what));
+  auto rec =
+      FSIO_TRY(read_record(sizeof(EndFixed), std::uint32_t(std::min<std::uint64_t>(max_index, UINT32_MAX)), what));
   using Next = std::variant<FrameRecord, End>;
   if (covered) return Next(FSIO_TRY(finish_end(std::move(rec), start)));
   if (record_tag(rec) == "FSIE")
-    return at(start, make_error(Errc::corrupt, "end record after " + std::to_string(next_block_) + " of " +
-                                                   std::to_string(h.mapped_blocks) + " mapped blocks: frames are missing"));
+    return at(start,
+              make_error(Errc::corrupt, "end record after " + std::to_string(next_block_) + " of " +
+                                            std::to_string(h.mapped_blocks) + " mapped blocks: frames are missing"));
   auto index = decode_frame_index(rec, h, sequence_, next_block_);
   if (!index) return at(start, std::move(index).error());
   FrameRecord f{std::move(*index), {}, start};

@@ -56,7 +56,7 @@ class TargetWriter {
   fsio::AlignedBuffer zeros_;
   bool zero_range_ok_ = true;
   std::optional<fsio::IoQueue::Plug> plug_;
-  std::uint64_t seen_ = 0;  // end of the last segment, for progress
+  std::uint64_t seen_ = 0;       // end of the last segment, for progress
   std::uint64_t unflushed_ = 0;  // written since the last background flush was asked for
   RestoreReport rep_;
   std::optional<Flusher> flusher_;  // last: stopped before the queue state above goes

@@ -70,8 +70,11 @@ class Comparer {
     char text[64];
     std::snprintf(text, sizeof text, "0x%02X, the target has 0x%02X", want, std::to_integer<unsigned>(got[i]));
     difference_ = "block " + std::to_string(off / h_.block_size) + " (" +
-                  (s.unused ? "unused, expected zeros" : s.data ? "saved" : "saved, all zeros") + ") differs at byte " +
-                  std::to_string(off) + " (" + fsio::format_hex(off) + "): the image has " + text;
+                  (s.unused ? "unused, expected zeros"
+                   : s.data ? "saved"
+                            : "saved, all zeros") +
+                  ") differs at byte " + std::to_string(off) + " (" + fsio::format_hex(off) + "): the image has " +
+                  text;
   }
 
   fsio::IoQueue& q_;

@@ -131,8 +131,7 @@ Result<struct statx> DirSource::stat_entry(int dirfd, const std::string& name, c
   return errno_error(e, "stat " + path + to);
 }
 
-Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t self, const std::string& path,
-                            Walk& w) {
+Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t self, const std::string& path, Walk& w) {
   const struct statx sx = FSIO_TRY(stat_entry(dirfd, name, path));
   const auto index = std::uint32_t(w.tree.nodes.size());
   w.tree.nodes.push_back(node_of(sx, name, self));
@@ -153,7 +152,7 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
   } else if (node.kind == NodeKind::directory) {
     if (std::find(w.up.begin(), w.up.end(), id) != w.up.end())
       return make_error(Errc::unsupported, path + ": a symbolic link loop (to '" + link_text(dirfd, name) +
-                                                    "', a directory that contains it)");
+                                               "', a directory that contains it)");
     if (w.up.size() >= kMaxDepth) return make_error(Errc::unsupported, path + ": nested too deep");
     const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (opt_.symlinks == SymlinkPolicy::keep ? O_NOFOLLOW : 0);
     const int fd = ::openat(dirfd, name.c_str(), flags);
@@ -210,8 +209,8 @@ Status DirSource::read_file(std::uint32_t content, int fd, ContentSink& sink) co
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return errno_error("read " + f.path + " at byte " + std::to_string(off + got));
       if (n == 0)
-        return make_error(Errc::corrupt, f.path + ": changed while it was read (it ended at byte " +
-                                             std::to_string(off + got) + ")");
+        return make_error(Errc::corrupt,
+                          f.path + ": changed while it was read (it ended at byte " + std::to_string(off + got) + ")");
       got += std::size_t(n);
     }
     FSIO_TRY(sink.commit(content, off, got));

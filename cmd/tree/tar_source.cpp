@@ -47,8 +47,8 @@ la_ssize_t tee_read(archive* a, void* data, const void** out) {
   auto* t = static_cast<Tee*>(data);
   auto n = read_some(t->in, t->kind, t->buf, "standard input", t->total);
   if (n && *n > 0) {
-    auto w = write_all(t->spool, FdKind::other, std::span(t->buf).first(*n), "the spool file for standard input",
-                       t->total);
+    auto w =
+        write_all(t->spool, FdKind::other, std::span(t->buf).first(*n), "the spool file for standard input", t->total);
     if (!w) n = std::move(w).error();
   }
   if (!n) {
@@ -92,12 +92,12 @@ class TarSource final : public TreeSource {
 
   std::string path_;
   SourceOptions opt_;
-  int fd_ = -1;              // the archive file, or standard input
+  int fd_ = -1;  // the archive file, or standard input
   bool stdin_ = false;
-  std::int64_t start_ = 0;   // where the archive starts in fd_ (standard input may be part-read)
-  int spool_ = -1;           // standard input kept for pass 2
+  std::int64_t start_ = 0;  // where the archive starts in fd_ (standard input may be part-read)
+  int spool_ = -1;          // standard input kept for pass 2
   Tee tee_;
-  TarTree shape_;            // what pass 1 found
+  TarTree shape_;  // what pass 1 found
 };
 
 Status TarSource::open_input() {
@@ -172,8 +172,8 @@ Status TarSource::deliver(archive* a, const MemberShape& m, ContentSink& sink) c
     const la_ssize_t n = archive_read_data(a, room.data(), want);
     if (n < 0) return archive_error(a, "reading the data of '" + m.raw_path + "'");
     if (n == 0)
-      return make_error(Errc::corrupt, name() + ": the data of '" + m.raw_path + "' ends after " +
-                                           std::to_string(off) + " of " + std::to_string(m.size) + " bytes");
+      return make_error(Errc::corrupt, name() + ": the data of '" + m.raw_path + "' ends after " + std::to_string(off) +
+                                           " of " + std::to_string(m.size) + " bytes");
     FSIO_TRY(sink.commit(m.content, off, std::size_t(n)));
     off += std::uint64_t(n);
   }

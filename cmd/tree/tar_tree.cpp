@@ -63,8 +63,7 @@ MemberInfo member_info(archive_entry* e) {
   n.mtime = time_of(archive_entry_mtime(e), archive_entry_mtime_nsec(e));
   n.atime = archive_entry_atime_is_set(e) ? time_of(archive_entry_atime(e), archive_entry_atime_nsec(e)) : n.mtime;
   n.ctime = archive_entry_ctime_is_set(e) ? time_of(archive_entry_ctime(e), archive_entry_ctime_nsec(e)) : n.mtime;
-  if (archive_entry_birthtime_is_set(e))
-    n.btime = time_of(archive_entry_birthtime(e), archive_entry_birthtime_nsec(e));
+  if (archive_entry_birthtime_is_set(e)) n.btime = time_of(archive_entry_birthtime(e), archive_entry_birthtime_nsec(e));
   n.rdev = archive_entry_rdev(e);
   if (const char* h = archive_entry_hardlink_utf8(e) ? archive_entry_hardlink_utf8(e) : archive_entry_hardlink(e)) {
     m.hardlink = h;
@@ -109,8 +108,8 @@ Result<std::uint32_t> TarTreeBuilder::parent_of(const std::vector<std::string>& 
       nodes_[dir].children.emplace(parts[i], index);
       dir = index;
     } else if (nodes_[it->second].attrs.kind != NodeKind::directory) {
-      return make_error(Errc::unsupported, archive_ + ": '" + path + "': '" + parts[i] +
-                                                    "' on its way is not a directory in the archive");
+      return make_error(Errc::unsupported,
+                        archive_ + ": '" + path + "': '" + parts[i] + "' on its way is not a directory in the archive");
     } else {
       dir = it->second;
     }
@@ -157,7 +156,7 @@ Status TarTreeBuilder::add(const MemberInfo& m) {
     const bool was_dir = old.attrs.kind == NodeKind::directory, is_dir = attrs.kind == NodeKind::directory;
     if (was_dir != is_dir)
       return make_error(Errc::unsupported, here + ": appears both as a directory and as a " +
-                                                    node_kind_name(was_dir ? attrs.kind : old.attrs.kind));
+                                               node_kind_name(was_dir ? attrs.kind : old.attrs.kind));
     old.attrs = attrs;  // tar -x: the later member wins
     old.data_member = data;
     return {};
@@ -206,8 +205,8 @@ Result<std::uint32_t> TarTreeBuilder::resolve(std::uint32_t link, int& hops) con
   std::uint32_t cur = link;
   while (nodes_[cur].attrs.kind == NodeKind::symlink) {
     if (++hops > kMaxLinks)
-      return make_error(Errc::unsupported, where(link) + ": a symbolic link loop (to '" +
-                                                    nodes_[link].attrs.link_target + "')");
+      return make_error(Errc::unsupported,
+                        where(link) + ": a symbolic link loop (to '" + nodes_[link].attrs.link_target + "')");
     cur = FSIO_TRY(walk(nodes_[cur].parent, nodes_[cur].attrs.link_target, hops, cur));
   }
   return cur;
@@ -237,8 +236,8 @@ Status TarTreeBuilder::emit(std::uint32_t dir, std::uint32_t out, std::vector<st
     tree.nodes.push_back(std::move(n));
     if (tree.nodes.back().kind != NodeKind::directory) continue;
     if (std::find(up.begin(), up.end(), node) != up.end())
-      return make_error(Errc::unsupported, where(child) + ": a symbolic link loop (to '" + nodes_[child].attrs.link_target +
-                                               "', a directory that contains it)");
+      return make_error(Errc::unsupported, where(child) + ": a symbolic link loop (to '" +
+                                               nodes_[child].attrs.link_target + "', a directory that contains it)");
     up.push_back(node);
     FSIO_TRY(emit(node, index, up, tree, shape));
     up.pop_back();

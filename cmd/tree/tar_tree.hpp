@@ -28,7 +28,7 @@ namespace fsio::tree {
 
 // What pass 2 checks each member against, and where its data goes.
 struct MemberShape {
-  std::string raw_path;                // as member_path() gives it
+  std::string raw_path;  // as member_path() gives it
   std::uint64_t size = 0;
   std::uint32_t content = kNoContent;  // the content its data is, if any node uses it
 };

@@ -134,7 +134,7 @@ TEST(DescribeText, BinaryAndEmptyAreNotText) {
   EXPECT_FALSE(describe_text(""));
   EXPECT_FALSE(describe_text(std::string("abc\0def", 7)));
   EXPECT_FALSE(describe_text("\x01\x02\x03"));
-  EXPECT_FALSE(describe_text("\xff\xfe text"));          // not UTF-8
+  EXPECT_FALSE(describe_text("\xff\xfe text"));  // not UTF-8
   EXPECT_FALSE(describe_text("\xc3(bad continuation"));
   EXPECT_TRUE(describe_text("cut at the end \xe2\x82"));  // a prefix may end mid-character
 }

@@ -187,9 +187,9 @@ TEST_F(FioCommand, AJobFileIsNeverATarget) {
   auto c = ok({"--rw=randwrite", job});
   EXPECT_TRUE(c.fio_mode);
   ASSERT_EQ(c.jobs.size(), 2u);
-  EXPECT_EQ(c.jobs[0].bench.rw, BenchRw::read);       // the section wins
-  EXPECT_EQ(c.jobs[0].bench.bs, 65536u);              // [global]
-  EXPECT_TRUE(c.jobs[0].filename.empty());            // made as one.0.0, never job.fio
+  EXPECT_EQ(c.jobs[0].bench.rw, BenchRw::read);  // the section wins
+  EXPECT_EQ(c.jobs[0].bench.bs, 65536u);         // [global]
+  EXPECT_TRUE(c.jobs[0].filename.empty());       // made as one.0.0, never job.fio
   EXPECT_EQ(c.jobs[1].bench.rw, BenchRw::write);
   auto t = ok({"--name=x", job, "/dev/null"});
   ASSERT_EQ(t.jobs.size(), 3u);

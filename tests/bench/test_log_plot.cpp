@@ -25,8 +25,10 @@ BenchResult windows() {
 
 TEST(BenchLog, WindowsAverageAndHaveNoBlockSize) {
   const BenchResult r = windows();
-  EXPECT_EQ(format_bench_log(r, BenchLogKind::bw, true, false), "100, 40960, 0, 0, 0\n100, 10240, 1, 0, 0\n200, 0, 0, 0, 0\n");
-  EXPECT_EQ(format_bench_log(r, BenchLogKind::iops, true, false), "100, 10240, 0, 0, 0\n100, 2560, 1, 0, 0\n200, 0, 0, 0, 0\n");
+  EXPECT_EQ(format_bench_log(r, BenchLogKind::bw, true, false),
+            "100, 40960, 0, 0, 0\n100, 10240, 1, 0, 0\n200, 0, 0, 0, 0\n");
+  EXPECT_EQ(format_bench_log(r, BenchLogKind::iops, true, false),
+            "100, 10240, 0, 0, 0\n100, 2560, 1, 0, 0\n200, 0, 0, 0, 0\n");
   // Latency logs have no line for a window without requests.
   EXPECT_EQ(format_bench_log(r, BenchLogKind::lat, true, false), "100, 50000, 0, 0, 0\n100, 0, 1, 0, 0\n");
   EXPECT_EQ(format_bench_log(r, BenchLogKind::slat, true, true), "100, 10000, 0, 0, 0, 0\n");

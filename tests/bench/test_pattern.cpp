@@ -61,7 +61,9 @@ TEST(PatternReference, MatchesSplitMix64AndTheHandComputedWords) {
   // The first output of splitmix64 seeded with 0, as published with it.
   EXPECT_EQ(splitmix(kGolden), 0xe220a8397b1dcdafULL);
   // Words 2, 3 and 63 of three sectors, from a Python implementation.
-  const struct { std::uint64_t off, seed, w2, w3, w63; } cases[] = {
+  const struct {
+    std::uint64_t off, seed, w2, w3, w63;
+  } cases[] = {
       {0x0, 0x0, 0x568a9b0b1a2c05ecULL, 0x44e5b8b147ef718bULL, 0xbc07eee8dff3de5fULL},
       {0x200, 0x66736962, 0x70776c92a62ef0dcULL, 0x0c55fa2f7b1a23a9ULL, 0xad85e6b61e7d9901ULL},
       {0x1000, 0x5, 0xff83ef2717af44daULL, 0xe1f0a2cbd1accd03ULL, 0x95cb1c91664964f0ULL},
@@ -174,7 +176,6 @@ TEST(Pattern, MismatchInAPartialBufferKeepsBytesOutsideAsExpected) {
   EXPECT_EQ(m->actual, reference_words(0, 8)[12] ^ (std::uint64_t{0xff} << (8 * 6)));
   EXPECT_FALSE(m->header_read);
 }
-
 
 TEST(Pattern, AZeroedSectorHoldsNoStamp) {
   // Bytes 0..7 of the sector at 0x1000 should read 0x1000: the first that

@@ -158,8 +158,8 @@ TEST(Workloads, VerifyIsRefusedWhereItCannotReplay) {
 
 TEST(BenchJobs, CopiesRunTogetherAndStonewallsWait) {
   File f(2 << 20);
-  auto c = parse_ddbench_command({"--name=r", "--rw=randread", "--numjobs=2", "--filename=" + f.path(),
-                                  "--name=w", "--stonewall", "--rw=write", "--bs=64k", "--filename=" + f.path()});
+  auto c = parse_ddbench_command({"--name=r", "--rw=randread", "--numjobs=2", "--filename=" + f.path(), "--name=w",
+                                  "--stonewall", "--rw=write", "--bs=64k", "--filename=" + f.path()});
   ASSERT_TRUE(c) << c.error().message();
   for (auto& j : c->jobs) j.bench.force = true;
   auto jobs = expand_fio_jobs(c->jobs);
@@ -184,7 +184,7 @@ TEST(BenchJobs, AMissingFileWithASizeIsMadeAndLaidOutForReads) {
   ASSERT_TRUE(run) << run.error().message();
   EXPECT_EQ(run->results[0].io_bytes, 1u << 20);
   const std::string made = std::string(dir) + "/lay.0.0";
-  struct stat st{};
+  struct stat st {};
   ASSERT_EQ(::stat(made.c_str(), &st), 0);
   EXPECT_EQ(st.st_size, 1 << 20);
   EXPECT_GE(std::uint64_t(st.st_blocks) * 512, 1u << 20);  // written, not a hole

@@ -67,17 +67,15 @@ TEST(CheckApart, ALoopDeviceOverTheFileIsRefusedBothWays) {
   LoopDevice loop(img);
   if (!loop.ok()) GTEST_SKIP() << loop.why();
   const std::string l = loop.path();
-  EXPECT_EQ(refusal({"", l}, {{"the input", img}}),
-            l + ": shares storage with the input " + img + " (" + l + " is a loop device over " + img +
-                "); refusing to write to it");
-  EXPECT_EQ(refusal({"", img}, {{"the source", l}}),
-            img + ": shares storage with the source " + l + " (" + l + " is a loop device over " + img +
-                "); refusing to write to it");
+  EXPECT_EQ(refusal({"", l}, {{"the input", img}}), l + ": shares storage with the input " + img + " (" + l +
+                                                        " is a loop device over " + img + "); refusing to write to it");
+  EXPECT_EQ(refusal({"", img}, {{"the source", l}}), img + ": shares storage with the source " + l + " (" + l +
+                                                         " is a loop device over " + img +
+                                                         "); refusing to write to it");
   LoopDevice second(img);
   if (!second.ok()) GTEST_SKIP() << second.why();
-  EXPECT_EQ(refusal({"", second.path()}, {{"the source", l}}),
-            second.path() + ": shares storage with the source " + l + " (both use " + img +
-                "); refusing to write to it");
+  EXPECT_EQ(refusal({"", second.path()}, {{"the source", l}}), second.path() + ": shares storage with the source " + l +
+                                                                   " (both use " + img + "); refusing to write to it");
   LoopDevice top(second.path());
   if (!top.ok()) GTEST_SKIP() << top.why();
   EXPECT_EQ(refusal({"", top.path()}, {{"the input", img}}),
@@ -123,8 +121,8 @@ TEST(CheckApart, ATreeHoldingTheTargetOrWhatItStandsOnIsRefused) {
   if (!test::is_root()) return;
   LoopDevice loop(dir / "src/sub/f.bin");
   if (!loop.ok()) GTEST_SKIP() << loop.why();
-  EXPECT_NE(refusal({"", loop.path()}, {tree}).find("(" + loop.path() + " is a loop device over " +
-                                                    dir / "src/sub/f.bin" + ")"),
+  EXPECT_NE(refusal({"", loop.path()}, {tree})
+                .find("(" + loop.path() + " is a loop device over " + dir / "src/sub/f.bin" + ")"),
             std::string::npos);
 }
 

@@ -11,8 +11,8 @@
 namespace fsio {
 namespace {
 
-using test::LoopDevice;
 using test::clamp_ok;
+using test::LoopDevice;
 using test::open_ok;
 using test::TempDir;
 
@@ -30,8 +30,8 @@ class LoopDeviceTest : public ::testing::Test {
   TempDir dir;
 };
 
-#define BIND_OR_SKIP(var, ...)                                             \
-  auto var = bind(__VA_ARGS__);                                            \
+#define BIND_OR_SKIP(var, ...)  \
+  auto var = bind(__VA_ARGS__); \
   if (!var->ok()) GTEST_SKIP() << "losetup failed: cannot bind a loop device"
 
 OpenOptions read_only() {

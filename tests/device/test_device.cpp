@@ -178,7 +178,7 @@ TEST_F(DeviceFile, DirectImageClampsToWholeLogicalSectors) {
   Device d = open_ok(dir / "img", o);
   if (!d.direct()) GTEST_SKIP() << dir.path() << ": " << d.direct_fallback();
   EXPECT_EQ(clamp_ok(d, 8192, 4096), 1536u);  // 1808 bytes inside -> 3 sectors
-  auto tail = d.clamp(9728, 4096);                // only 272 bytes: less than a sector
+  auto tail = d.clamp(9728, 4096);            // only 272 bytes: less than a sector
   ASSERT_FALSE(tail.has_value());
   EXPECT_EQ(tail.error().code, Errc::invalid_argument);
   EXPECT_TRUE(contains(tail.error().message(), "0x2600")) << tail.error().message();

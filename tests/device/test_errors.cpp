@@ -96,8 +96,9 @@ TEST(DeviceErrors, TheEndOfDeviceGuardNamesThePathSizeOffsetAndDeviceSize) {
   if (!dd.direct()) GTEST_SKIP() << dir.path() << ": " << dd.direct_fallback();
   auto tail = dd.clamp(9728, 4096);
   ASSERT_FALSE(tail);
-  EXPECT_EQ(tail.error().message(), img + ": request of 4096 bytes at 0x2600 lies in the partial last sector "
-                                          "(size 0x2710, 512-byte sectors)");
+  EXPECT_EQ(tail.error().message(), img +
+                                        ": request of 4096 bytes at 0x2600 lies in the partial last sector "
+                                        "(size 0x2710, 512-byte sectors)");
 }
 
 TEST(DeviceErrors, DiscardRefusalsNameThePathSizeAndOffset) {
@@ -114,7 +115,8 @@ TEST(DeviceErrors, DiscardRefusalsNameThePathSizeAndOffset) {
   Device rw = test::open_ok(img, w);
   st = rw.discard(0xff000, 0x2000);
   ASSERT_FALSE(st);
-  EXPECT_EQ(st.error().message(), img + ": discard 8192 bytes at 0xff000: beyond the end of the device (size 0x100000)");
+  EXPECT_EQ(st.error().message(),
+            img + ": discard 8192 bytes at 0xff000: beyond the end of the device (size 0x100000)");
 }
 
 }  // namespace

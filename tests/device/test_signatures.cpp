@@ -79,8 +79,8 @@ TEST_F(Signatures, SignatureInsideAWindowIsReportedWindowRelative) {
   const auto mk = test::run("mkfs.ext4 -q -F " + dir / "part.img");
   ASSERT_EQ(mk.exit_code, 0) << mk.output;
   test::make_file(dir / "disk.img", 16 << 20);
-  const auto dd = test::run("dd if=" + dir / "part.img" + " of=" + dir / "disk.img" +
-                            " bs=1M seek=4 conv=notrunc status=none");
+  const auto dd =
+      test::run("dd if=" + dir / "part.img" + " of=" + dir / "disk.img" + " bs=1M seek=4 conv=notrunc status=none");
   ASSERT_EQ(dd.exit_code, 0) << dd.output;
   OpenOptions o;
   o.offset = 4 << 20;

@@ -128,7 +128,7 @@ std::vector<ExRow> debugfs_ex(const std::string& img, const std::string& path) {
   // logical range, physical range (one number for an index row or a one-block extent), length.
   static const std::regex row(R"(^\s*(\d+)/\s*(\d+)\s+(\d+)/\s*(\d+)\s+)"              // levels, entries
                               R"((\d+)(?:\s*-\s*(\d+))?\s+(\d+)(?:\s*-\s*(\d+))?\s+)"  // logical, physical
-                              R"((\d+)\s*(Uninit)?\s*$)");                            // length, flags
+                              R"((\d+)\s*(Uninit)?\s*$)");                             // length, flags
   std::vector<ExRow> out;
   for (const auto& line : lines_of(debugfs(img, "ex " + path))) {
     std::smatch m;
@@ -154,8 +154,8 @@ Stat debugfs_stat(const std::string& img, const std::string& path) {
   const std::string out = debugfs(img, "stat " + path);
   Stat s;
   std::smatch m;
-  static const std::regex flags(R"(Flags: (0x[0-9a-fA-F]+))"), size(R"(Size: (\d+))"),
-      blocks(R"(Blockcount: (\d+))"), links(R"(Links: (\d+))");
+  static const std::regex flags(R"(Flags: (0x[0-9a-fA-F]+))"), size(R"(Size: (\d+))"), blocks(R"(Blockcount: (\d+))"),
+      links(R"(Links: (\d+))");
   if (!std::regex_search(out, m, flags)) throw std::runtime_error("debugfs stat: no Flags in: " + out);
   s.flags = std::uint32_t(number(m[1]));
   if (!std::regex_search(out, m, size)) throw std::runtime_error("debugfs stat: no Size in: " + out);

@@ -63,8 +63,8 @@ std::uint64_t header_number(const std::map<std::string, std::string>& h, const s
 
 // One row of `debugfs -R 'ex F'`: a leaf extent or an index entry.
 struct ExRow {
-  unsigned level = 0, max_level = 0;   // " 1/ 1"
-  unsigned entry = 0, entries = 0;     // "  2/  5": entry 2 of 5 in its node
+  unsigned level = 0, max_level = 0;  // " 1/ 1"
+  unsigned entry = 0, entries = 0;    // "  2/  5": entry 2 of 5 in its node
   std::uint64_t logical_first = 0, logical_last = 0;
   std::uint64_t physical_first = 0, physical_last = 0;  // an index row: the child block in both
   std::uint64_t length = 0;
@@ -85,7 +85,7 @@ Stat debugfs_stat(const std::string& img, const std::string& path);
 // `debugfs -R 'htree D'`, parsed: the index nodes and every leaf with the
 // hashes debugfs computed for its names.
 struct HtreeLeaf {
-  std::uint32_t block = 0;                  // logical block of the directory
+  std::uint32_t block = 0;  // logical block of the directory
   // The range its index entry gives: lo <= hash < hi (hi 0: 2^32), or
   // hash <= hi when the next entry's hash has the low "continued" bit.
   std::uint32_t lo = 0, hi = 0;
@@ -98,8 +98,8 @@ struct HtreeNode {
 };
 struct Htree {
   unsigned hash_version = 0, indirect_levels = 0;
-  std::vector<HtreeNode> nodes;  // the root first, then the interior nodes in order
-  std::vector<HtreeLeaf> leaves; // in hash order
+  std::vector<HtreeNode> nodes;   // the root first, then the interior nodes in order
+  std::vector<HtreeLeaf> leaves;  // in hash order
 };
 Htree debugfs_htree(const std::string& img, const std::string& dir);
 // Every leaf's names lie in its index entry's hash range; "" when they do,

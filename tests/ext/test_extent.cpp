@@ -78,8 +78,7 @@ TEST(NormalizeExtents, SplitsUnwrittenExtentsAt32767Blocks) {
 
 TEST(NormalizeExtents, MergesOnlyWhatIsContiguousBothWays) {
   // Logically and physically contiguous: one extent of 150.
-  EXPECT_EQ(str(normalize_extents({{0, 100, 1000, false}, {100, 50, 1100, false}})),
-            str({{0, 150, 1000, false}}));
+  EXPECT_EQ(str(normalize_extents({{0, 100, 1000, false}, {100, 50, 1100, false}})), str({{0, 150, 1000, false}}));
   // Merged up to 32768 (32700 + 68), the remaining 32 blocks start a new extent.
   EXPECT_EQ(str(normalize_extents({{0, 32700, 1000, false}, {32700, 100, 33700, false}})),
             str({{0, 32768, 1000, false}, {32768, 32, 33768, false}}));
@@ -186,8 +185,8 @@ TEST_F(ExtentTree, FourExtentsLiveInTheInode) {
     EXPECT_FALSE(rows[k].uninit);
   }
   const auto st = peers::debugfs_stat(img_, "/f");
-  EXPECT_EQ(st.flags, 0x80000u);        // EXTENTS_FL alone
-  EXPECT_EQ(st.blockcount, 8u * 8);     // 8 blocks of 4096 = 64 sectors
+  EXPECT_EQ(st.flags, 0x80000u);     // EXTENTS_FL alone
+  EXPECT_EQ(st.blockcount, 8u * 8);  // 8 blocks of 4096 = 64 sectors
   EXPECT_EQ(st.size, 32u * 4096);
   expect_clean();
 }

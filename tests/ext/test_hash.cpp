@@ -38,8 +38,12 @@ TEST(DxHash, MatchesDebugfsForEveryVersion) {
   // The UUID's bytes read as four little-endian words, as s_hash_seed is stored.
   const std::uint32_t seed[4] = {0x42155244, 0x394ae287, 0xc7ed268c, 0x3f503227};
   const std::uint32_t zero[4] = {};
-  const std::string names[] = {"a", "hello", "h\xc3\xa9llo", "file-with-a-longer-name-4242",
-                               "exactly-sixteen!", "a-name-of-forty-bytes-for-two-md4-blocks",
+  const std::string names[] = {"a",
+                               "hello",
+                               "h\xc3\xa9llo",
+                               "file-with-a-longer-name-4242",
+                               "exactly-sixteen!",
+                               "a-name-of-forty-bytes-for-two-md4-blocks",
                                std::string(100, 'x') + "\xff\x80"};
   for (int v = DX_HASH_LEGACY; v <= DX_HASH_TEA_UNSIGNED; ++v) {
     for (const auto& name : names) {

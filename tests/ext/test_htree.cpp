@@ -236,8 +236,8 @@ TEST_F(Htree, EqualHashesAcrossTheFirstSplitSetTheContinuedBit) {
   ASSERT_TRUE(one && two);
   EXPECT_EQ(one->names.size(), 31u);
   EXPECT_EQ(two->names.size(), 31u);
-  EXPECT_EQ(one->names.back().first, h);  // one of the pair ends block 1
-  EXPECT_EQ(two->names.front().first, h); // the other starts block 2
+  EXPECT_EQ(one->names.back().first, h);   // one of the pair ends block 1
+  EXPECT_EQ(two->names.front().first, h);  // the other starts block 2
   expect_sound(tree, 62);
 }
 

@@ -24,7 +24,8 @@ TEST(Mke2fsConf, BuiltinIsDebiansFile) {
   const auto c = Mke2fsConf::builtin();
   EXPECT_EQ(c.get("defaults", "", "blocksize"), "4096");
   EXPECT_EQ(c.get("defaults", "", "inode_ratio"), "16384");
-  EXPECT_EQ(c.get("fs_types", "ext4", "features"), "has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,dir_nlink,extra_isize");
+  EXPECT_EQ(c.get("fs_types", "ext4", "features"),
+            "has_journal,extent,huge_file,flex_bg,metadata_csum,64bit,dir_nlink,extra_isize");
   EXPECT_EQ(c.get("fs_types", "small", "inode_ratio"), "4096");
   EXPECT_EQ(c.get("fs_types", "floppy", "blocksize"), "1024");
   EXPECT_EQ(c.get("fs_types", "largefile", "blocksize"), "-1");

@@ -62,8 +62,8 @@ TEST(MkfsPlan, SixtyFourMiBIsSmallWithOneKiBBlocks) {
   EXPECT_EQ(x.m.groups[0].inode_bitmap, 267u);
   EXPECT_EQ(x.m.groups[0].inode_table, 275u);
   EXPECT_EQ(x.f.root_block, 4371u);
-  EXPECT_EQ(x.f.lpf_blocks, (std::vector<std::uint64_t>{4372, 4373, 4374, 4375, 4376, 4377, 4378, 4379, 4380, 4381,
-                                                        4382, 4383}));
+  EXPECT_EQ(x.f.lpf_blocks,
+            (std::vector<std::uint64_t>{4372, 4373, 4374, 4375, 4376, 4377, 4378, 4379, 4380, 4381, 4382, 4383}));
   EXPECT_EQ(x.f.resize_dind, 4384u);
   EXPECT_EQ(x.f.journal_blocks, 4096u);
   ASSERT_EQ(x.f.journal_extents.size(), 1u);
@@ -182,7 +182,7 @@ TEST(MkfsPlan, UsageTypesBySize) {
   EXPECT_EQ(make("4T").p.fs_types.back(), "big");
   const Made huge = make("16T");
   EXPECT_EQ(huge.p.fs_types.back(), "huge");
-  EXPECT_EQ(huge.m.l.inodes_count, 268435456u);  // 65536 bytes per inode
+  EXPECT_EQ(huge.m.l.inodes_count, 268435456u);                         // 65536 bytes per inode
   EXPECT_FALSE(huge.m.l.has_compat(EXT2_FEATURE_COMPAT_RESIZE_INODE));  // above 2^32 - 1 blocks
 }
 

@@ -21,14 +21,12 @@ namespace {
 namespace test = fsio::test;
 namespace stdfs = std::filesystem;
 
-void write_file(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary) << data;
-}
+void write_file(const std::string& path, const std::string& data) { std::ofstream(path, std::ios::binary) << data; }
 
 std::string random_bytes(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::string s(n, '\0');
-  for (std::size_t i = 0; i < n; i += 4) {  // four bytes a draw
+  for (std::size_t i = 0; i < n; i += 4) {       // four bytes a draw
     const std::uint32_t r = rng() | 0x01010101;  // never a zero byte, so no block turns into a hole
     std::memcpy(s.data() + i, &r, std::min<std::size_t>(4, n - i));
   }
@@ -142,8 +140,8 @@ TEST_P(ReadImage, FilesReadTheSameAsDebugfsDump) {
   auto fs = open();
   ASSERT_TRUE(fs);
   for (const char* p : {"/big.bin", "/frag.bin", "/d1/d2/d3/deep.txt"}) {
-    const auto r =
-        test::run("rm -f " + dir_ / "peer" + "; debugfs -R 'dump " + std::string(p) + " " + dir_ / "peer" + "' " + img_);
+    const auto r = test::run("rm -f " + dir_ / "peer" + "; debugfs -R 'dump " + std::string(p) + " " + dir_ / "peer" +
+                             "' " + img_);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const std::string peer = slurp(dir_ / "peer");
     EXPECT_GT(peer.size(), 0u) << p;
@@ -218,13 +216,25 @@ class Corrupt : public ::testing::Test {
       bool failed = false;
       for (const char* p : {"/many", "/frag.bin", "/big.bin", "/small.txt"}) {
         auto ino = (*fs)->lookup(p);
-        if (!ino) { err = ino.error(); failed = true; break; }
+        if (!ino) {
+          err = ino.error();
+          failed = true;
+          break;
+        }
         auto inode = (*fs)->read_inode(*ino);
-        if (!inode) { err = inode.error(); failed = true; break; }
-        auto r = inode->is_dir() ? list_dir(**fs, p, true).has_value()
-                                 ? fsio::Status{} : fsio::Status(list_dir(**fs, p, true).error())
+        if (!inode) {
+          err = inode.error();
+          failed = true;
+          break;
+        }
+        auto r = inode->is_dir() ? list_dir(**fs, p, true).has_value() ? fsio::Status{}
+                                                                       : fsio::Status(list_dir(**fs, p, true).error())
                                  : (*fs)->read_file(*inode, [](auto) { return fsio::Status{}; });
-        if (!r) { err = r.error(); failed = true; break; }
+        if (!r) {
+          err = r.error();
+          failed = true;
+          break;
+        }
       }
       ASSERT_TRUE(failed) << "no error for a flip that should give: " << what;
     }

@@ -53,9 +53,9 @@ class PipeLike : public Source {
 
 struct Written {
   WritebackStats stats;
-  std::vector<Extent> extents;           // as FileWriter planned them
-  std::vector<std::uint64_t> pass_bytes; // bytes written by each pass
-  std::uint64_t requests = 0;            // requests queued: plug.write calls, one per run
+  std::vector<Extent> extents;            // as FileWriter planned them
+  std::vector<std::uint64_t> pass_bytes;  // bytes written by each pass
+  std::uint64_t requests = 0;             // requests queued: plug.write calls, one per run
 };
 
 class Writeback : public peers::WriterTest {

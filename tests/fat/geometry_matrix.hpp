@@ -33,7 +33,10 @@ inline std::vector<Variant> variants() {
   add("-F 16", [](FormatOptions& o) { o.fat_type = 16; });
   add("-F 32", [](FormatOptions& o) { o.fat_type = 32; });
   add("-S 4096", [](FormatOptions& o) { o.sector_size = 4096; });
-  add("-F 32 -s 1", [](FormatOptions& o) { o.fat_type = 32; o.sectors_per_cluster = 1; });
+  add("-F 32 -s 1", [](FormatOptions& o) {
+    o.fat_type = 32;
+    o.sectors_per_cluster = 1;
+  });
   add("-a", [](FormatOptions& o) { o.no_align = true; });
   add("-f 1", [](FormatOptions& o) { o.num_fats = 1; });
   add("-r 112", [](FormatOptions& o) { o.root_entries = 112; });
@@ -50,21 +53,58 @@ inline std::vector<Variant> extra_variants() {
     set(o);
     v.push_back({std::move(args), o});
   };
-  add("-F 16 -s 1", [](FormatOptions& o) { o.fat_type = 16; o.sectors_per_cluster = 1; });
-  add("-F 32 -R 4", [](FormatOptions& o) { o.fat_type = 32; o.reserved_sectors = 4; });
-  add("-F 32 -R 5 -b 3", [](FormatOptions& o) { o.fat_type = 32; o.reserved_sectors = 5; o.backup_boot = 3; });
-  add("-F 32 -b 0", [](FormatOptions& o) { o.fat_type = 32; o.backup_boot = 0; });
-  add("-F 32 -b 40", [](FormatOptions& o) { o.fat_type = 32; o.backup_boot = 40; });
-  add("-g 255/63 -h 2048 -M 0xF0 -D 0x07", [](FormatOptions& o) {
-    o.heads = 255; o.sectors_per_track = 63; o.hidden_sectors = 2048; o.media = 0xF0; o.drive_number = 7;
+  add("-F 16 -s 1", [](FormatOptions& o) {
+    o.fat_type = 16;
+    o.sectors_per_cluster = 1;
   });
-  add("-S 1024 -f 3 -r 1000", [](FormatOptions& o) { o.sector_size = 1024; o.num_fats = 3; o.root_entries = 1000; });
-  add("-S 2048 -F 16", [](FormatOptions& o) { o.sector_size = 2048; o.fat_type = 16; });
-  add("-s 128 -F 16", [](FormatOptions& o) { o.sectors_per_cluster = 128; o.fat_type = 16; });
-  add("-a -F 32 -s 2", [](FormatOptions& o) { o.no_align = true; o.fat_type = 32; o.sectors_per_cluster = 2; });
+  add("-F 32 -R 4", [](FormatOptions& o) {
+    o.fat_type = 32;
+    o.reserved_sectors = 4;
+  });
+  add("-F 32 -R 5 -b 3", [](FormatOptions& o) {
+    o.fat_type = 32;
+    o.reserved_sectors = 5;
+    o.backup_boot = 3;
+  });
+  add("-F 32 -b 0", [](FormatOptions& o) {
+    o.fat_type = 32;
+    o.backup_boot = 0;
+  });
+  add("-F 32 -b 40", [](FormatOptions& o) {
+    o.fat_type = 32;
+    o.backup_boot = 40;
+  });
+  add("-g 255/63 -h 2048 -M 0xF0 -D 0x07", [](FormatOptions& o) {
+    o.heads = 255;
+    o.sectors_per_track = 63;
+    o.hidden_sectors = 2048;
+    o.media = 0xF0;
+    o.drive_number = 7;
+  });
+  add("-S 1024 -f 3 -r 1000", [](FormatOptions& o) {
+    o.sector_size = 1024;
+    o.num_fats = 3;
+    o.root_entries = 1000;
+  });
+  add("-S 2048 -F 16", [](FormatOptions& o) {
+    o.sector_size = 2048;
+    o.fat_type = 16;
+  });
+  add("-s 128 -F 16", [](FormatOptions& o) {
+    o.sectors_per_cluster = 128;
+    o.fat_type = 16;
+  });
+  add("-a -F 32 -s 2", [](FormatOptions& o) {
+    o.no_align = true;
+    o.fat_type = 32;
+    o.sectors_per_cluster = 2;
+  });
   add("-n MYDISK", [](FormatOptions& o) { o.label = "MYDISK"; });
   add("-n BAD.NAME", [](FormatOptions& o) { o.label = "BAD.NAME"; });
-  add("-F 32 -R 1", [](FormatOptions& o) { o.fat_type = 32; o.reserved_sectors = 1; });
+  add("-F 32 -R 1", [](FormatOptions& o) {
+    o.fat_type = 32;
+    o.reserved_sectors = 1;
+  });
   return v;
 }
 
@@ -83,8 +123,14 @@ inline std::vector<Variant> atari_variants() {
   add("-F 32", [](FormatOptions& o) { o.fat_type = 32; });
   add("-S 2048", [](FormatOptions& o) { o.sector_size = 2048; });
   add("-s 4", [](FormatOptions& o) { o.sectors_per_cluster = 4; });
-  add("-a -f 1", [](FormatOptions& o) { o.no_align = true; o.num_fats = 1; });
-  add("-r 64 -n ST", [](FormatOptions& o) { o.root_entries = 64; o.label = "ST"; });
+  add("-a -f 1", [](FormatOptions& o) {
+    o.no_align = true;
+    o.num_fats = 1;
+  });
+  add("-r 64 -n ST", [](FormatOptions& o) {
+    o.root_entries = 64;
+    o.label = "ST";
+  });
   return v;
 }
 
@@ -95,13 +141,13 @@ struct Group {
 };
 
 inline std::vector<std::uint64_t> floppy_and_small_sizes() {
-  return {160 * KiB, 360 * KiB, 720 * KiB, 1200 * KiB, 1440 * KiB, 1440 * KiB + 512, 2880 * KiB, 64 * KiB,
-          100 * KiB, 1 * MiB, 4 * MiB, 4 * MiB + 512, 4 * MiB + 1024, 8 * MiB, 16 * MiB, 32 * MiB + 777,
-          100 * MiB, 256 * MiB, 260 * MiB, 260 * MiB + KiB};
+  return {160 * KiB, 360 * KiB,      720 * KiB, 1200 * KiB, 1440 * KiB,    1440 * KiB + 512, 2880 * KiB,
+          64 * KiB,  100 * KiB,      1 * MiB,   4 * MiB,    4 * MiB + 512, 4 * MiB + 1024,   8 * MiB,
+          16 * MiB,  32 * MiB + 777, 100 * MiB, 256 * MiB,  260 * MiB,     260 * MiB + KiB};
 }
 inline std::vector<std::uint64_t> fat32_threshold_sizes() {
-  return {511 * MiB, 512 * MiB - KiB, 512 * MiB - 512, 512 * MiB, 512 * MiB + 512, 513 * MiB, 600 * MiB,
-          1 * GiB + 3584, 2 * GiB - 1};
+  return {511 * MiB, 512 * MiB - KiB, 512 * MiB - 512, 512 * MiB,  512 * MiB + 512,
+          513 * MiB, 600 * MiB,       1 * GiB + 3584,  2 * GiB - 1};
 }
 inline std::vector<std::uint64_t> random_sizes() {
   std::mt19937_64 rng(20240613);

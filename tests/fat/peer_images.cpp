@@ -13,7 +13,8 @@ namespace support = fsio::test;
 
 std::string missing_peer_tools() {
   for (const char* t : {"mkfs.fat", "fsck.fat", "mcopy", "mmd", "mdir", "mshowfat", "mdel"})
-    if (!support::have_tool(t)) return std::string(t) + " is not installed; the reader is judged by dosfstools and mtools";
+    if (!support::have_tool(t))
+      return std::string(t) + " is not installed; the reader is judged by dosfstools and mtools";
   return {};
 }
 
@@ -69,8 +70,8 @@ std::vector<std::uint32_t> mshowfat_clusters(const std::string& image, const std
   return clusters;
 }
 
-fsio::Result<std::unique_ptr<OpenVolume>> open_volume(const std::string& path, bool write,
-                                                      const VolumeOptions& options, fsio::EngineKind engine) {
+fsio::Result<std::unique_ptr<OpenVolume>> open_volume(const std::string& path, bool write, const VolumeOptions& options,
+                                                      fsio::EngineKind engine) {
   fsio::OpenOptions oo;
   oo.write = write;
   oo.direct = false;
@@ -140,7 +141,10 @@ std::map<std::string, std::string> populate(const std::string& image, const std:
   file("", "a long name.txt", cb + 1);
   file("", "exactly13char", 3 * cb + 17);
   file("", "Twenty-six characters long", 0);
-  file("", "Gr\xC3\xBC\xC3\x9F" "e.txt", 512);
+  file("",
+       "Gr\xC3\xBC\xC3\x9F"
+       "e.txt",
+       512);
   file("/Sub Dir", "inner file.bin", 100 * 1024);
   file("/Sub Dir/Deeper", "deep.dat", 2 * cb);
   file("/UPPER", "MIXED case.Txt", 513);

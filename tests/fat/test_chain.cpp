@@ -51,15 +51,17 @@ struct Fat {
   std::uint32_t eoc() const { return end_of_chain(layout.type); }
   // Links the clusters in order; the last gets `tail`.
   void link(const std::vector<std::uint32_t>& clusters, std::uint32_t tail) {
-    for (std::size_t i = 0; i + 1 < clusters.size(); ++i) ASSERT_TRUE(table.set(clusters[i], clusters[i + 1]).has_value());
+    for (std::size_t i = 0; i + 1 < clusters.size(); ++i)
+      ASSERT_TRUE(table.set(clusters[i], clusters[i + 1]).has_value());
     ASSERT_TRUE(table.set(clusters.back(), tail).has_value());
   }
   Chain walk(std::uint32_t first, std::vector<std::pair<std::uint32_t, std::uint32_t>>* runs = nullptr) {
-    auto r = walk_chain(table, first, runs ? RunVisitor([runs](std::uint32_t a, std::uint32_t n) {
-                                                runs->emplace_back(a, n);
-                                                return true;
-                                              })
-                                           : RunVisitor{});
+    auto r = walk_chain(table, first,
+                        runs ? RunVisitor([runs](std::uint32_t a, std::uint32_t n) {
+                          runs->emplace_back(a, n);
+                          return true;
+                        })
+                             : RunVisitor{});
     EXPECT_TRUE(r.has_value());
     return r.value();
   }

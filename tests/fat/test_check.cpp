@@ -87,8 +87,8 @@ std::string listing(const CheckResult& r) {
   return s;
 }
 
-#define SKIP_WITHOUT_PEERS()                                                          \
-  if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;             \
+#define SKIP_WITHOUT_PEERS()                                              \
+  if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m; \
   if (!support::have_tool("python3")) GTEST_SKIP() << "python3 is not installed (fatcorrupt.py)"
 
 // fsck.fat's "N files, U/C clusters" summary line.
@@ -254,7 +254,8 @@ TEST(Check, FindingsPastTheLimitAreCountedAndStillRepaired) {
   v.reset();
   std::vector<std::uint8_t> run;
   for (int i = 0; i < 3000; ++i) run.insert(run.end(), {0xF0, 0xFF});
-  for (std::uint32_t c = 0; c < l.num_fats; ++c) test::patch(img.path, l.fat_offset(c) + entry_offset(l.type, 1000), run);
+  for (std::uint32_t c = 0; c < l.num_fats; ++c)
+    test::patch(img.path, l.fat_offset(c) + entry_offset(l.type, 1000), run);
   const auto out = img.fsck().output;
   EXPECT_NE(out.find("Reclaimed 3000 unused clusters"), std::string::npos) << out.substr(0, 400);
   CheckOptions o;
@@ -284,8 +285,7 @@ TEST(Check, LostChainsAreCountedByTheirHeads) {
   EXPECT_EQ(r.counts.lost, 7u);
   EXPECT_EQ(r.counts.lost_chains, 2u);
   ASSERT_EQ(kinds(r, CheckKind::lost_clusters), 1u);
-  EXPECT_NE(r.findings[0].message.find("7 unused clusters (14336 bytes) in 2 chains"), std::string::npos)
-      << listing(r);
+  EXPECT_NE(r.findings[0].message.find("7 unused clusters (14336 bytes) in 2 chains"), std::string::npos) << listing(r);
   img.repair();
   EXPECT_EQ(img.fsck().exit_code, 0) << img.fsck().output;
 }

@@ -26,9 +26,9 @@ struct FileChain {
 
 struct Census {
   std::vector<FileChain> files;
-  std::vector<std::string> cross_linked;   // paths whose chain met a cluster already owned
+  std::vector<std::string> cross_linked;  // paths whose chain met a cluster already owned
   std::vector<LfnProblem> lfn;
-  std::uint64_t lost = 0;                  // non-free entries no chain owns
+  std::uint64_t lost = 0;  // non-free entries no chain owns
   std::uint32_t free = 0;
 };
 
@@ -59,14 +59,18 @@ Census census(Volume& vol) {
       if (e.is_directory()) dirs.emplace_back(p, e.first_cluster);
     }
   }
-  EXPECT_TRUE(vol.fat().scan([&](std::uint32_t at, std::span<const std::uint32_t> v) {
-                for (std::size_t i = 0; i < v.size(); ++i) {
-                  const std::uint32_t n = at + std::uint32_t(i);
-                  if (v[i] == 0) ++c.free;
-                  else if (!owned.test(n)) ++c.lost;
-                }
-                return true;
-              }, 2).has_value());
+  EXPECT_TRUE(vol.fat()
+                  .scan(
+                      [&](std::uint32_t at, std::span<const std::uint32_t> v) {
+                        for (std::size_t i = 0; i < v.size(); ++i) {
+                          const std::uint32_t n = at + std::uint32_t(i);
+                          if (v[i] == 0) ++c.free;
+                          else if (!owned.test(n)) ++c.lost;
+                        }
+                        return true;
+                      },
+                      2)
+                  .has_value());
   return c;
 }
 
@@ -91,7 +95,8 @@ TEST_P(Corpus, TheReaderSeesWhatFsckFatSees) {
   support::TempDir dir;
   const std::string img = dir / "img";
   test::mkfs(img, GetParam().kib, GetParam().args);
-  for (auto [name, size] : {std::pair{"A.BIN", 20000}, std::pair{"B.BIN", 9000}, std::pair{"a long file name.txt", 24}}) {
+  for (auto [name, size] :
+       {std::pair{"A.BIN", 20000}, std::pair{"B.BIN", 9000}, std::pair{"a long file name.txt", 24}}) {
     support::make_file(dir / name, size, 'x');
     test::mtools("mcopy", img, "'" + (dir / name) + "' ::");
   }
@@ -135,7 +140,8 @@ TEST_P(Corpus, TheReaderSeesWhatFsckFatSees) {
     const Census c = census(**v);
     const auto* f = find(c, "/A.BIN");
     ASSERT_NE(f, nullptr);
-    EXPECT_GT(f->chain.bytes((*v)->layout()), (f->size + (*v)->layout().cluster_bytes() - 1) / (*v)->layout().cluster_bytes() * (*v)->layout().cluster_bytes());
+    EXPECT_GT(f->chain.bytes((*v)->layout()), (f->size + (*v)->layout().cluster_bytes() - 1) /
+                                                  (*v)->layout().cluster_bytes() * (*v)->layout().cluster_bytes());
     EXPECT_EQ(f->chain.last, number(said, R"(cluster (\d+) appended)"));
   }
   {
@@ -204,7 +210,8 @@ TEST_P(Corpus, TheReaderSeesWhatFsckFatSees) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Reader, Corpus,
-                         ::testing::Values(CorpusImage{"fat12", 8000, "-F 12 -s 4"}, CorpusImage{"fat16", 64 * 1024, "-F 16 -s 2"},
+                         ::testing::Values(CorpusImage{"fat12", 8000, "-F 12 -s 4"},
+                                           CorpusImage{"fat16", 64 * 1024, "-F 16 -s 2"},
                                            CorpusImage{"fat32", 100 * 1024, "-F 32 -s 1"}),
                          [](const auto& info) { return std::string(info.param.name); });
 

@@ -25,11 +25,13 @@ struct Writer {
   std::uint32_t next = 2;
 
   explicit Writer(Volume& v) : vol(v), used(v.layout().entry_count()) {
-    EXPECT_TRUE(vol.fat().scan([&](std::uint32_t first, std::span<const std::uint32_t> values) {
-                  for (std::size_t i = 0; i < values.size(); ++i)
-                    if (values[i] != 0 || first + i < 2) used.set(std::uint32_t(first + i));
-                  return true;
-                }).has_value());
+    EXPECT_TRUE(vol.fat()
+                    .scan([&](std::uint32_t first, std::span<const std::uint32_t> values) {
+                      for (std::size_t i = 0; i < values.size(); ++i)
+                        if (values[i] != 0 || first + i < 2) used.set(std::uint32_t(first + i));
+                      return true;
+                    })
+                    .has_value());
   }
   std::uint32_t take() {
     const std::uint32_t c = used.next_clear(next);
@@ -46,7 +48,8 @@ struct Writer {
     for (std::uint64_t i = 0; i < n; ++i) {
       const std::uint32_t c = take();
       fsio::AlignedBuffer buf(cb);
-      if (i * cb < data.size()) std::memcpy(buf.data(), data.data() + i * cb, std::min<std::uint64_t>(cb, data.size() - i * cb));
+      if (i * cb < data.size())
+        std::memcpy(buf.data(), data.data() + i * cb, std::min<std::uint64_t>(cb, data.size() - i * cb));
       EXPECT_TRUE(vol.queue().write(vol.layout().cluster_offset(c), buf.span()).has_value());
       EXPECT_TRUE(vol.fat().set(c, end_of_chain(vol.layout().type)).has_value());
       if (prev) {
@@ -60,7 +63,8 @@ struct Writer {
   // Adds the slots for `name` to dir, growing it by a cluster when full.
   void add(Directory& dir, std::string_view name, std::uint8_t attrs, std::uint32_t first, std::uint32_t size,
            ShortNameStyle style = ShortNameStyle::win95) {
-    auto slots = make_name(name, [&](const ShortName& s) { return dir.short_name_taken(s); }, style);
+    auto slots = make_name(
+        name, [&](const ShortName& s) { return dir.short_name_taken(s); }, style);
     ASSERT_TRUE(slots.has_value()) << slots.error().message();
     const auto bytes = entry_slots(*slots, make_entry(*slots, attrs, first, size, kWhen, vol.layout().type));
     auto at = dir.find_free(slots->slot_count());
@@ -132,12 +136,12 @@ TEST_P(WrittenEntries, FsckFatIsSilentAndMtoolsReadsWhatWeWrote) {
     w.add(subdir, "deeper", attr::directory, deeper, 0);
     auto deeperdir = Directory::open(vol, deeper).value();
     auto file = [&](Directory& d, const std::string& dpath, const std::string& name, std::size_t size,
-                     ShortNameStyle style = ShortNameStyle::win95) {
+                    ShortNameStyle style = ShortNameStyle::win95) {
       const std::string data = content(unsigned(files.size()), size);
       w.add(d, name, attr::archive, size ? w.store(data) : 0, std::uint32_t(size), style);
       files[dpath + "/" + name] = data;
     };
-    file(root, "", "a long name 2.txt", 100);   // mtools made "a long name.txt" = ALONGN~1.TXT
+    file(root, "", "a long name 2.txt", 100);  // mtools made "a long name.txt" = ALONGN~1.TXT
     file(root, "", "PLAIN.BIN", 3 * cb + 1);
     file(root, "", "lower.bin", 7, ShortNameStyle::winnt);
     file(root, "", "empty file", 0);

@@ -65,9 +65,7 @@ std::map<std::string, Shown> mdir(const std::string& img, const std::string& dir
   return shown;
 }
 
-std::string file_bytes(const std::string& path) {
-  return support::read_all(path);
-}
+std::string file_bytes(const std::string& path) { return support::read_all(path); }
 
 std::string dos_when(const DosDateTime& d) {
   const std::tm t = decode_dos_datetime(d);
@@ -142,10 +140,15 @@ TEST_P(PeerFilledVolumes, EveryFileIsFoundWithMtoolsNamesSizesTimesChainsAndByte
       const auto src = sources.find(p);
       ASSERT_NE(src, sources.end()) << p;
       std::string got;
-      ASSERT_TRUE(read_file(vol, e.first_cluster, e.size, [&](std::span<const std::byte> b) {
-                    got.append(reinterpret_cast<const char*>(b.data()), b.size());
-                    return true;
-                  }, 3 * cb).has_value()) << p;
+      ASSERT_TRUE(read_file(
+                      vol, e.first_cluster, e.size,
+                      [&](std::span<const std::byte> b) {
+                        got.append(reinterpret_cast<const char*>(b.data()), b.size());
+                        return true;
+                      },
+                      3 * cb)
+                      .has_value())
+          << p;
       EXPECT_TRUE(got == file_bytes(src->second)) << p << ": bytes differ";
     }
     EXPECT_TRUE(shown.empty()) << path << ": mdir lists " << (shown.empty() ? "" : shown.begin()->first)
@@ -172,7 +175,8 @@ TEST_P(PeerFilledVolumes, EveryFileIsFoundWithMtoolsNamesSizesTimesChainsAndByte
   }
   auto frag = lookup(vol, "/fragmented.bin");
   std::uint32_t runs = 0;
-  ASSERT_TRUE(walk_chain(vol.fat(), frag->first_cluster, [&](std::uint32_t, std::uint32_t) { return ++runs; }).has_value());
+  ASSERT_TRUE(
+      walk_chain(vol.fat(), frag->first_cluster, [&](std::uint32_t, std::uint32_t) { return ++runs; }).has_value());
   EXPECT_GE(runs, 3u) << "the file was meant to fill three holes";
 }
 
@@ -259,16 +263,32 @@ TEST(LfnProblems, DamagedRunsAreNamedAndTheEntryKeepsItsShortName) {
     const char* short_name = "TWENTY~1";
   };
   const Damage damages[] = {
-      {"first slot loses the last-slot flag", {{0, 0, 0x02}}, LfnProblem::Kind::fragment, false,
+      {"first slot loses the last-slot flag",
+       {{0, 0, 0x02}},
+       LfnProblem::Kind::fragment,
+       false,
        "found outside a LFN sequence"},
       {"middle slot deleted", {{1, 0, 0xE5}}, LfnProblem::Kind::orphan, false, "Orphaned long file name part"},
-      {"run announces three slots", {{0, 0, 0x43}, {1, 0, 0x02}}, LfnProblem::Kind::unfinished, false,
+      {"run announces three slots",
+       {{0, 0, 0x43}, {1, 0, 0x02}},
+       LfnProblem::Kind::unfinished,
+       false,
        "Unfinished long file name"},
-      {"8.3 name changed under the LFN", {{2, 1, 'Q'}}, LfnProblem::Kind::checksum, false,
-       "Wrong checksum for long file name", "TQENTY~1"},
-      {"one slot's checksum differs", {{1, 0x0D, 0x00}}, LfnProblem::Kind::part_checksum, false,
+      {"8.3 name changed under the LFN",
+       {{2, 1, 'Q'}},
+       LfnProblem::Kind::checksum,
+       false,
+       "Wrong checksum for long file name",
+       "TQENTY~1"},
+      {"one slot's checksum differs",
+       {{1, 0x0D, 0x00}},
+       LfnProblem::Kind::part_checksum,
+       false,
        "Checksum in long filename part wrong"},
-      {"start cluster in an LFN slot", {{1, 0x1A, 0x07}}, LfnProblem::Kind::start_cluster, true,
+      {"start cluster in an LFN slot",
+       {{1, 0x1A, 0x07}},
+       LfnProblem::Kind::start_cluster,
+       true,
        "Start cluster field in VFAT long filename slot is not 0"},
   };
   for (const Damage& d : damages) {

@@ -127,10 +127,12 @@ TEST(FatTable, DirtyRunsGoToEveryCopyMergedAndInOrder) {
   const auto l = layout(FatType::fat16, 100, 3);
   TableImage img(l);
   auto t = FatTable::open(img.queue, l).value();
-  for (auto [n, v] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{
-           {256 * 3, 7}, {256 * 4 + 1, 8},  // sectors 3 and 4: one run
-           {256 * 63, 9}, {256 * 64, 9},    // 63 and 64 cross a 64-bit bitmap word
-           {256 * 99 + 255, 10}})           // the last sector
+  for (auto [n, v] :
+       std::vector<std::pair<std::uint32_t, std::uint32_t>>{{256 * 3, 7},
+                                                            {256 * 4 + 1, 8},  // sectors 3 and 4: one run
+                                                            {256 * 63, 9},
+                                                            {256 * 64, 9},  // 63 and 64 cross a 64-bit bitmap word
+                                                            {256 * 99 + 255, 10}})  // the last sector
     ASSERT_TRUE(t.set(n, v).has_value());
   EXPECT_EQ(t.dirty_sectors(), 5u);
   std::map<std::uint64_t, std::uint64_t> want;
@@ -249,11 +251,14 @@ TEST(FatTable, ScanStreamsInChunksAndSeesPendingSets) {
     set_entry(type, want, 77, 1234 & entry_mask(type));
     std::vector<std::uint32_t> seen;
     const std::uint32_t first = 5;
-    ASSERT_TRUE(t.scan([&](std::uint32_t at, std::span<const std::uint32_t> v) {
-                   EXPECT_EQ(at, first + seen.size());
-                   seen.insert(seen.end(), v.begin(), v.end());
-                   return true;
-                 }, first).has_value());
+    ASSERT_TRUE(t.scan(
+                     [&](std::uint32_t at, std::span<const std::uint32_t> v) {
+                       EXPECT_EQ(at, first + seen.size());
+                       seen.insert(seen.end(), v.begin(), v.end());
+                       return true;
+                     },
+                     first)
+                    .has_value());
     ASSERT_EQ(seen.size(), l.entry_count() - first);
     for (std::uint32_t n = first; n < l.entry_count(); ++n) ASSERT_EQ(seen[n - first], get_entry(type, want, n)) << n;
     const std::uint64_t reads = type == FatType::fat12 ? 1 : (100 * 512 + 4095) / 4096;
@@ -308,11 +313,14 @@ TEST(FatTable, ScanAndCompareIsScanPlusCompareInOnePass) {
     set_entry(type, want, 9, 99);
     const auto diff = t.compare_copies().value();
     std::vector<std::uint32_t> seen;
-    const auto both = t.scan_and_compare([&](std::uint32_t at, std::span<const std::uint32_t> v) {
-                        EXPECT_EQ(at, 3 + seen.size());
-                        seen.insert(seen.end(), v.begin(), v.end());
-                        return true;
-                      }, 3).value();
+    const auto both = t.scan_and_compare(
+                           [&](std::uint32_t at, std::span<const std::uint32_t> v) {
+                             EXPECT_EQ(at, 3 + seen.size());
+                             seen.insert(seen.end(), v.begin(), v.end());
+                             return true;
+                           },
+                           3)
+                          .value();
     ASSERT_EQ(both.size(), diff.size()) << fat_type_name(type);
     ASSERT_EQ(both.size(), 1u);
     EXPECT_EQ(both[0].first_entry, diff[0].first_entry);

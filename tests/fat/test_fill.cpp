@@ -254,7 +254,8 @@ TEST(Fill, LongNamesStayInsideA512ByteUnitAndTheSlotsSkippedAreMarkedDeleted) {
   if (auto m = test::missing_peer_tools(); !m.empty()) GTEST_SKIP() << m;
   support::TempDir dir;
   const std::string img = dir / "img";
-  test::mkfs(img, 300 * 1024, "-F 32 -s 8");  // 4 KiB clusters: 128 slots, 8 units of 16 (65525+ clusters, as mtools needs)
+  test::mkfs(img, 300 * 1024,
+             "-F 32 -s 8");  // 4 KiB clusters: 128 slots, 8 units of 16 (65525+ clusters, as mtools needs)
   auto o = open_recorded(img);
   // The dots and four 3-slot names fill slots 0..13; the fifth name needs 3
   // and would cross into the second unit at slot 14, so it goes to 16, and
@@ -284,7 +285,8 @@ TEST(Fill, ReplacingFreesTheOldChainOnlyAfterTheNewEntryIsDurable) {
   FillOptions opt = files(1, 700);
   auto refused = fill(*o->vol, opt);
   ASSERT_FALSE(refused.has_value());
-  EXPECT_NE(refused.error().message().find("exists (--force replaces it)"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("exists (--force replaces it)"), std::string::npos)
+      << refused.error().message();
   EXPECT_EQ(letters(*o), "") << "a refusal writes nothing";
   opt.force = true;
   auto r = fill(*o->vol, opt);

@@ -35,8 +35,7 @@ const FormatCase kCases[] = {
 };
 
 fsio::Result<FormatReport> format_image(const std::string& img, std::uint64_t size, const FormatOptions& o,
-                                        const FormatExtras& extras = {},
-                                        std::unique_ptr<fsio::Engine> engine = nullptr,
+                                        const FormatExtras& extras = {}, std::unique_ptr<fsio::Engine> engine = nullptr,
                                         fsio::IoStats* stats = nullptr) {
   auto g = FSIO_TRY(compute_geometry(size, o));
   fsio::OpenOptions oo;
@@ -217,8 +216,7 @@ TEST(Format, MtoolsLongNameChecksumMatchesLfnChecksum) {
     ASSERT_GT(lfn, 0);
     std::array<std::uint8_t, 11> n;
     std::memcpy(n.data(), e.name, 11);
-    for (int k = 0; k < lfn; ++k)
-      EXPECT_EQ(fsio::load<LfnEntry>(root, (i - 1 - k) * 32).checksum, lfn_checksum(n));
+    for (int k = 0; k < lfn; ++k) EXPECT_EQ(fsio::load<LfnEntry>(root, (i - 1 - k) * 32).checksum, lfn_checksum(n));
     return;
   }
   FAIL() << "no long-name entry found";

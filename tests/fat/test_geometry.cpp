@@ -56,7 +56,8 @@ TEST(Geometry, TooFewFat16ClustersIsRefusedWithTheNumbers) {
   EXPECT_EQ(g.error().code, fsio::Errc::invalid_argument);
   const std::string& m = g.error().context;
   EXPECT_NE(m.find("FAT16 needs at least 4087 clusters; 2 MiB (4096 sectors) with 4 sectors per cluster"),
-            std::string::npos) << m;
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find("gives 1013"), std::string::npos) << m;
 }
 
@@ -128,11 +129,26 @@ TEST(Geometry, LayoutFieldsAreMkfatsJsonKeysInOrder) {
   const auto fields = layout_fields(*g);
   std::vector<std::string> names;
   for (const auto& f : fields) names.emplace_back(f.name);
-  const std::vector<std::string> want = {
-      "fat_type", "sector_size", "cluster_bytes", "sectors_per_cluster", "cluster_count", "total_sectors",
-      "filesystem_bytes", "data_bytes", "reserved_sectors", "num_fats", "fat_sectors", "root_entries",
-      "data_start_sector", "hidden_sectors", "heads", "sectors_per_track", "media", "fsinfo_sector",
-      "backup_boot_sector", "offset_bytes"};
+  const std::vector<std::string> want = {"fat_type",
+                                         "sector_size",
+                                         "cluster_bytes",
+                                         "sectors_per_cluster",
+                                         "cluster_count",
+                                         "total_sectors",
+                                         "filesystem_bytes",
+                                         "data_bytes",
+                                         "reserved_sectors",
+                                         "num_fats",
+                                         "fat_sectors",
+                                         "root_entries",
+                                         "data_start_sector",
+                                         "hidden_sectors",
+                                         "heads",
+                                         "sectors_per_track",
+                                         "media",
+                                         "fsinfo_sector",
+                                         "backup_boot_sector",
+                                         "offset_bytes"};
   EXPECT_EQ(names, want);
   auto number = [&](const char* name) {
     for (const auto& f : fields)

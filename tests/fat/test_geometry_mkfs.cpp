@@ -34,9 +34,10 @@ std::string fields(const Geometry& g) {
   std::snprintf(buf, sizeof buf,
                 "%s%s ss=%u spc=%u res=%u fats=%u root=%u total=%u fatlen=%u media=%02x chs=%u/%u hidden=%u "
                 "drive=%02x fsinfo=%u backup=%u clusters=%u",
-                g.atari ? "atari " : "", fat_type_name(g.type), g.sector_size, g.sectors_per_cluster, g.reserved_sectors, g.num_fats,
-                g.root_entries, g.total_sectors, g.fat_sectors, g.media, g.heads, g.sectors_per_track,
-                g.hidden_sectors, g.drive_number, g.fsinfo_sector, g.backup_boot_sector, g.cluster_count);
+                g.atari ? "atari " : "", fat_type_name(g.type), g.sector_size, g.sectors_per_cluster,
+                g.reserved_sectors, g.num_fats, g.root_entries, g.total_sectors, g.fat_sectors, g.media, g.heads,
+                g.sectors_per_track, g.hidden_sectors, g.drive_number, g.fsinfo_sector, g.backup_boot_sector,
+                g.cluster_count);
   return buf;
 }
 
@@ -76,7 +77,8 @@ Geometry decode(const std::string& path) {
   if (fat32) {
     g.fsinfo_sector = b32.fat32.fs_info_sector;
     g.backup_boot_sector = b32.fat32.backup_boot_sector;
-    const auto info = fsio::load<FsInfo>(support::read_bytes(path, std::uint64_t(g.fsinfo_sector) * g.sector_size, 512));
+    const auto info =
+        fsio::load<FsInfo>(support::read_bytes(path, std::uint64_t(g.fsinfo_sector) * g.sector_size, 512));
     if (info.free_count + 1 != g.cluster_count) g.cluster_count = info.free_count + 1;  // mkfs.fat's own count
   }
   return g;
@@ -95,7 +97,8 @@ std::string compare_one(const TempDir& dir, std::uint64_t size, const Variant& v
   std::string diff;
   if (r.exit_code != 0) {
     if (ours) diff = "mkfs.fat refused (" + r.output + ") but we chose " + fields(*ours);
-    else if (ours.error().code != fsio::Errc::invalid_argument) diff = "refused with the wrong code: " + ours.error().context;
+    else if (ours.error().code != fsio::Errc::invalid_argument)
+      diff = "refused with the wrong code: " + ours.error().context;
     else ++tally.refused_both;
   } else if (!ours) {
     diff = "mkfs.fat made " + fields(decode(img)) + " but we refused: " + ours.error().context;
@@ -132,8 +135,8 @@ void run_cases(const std::vector<std::uint64_t>& sizes, const std::vector<Varian
       const std::string diff = compare_one(dir, size, v, tally);
       EXPECT_TRUE(diff.empty()) << "size " << size << " mkfs.fat " << v.args << ": " << diff;
     }
-  std::cout << "[ geometry ] " << what << ": agree=" << tally.agree << " (of which both refused "
-            << tally.refused_both << ") disagree=" << tally.disagree << "\n";
+  std::cout << "[ geometry ] " << what << ": agree=" << tally.agree << " (of which both refused " << tally.refused_both
+            << ") disagree=" << tally.disagree << "\n";
 }
 
 TEST(GeometryVsMkfsFat, FloppyAndSmallSizes) {
@@ -145,7 +148,8 @@ TEST(GeometryVsMkfsFat, AroundFat32Threshold) { run_cases(fat32_threshold_sizes(
 // Where our own model changes FAT type or cluster size, or starts refusing,
 // mkfs.fat must change at exactly the same byte count.
 TEST(GeometryVsMkfsFat, AtEveryBoundaryOurModelHas) {
-  for (const Variant& v : variants()) run_cases(boundary_sizes(v.opts), {v}, ("boundaries for '" + v.args + "'").c_str());
+  for (const Variant& v : variants())
+    run_cases(boundary_sizes(v.opts), {v}, ("boundaries for '" + v.args + "'").c_str());
 }
 
 TEST(GeometryVsMkfsFat, RandomSizesIncludingUnalignedByteCounts) {

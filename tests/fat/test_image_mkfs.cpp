@@ -63,7 +63,8 @@ std::string compare(const std::string& a, const std::string& b, const std::vecto
       const off_t end = ::lseek(fd, start, SEEK_HOLE);
       for (off_t p = start; diff.empty() && p < end;) {
         const std::size_t n = std::size_t(std::min<off_t>(end - p, off_t(ba.size())));
-        if (::pread(fa, ba.data(), n, p) != ssize_t(n) || ::pread(fb, bb.data(), n, p) != ssize_t(n)) diff = "short read";
+        if (::pread(fa, ba.data(), n, p) != ssize_t(n) || ::pread(fb, bb.data(), n, p) != ssize_t(n))
+          diff = "short read";
         for (const Region& r : masked)
           for (std::uint64_t i = std::max<std::uint64_t>(r.begin, p); i < std::min<std::uint64_t>(r.end, p + n); ++i)
             ba[i - p] = bb[i - p] = 0;
@@ -96,10 +97,8 @@ void run_one(const support::TempDir& dir, std::uint64_t size, const std::string&
   if ((r.exit_code == 0) != (m.exit_code == 0))
     diff = "mkfs.fat exit " + std::to_string(r.exit_code) + " (" + r.output + "), mkfat exit " +
            std::to_string(m.exit_code) + " (" + m.output + ")";
-  else if (r.exit_code != 0)
-    ++tally.refused_both;
-  else
-    diff = compare(a, b, code_regions(a, offset_bytes));
+  else if (r.exit_code != 0) ++tally.refused_both;
+  else diff = compare(a, b, code_regions(a, offset_bytes));
   if (diff.empty() && r.exit_code == 0) ++tally.equal;
   if (!diff.empty()) ++tally.differ;
   EXPECT_TRUE(diff.empty()) << what << ": " << diff;

@@ -40,7 +40,8 @@ TEST(Label, EveryForbiddenCharacterIsRefusedAndNamed) {
     EXPECT_EQ(l.error().code, fsio::Errc::invalid_argument);
     EXPECT_NE(l.error().context.find(std::string("'") + c + "'"), std::string::npos) << l.error().context;
   }
-  for (char c : std::string("!#$%&'()-@^_`{}~ 0123456789")) EXPECT_TRUE(parse_label(std::string("A") + c).has_value()) << c;
+  for (char c : std::string("!#$%&'()-@^_`{}~ 0123456789"))
+    EXPECT_TRUE(parse_label(std::string("A") + c).has_value()) << c;
 }
 
 TEST(Label, ControlCharactersAndLeadingSpaceAreRefused) {

@@ -32,11 +32,15 @@ TEST(ShortNames, DecodeTrimsPadsAndAppliesCaseBits) {
   EXPECT_EQ(decode_short_name(sn("..         ")), "..");
   ShortName kanji = sn("XAB     TXT");
   kanji[0] = 0x05;  // stands for 0xE5, which is sigma in code page 437
-  EXPECT_EQ(decode_short_name(kanji), "\xCF\x83" "AB.TXT");
+  EXPECT_EQ(decode_short_name(kanji),
+            "\xCF\x83"
+            "AB.TXT");
   ShortName umlaut = sn("GR  E   TXT");
   umlaut[2] = 0x9A;  // U-umlaut
   umlaut[3] = 0xE1;  // sharp s
-  EXPECT_EQ(decode_short_name(umlaut), "GR\xC3\x9C\xC3\x9F" "E.TXT");
+  EXPECT_EQ(decode_short_name(umlaut),
+            "GR\xC3\x9C\xC3\x9F"
+            "E.TXT");
 }
 
 TEST(ShortNames, CodePage437MatchesPythonsCodec) {
@@ -104,7 +108,9 @@ TEST(Utf, EveryScalarValueRoundTrips) {
 TEST(Utf, MalformedUtf8IsRefusedAndLoneSurrogatesBecomeReplacementCharacters) {
   for (const char* bad : {"\x80", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xE2\x82", "\xFF"})
     EXPECT_FALSE(utf8_to_utf16(bad).has_value()) << bad;
-  EXPECT_EQ(utf16_to_utf8(std::u16string{u'a', char16_t(0xD800), u'b'}), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(utf16_to_utf8(std::u16string{u'a', char16_t(0xD800), u'b'}),
+            "a\xEF\xBF\xBD"
+            "b");
   EXPECT_EQ(utf16_to_utf8(std::u16string{char16_t(0xDC00)}), "\xEF\xBF\xBD");
 }
 
@@ -123,19 +129,21 @@ struct NameCase {
 
 TEST(MakeName, BasisNamesAndTailsAsLinuxMakesThem) {
   const NameCase cases[] = {
-      {"README.TXT", "README  TXT", false},       // valid upper-case 8.3: no LFN
+      {"README.TXT", "README  TXT", false},  // valid upper-case 8.3: no LFN
       {"FOO", "FOO        ", false},
       {"A~1.$%'", "A~1     $%'", false},
-      {"readme.txt", "README  TXT", true},        // fits 8.3, lower case: LFN, no tail (win95)
+      {"readme.txt", "README  TXT", true},  // fits 8.3, lower case: LFN, no tail (win95)
       {"ReadMe.Txt", "README  TXT", true},
       {"A Long File Name.text", "ALONGF~1TEX", true},  // spaces dropped, cut: tail
-      {"file.tar.gz", "FILETA~1GZ ", true},       // the last dot starts the extension
-      {".bashrc", "BASHRC~1   ", true},           // only dots before it: no extension
+      {"file.tar.gz", "FILETA~1GZ ", true},            // the last dot starts the extension
+      {".bashrc", "BASHRC~1   ", true},                // only dots before it: no extension
       {"...test", "TEST~1     ", true},
-      {"a+b.c", "A_B~1   C  ", true},           // + , ; = [ ] become '_'
+      {"a+b.c", "A_B~1   C  ", true},  // + , ; = [ ] become '_'
       {"x[1];y=2,z", "X_1__Y~1   ", true},
-      {"\xC3\xBC" "ber.txt", "_BER~1  TXT", true},  // non-ASCII: lossy
-      {"12345678.1234", "123456~1123", true},     // extension cut to 3
+      {"\xC3\xBC"
+       "ber.txt",
+       "_BER~1  TXT", true},                   // non-ASCII: lossy
+      {"12345678.1234", "123456~1123", true},  // extension cut to 3
       {"123456789", "123456~1   ", true},
       {"a.b.c.d", "ABC~1   D  ", true},
       {"  lead", "LEAD~1     ", true},
@@ -156,12 +164,11 @@ TEST(MakeName, WinntStyleKeepsOneCasePartsAsCaseBits) {
     std::uint8_t bits;
     bool lfn;
   };
-  for (const Case& c : {Case{"readme.txt", "README  TXT", kLowerBase | kLowerExt, false},
-                        Case{"readme.TXT", "README  TXT", kLowerBase, false},
-                        Case{"README.txt", "README  TXT", kLowerExt, false},
-                        Case{"ReadMe.txt", "README  TXT", 0, true},  // mixed case in one part
-                        Case{"lower", "LOWER      ", kLowerBase, false},
-                        Case{"123.abc", "123     ABC", kLowerExt, false}}) {
+  for (const Case& c :
+       {Case{"readme.txt", "README  TXT", kLowerBase | kLowerExt, false},
+        Case{"readme.TXT", "README  TXT", kLowerBase, false}, Case{"README.txt", "README  TXT", kLowerExt, false},
+        Case{"ReadMe.txt", "README  TXT", 0, true},  // mixed case in one part
+        Case{"lower", "LOWER      ", kLowerBase, false}, Case{"123.abc", "123     ABC", kLowerExt, false}}) {
     auto r = make_name(c.name, kNone, ShortNameStyle::winnt);
     ASSERT_TRUE(r.has_value()) << c.name;
     EXPECT_EQ(as_string(r->short_name), c.short_name) << c.name;
@@ -275,7 +282,7 @@ TEST(OemCodepage, UpperCaseAsLinuxsNlsTables) {
   const std::pair<int, int> linux437[] = {
       {0x81, 0x9A}, {0x82, 0x90}, {0x83, 0x83}, {0x84, 0x8E}, {0x87, 0x80}, {0x91, 0x92}, {0x94, 0x99},
       {0x98, 0x98}, {0xA0, 0xA0}, {0xA4, 0xA5}, {0xE0, 0xE0}, {0xE1, 0xE1}, {0xE3, 0xE3}, {0xE5, 0xE4},
-      {0xE6, 0xE6}, {0xEB, 0xEB}, {0xED, 0xE8}, {0x90, 0x90}, {'a', 'A'}, {'Z', 'Z'}, {'~', '~'}};
+      {0xE6, 0xE6}, {0xEB, 0xEB}, {0xED, 0xE8}, {0x90, 0x90}, {'a', 'A'},   {'Z', 'Z'},   {'~', '~'}};
   for (auto [from, to] : linux437) EXPECT_EQ(cp437->upper(std::uint8_t(from)), to) << std::hex << from;
   auto cp850 = OemCodepage::load(850);
   ASSERT_TRUE(cp850);
@@ -303,8 +310,12 @@ TEST(MakeName, NonAsciiCharactersTakeTheirCodePageByte) {
   NameSlots lossy = make("caf\xC3\xA9.txt", nullptr);  // without a code page: '_' and a tail
   EXPECT_EQ(lossy.short_name, sn("CAF_~1  TXT"));
   EXPECT_TRUE(lossy.tail);
-  NameSlots upper = make("\xC3\x89""COLE.TXT", &cp);  // ÉCOLE.TXT: upper case, but not ASCII: an LFN
-  EXPECT_EQ(upper.short_name, sn("\x90""COLE   TXT"));
+  NameSlots upper = make(
+      "\xC3\x89"
+      "COLE.TXT",
+      &cp);  // ÉCOLE.TXT: upper case, but not ASCII: an LFN
+  EXPECT_EQ(upper.short_name, sn("\x90"
+                                 "COLE   TXT"));
   EXPECT_EQ(upper.slot_count(), 2u);
   NameSlots tilde = make("\xC3\xB5x", &cp);  // õx: Õ is 0xE5 in CP850, stored as 0x05
   EXPECT_EQ(tilde.short_name[0], 0x05);

@@ -82,9 +82,9 @@ TEST(DirEntryTimes, SetTimesFillsTheSixFieldsAtSpecOffsetsAndNothingElse) {
   fsio::store(std::span(raw), e);
   // fatgen103 p.23: DIR_CrtTimeTenth 0x0D, DIR_CrtTime 0x0E, DIR_CrtDate
   // 0x10, DIR_LstAccDate 0x12, DIR_WrtTime 0x16, DIR_WrtDate 0x18.
-  const unsigned char want[32] = {'R', 'E', 'A', 'D', 'M', 'E', ' ', ' ', 'T', 'X', 'T', 0x20, 0x00, 100,
-                                  0x5A, 0x4B, 0x6E, 0x46, 0x6E, 0x46, 0x00, 0x00, 0x5A, 0x4B, 0x6E, 0x46,
-                                  0x34, 0x12, 0xDD, 0xCC, 0xBB, 0xAA};
+  const unsigned char want[32] = {'R',  'E',  'A',  'D',  'M',  'E',  ' ',  ' ',  'T',  'X',  'T',
+                                  0x20, 0x00, 100,  0x5A, 0x4B, 0x6E, 0x46, 0x6E, 0x46, 0x00, 0x00,
+                                  0x5A, 0x4B, 0x6E, 0x46, 0x34, 0x12, 0xDD, 0xCC, 0xBB, 0xAA};
   EXPECT_EQ(std::memcmp(raw.data(), want, 32), 0);
 }
 
@@ -201,7 +201,9 @@ TEST(LabelEntry, MatchesMkfsFatInvariantLabelEntryByteForByte) {
 }
 
 TEST(LabelEntry, LeadingE5IsStoredAs05) {
-  auto label = name("\xE5" "BC        ");
+  auto label = name(
+      "\xE5"
+      "BC        ");
   const DirEntry e = make_label_entry(label, kDosEpoch);
   EXPECT_EQ(e.name[0], 0x05);
   EXPECT_EQ(e.attributes, attr::volume_id);

@@ -10,7 +10,9 @@
 namespace fat {
 namespace {
 
-std::vector<std::byte> bytes(std::size_t n, std::uint8_t fill = 0) { return std::vector<std::byte>(n, std::byte(fill)); }
+std::vector<std::byte> bytes(std::size_t n, std::uint8_t fill = 0) {
+  return std::vector<std::byte>(n, std::byte(fill));
+}
 
 TEST(Fat12Table, EvenClusterUsesLowNibbleOfMiddleByte) {
   auto fat = bytes(3);

@@ -81,7 +81,7 @@ TEST(TreeNames, SlotsCountDotsTheLabelAndLongNames) {
   m.file(d, "this long name needs three slots.txt", 0);  // 36 UTF-16 units: 3 LFN slots and its 8.3 entry
   m.file(d, "B", 0);
   auto names = plan_names(m.t, {}, true).value();
-  EXPECT_EQ(names.nodes[0].slots, 2u);      // the label, DIR
+  EXPECT_EQ(names.nodes[0].slots, 2u);  // the label, DIR
   EXPECT_EQ(names.nodes[d].slots, 2u + 4 + 1);
   EXPECT_EQ(names.directories, 1u);
 }
@@ -223,7 +223,7 @@ std::uint64_t first_fit_by_walking(const fsio::Tree& t, const TreeNames& names, 
 }
 
 TEST(SmallestBlocks, IsTheFirstSizeThatFitsWalkingEverySize) {
-  Maker small;  // many one-cluster files: a run of larger clusters can hold fewer of them
+  Maker small;                       // many one-cluster files: a run of larger clusters can hold fewer of them
   const auto s = small.dir(0, "S");  // (a FAT12/16 root holds 512 entries)
   for (int i = 0; i < 3000; ++i) small.file(s, "F" + std::to_string(10000 + i), 100);
   // 40,000 one-cluster files fit the end of FAT16's run of 2 KiB clusters
@@ -247,8 +247,8 @@ TEST(SmallestBlocks, IsTheFirstSizeThatFitsWalkingEverySize) {
   f32.fat_type = 32;
   s1.sectors_per_cluster = 1;
   s4k.sector_size = 4096;
-  const Case cases[] = {{"many", &many, {}},         {"small", &small, {}},       {"small -F 16", &small, f16},
-                        {"small -F 32", &small, f32}, {"small -s 1", &small, s1}, {"mixed", &mixed, {}},
+  const Case cases[] = {{"many", &many, {}},          {"small", &small, {}},         {"small -F 16", &small, f16},
+                        {"small -F 32", &small, f32}, {"small -s 1", &small, s1},    {"mixed", &mixed, {}},
                         {"mixed -F 12", &mixed, f12}, {"mixed -S 4096", &mixed, s4k}};
   for (const Case& c : cases) {
     const auto names = plan_names(c.tree->t, {}, false).value();

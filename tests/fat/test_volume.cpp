@@ -156,11 +156,17 @@ TEST(VolumeFindings, DamagedFsInfoBackupAndDirtyBitsAreFindingsThatFsckAgreesWit
   const Damage damages[] = {
       {"FSInfo lead signature", 512, {0, 0, 0, 0}, Finding::Kind::fsinfo_signature, "FSINFO sector has bad magic"},
       {"FSInfo trail signature", 512 + 0x1FE, {0, 0}, Finding::Kind::fsinfo_signature, "FSINFO sector has bad magic"},
-      {"backup boot label", 6 * 512 + 0x47, {'X'}, Finding::Kind::backup_boot_differs,
+      {"backup boot label",
+       6 * 512 + 0x47,
+       {'X'},
+       Finding::Kind::backup_boot_differs,
        "differences between boot sector and its backup"},
       {"state byte", kStateOffset32, {kStateDirty}, Finding::Kind::dirty_state, "Dirty bit is set"},
       {"FAT[1] clean bit", 32 * 512 + 7, {0x07}, Finding::Kind::fat_not_clean, "Dirty bit is set"},
-      {"free count beyond the clusters", 512 + 0x1E8, {0xFE, 0xFF, 0xFF, 0x0F}, Finding::Kind::fsinfo_free_count,
+      {"free count beyond the clusters",
+       512 + 0x1E8,
+       {0xFE, 0xFF, 0xFF, 0x0F},
+       Finding::Kind::fsinfo_free_count,
        "Free cluster summary wrong"},
   };
   for (const Damage& d : damages) {

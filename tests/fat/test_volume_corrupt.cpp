@@ -210,7 +210,8 @@ TEST(TruncatedImages, SayHowMuchIsMissing) {
     std::uint64_t size;
     const char* message;
   };
-  const Cut cuts[] = {  // shorter and shorter: truncate cannot bring bytes back
+  const Cut cuts[] = {
+      // shorter and shorter: truncate cannot bring bytes back
       {full - 512, "(41943040 bytes) but the device holds 41942528 bytes"},
       {full / 2, "truncated image"},
       {512, "but the device holds 512 bytes from its start: truncated image"},

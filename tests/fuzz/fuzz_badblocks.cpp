@@ -16,14 +16,15 @@ namespace {
 const fat::Layout& layout() {
   static const fat::Layout l = [] {
     std::byte s[512]{};
-    const unsigned char bpb[] = {0xEB, 0x3C, 0x90, 'm', 'k', 'f', 's', '.', 'f', 'a', 't', 0x00, 0x02, 0x04, 0x04,
-                                 0x00, 0x02, 0x00, 0x02, 0x00, 0x80, 0xF8, 0x20, 0x00, 0x20, 0x00, 0x02};
+    const unsigned char bpb[] = {0xEB, 0x3C, 0x90, 'm',  'k',  'f',  's',  '.',  'f',  'a',  't',  0x00, 0x02, 0x04,
+                                 0x04, 0x00, 0x02, 0x00, 0x02, 0x00, 0x80, 0xF8, 0x20, 0x00, 0x20, 0x00, 0x02};
     for (std::size_t i = 0; i < sizeof bpb; ++i) s[i] = std::byte(bpb[i]);
     s[510] = std::byte(0x55);
     s[511] = std::byte(0xAA);
     auto info = fat::parse_boot_sector(s, 16u << 20);
     if (!info) {
-      std::fprintf(stderr, "fuzz_badblocks: the fixed boot sector does not parse: %s\n", info.error().message().c_str());
+      std::fprintf(stderr, "fuzz_badblocks: the fixed boot sector does not parse: %s\n",
+                   info.error().message().c_str());
       std::abort();
     }
     return info->layout;
@@ -41,7 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!clusters) return 0;
   for (const std::uint32_t c : *clusters)
     if (c < 2 || c >= layout().cluster_count + 2) {
-      std::fprintf(stderr, "fuzz_badblocks: bad_clusters gave cluster %u outside 2..%u\n", c, layout().cluster_count + 1);
+      std::fprintf(stderr, "fuzz_badblocks: bad_clusters gave cluster %u outside 2..%u\n", c,
+                   layout().cluster_count + 1);
       std::abort();
     }
   return 0;

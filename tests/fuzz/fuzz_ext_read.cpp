@@ -31,11 +31,14 @@ void get(ext::Filesystem& fs, const std::string& path) {
   if (!inode) return;
   (void)fs.extents(*inode);
   std::uint64_t got = 0;
-  (void)fs.read_file(*inode, [&](std::span<const std::byte> piece) -> fsio::Status {
-    got += piece.size();
-    if (got > kMaxFileBytes) return fsio::make_error(fsio::Errc::interrupted, "enough");
-    return {};
-  }, 256u << 10);
+  (void)fs.read_file(
+      *inode,
+      [&](std::span<const std::byte> piece) -> fsio::Status {
+        got += piece.size();
+        if (got > kMaxFileBytes) return fsio::make_error(fsio::Errc::interrupted, "enough");
+        return {};
+      },
+      256u << 10);
 }
 
 void ls(Walk& w, const std::string& path, unsigned depth) {

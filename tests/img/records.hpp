@@ -59,21 +59,21 @@ inline Bytes framed(const Bytes& rec) {
 inline Bytes header_record() {
   Bytes r(128);
   put_text(r, 0x00, "FSIH");
-  put(r, 0x04, 1, 2);         // version
-  put(r, 0x06, 128, 2);       // fixed_bytes
-  put(r, 0x08, 2, 4);         // fs_type ext
-  put(r, 0x0C, 4096, 4);      // block_size
-  put(r, 0x10, 1 << 20, 8);   // source_bytes
-  put(r, 0x18, 41060, 8);     // image_bytes
-  put(r, 0x20, 11, 8);        // block_count
-  put(r, 0x28, 5, 8);         // mapped_blocks
-  put(r, 0x30, 2, 8);         // run_count
-  put(r, 0x38, 4, 8);         // map_bytes
-  put(r, 0x40, 65536, 4);     // frame_bytes
-  put(r, 0x44, 3, 4);         // level
+  put(r, 0x04, 1, 2);           // version
+  put(r, 0x06, 128, 2);         // fixed_bytes
+  put(r, 0x08, 2, 4);           // fs_type ext
+  put(r, 0x0C, 4096, 4);        // block_size
+  put(r, 0x10, 1 << 20, 8);     // source_bytes
+  put(r, 0x18, 41060, 8);       // image_bytes
+  put(r, 0x20, 11, 8);          // block_count
+  put(r, 0x28, 5, 8);           // mapped_blocks
+  put(r, 0x30, 2, 8);           // run_count
+  put(r, 0x38, 4, 8);           // map_bytes
+  put(r, 0x40, 65536, 4);       // frame_bytes
+  put(r, 0x44, 3, 4);           // level
   put(r, 0x48, 1700000000, 8);  // created
   put_text(r, 0x50, "fsimg 0.1.0");
-  put(r, 0x78, 0, 4);         // flags
+  put(r, 0x78, 0, 4);  // flags
   r.insert(r.end(), {0x00, 0x02, 0x03, 0x03});
   seal(r, 128, 0x7C);
   return r;
@@ -85,14 +85,14 @@ inline Bytes header_record() {
 inline Bytes frame_index_record() {
   Bytes r(64);
   put_text(r, 0x00, "FSIF");
-  put(r, 0x04, 0, 4);       // sequence
-  put(r, 0x08, 0, 8);       // first_block
-  put(r, 0x10, 5, 8);       // covered_blocks
-  put(r, 0x18, 12288, 8);   // stored_bytes
-  put(r, 0x20, 100, 8);     // compressed_bytes
-  put(r, 0x28, 1, 8);       // zero_runs
-  put(r, 0x30, 2, 8);       // zero_map_bytes
-  put(r, 0x38, 0, 4);       // reserved
+  put(r, 0x04, 0, 4);      // sequence
+  put(r, 0x08, 0, 8);      // first_block
+  put(r, 0x10, 5, 8);      // covered_blocks
+  put(r, 0x18, 12288, 8);  // stored_bytes
+  put(r, 0x20, 100, 8);    // compressed_bytes
+  put(r, 0x28, 1, 8);      // zero_runs
+  put(r, 0x30, 2, 8);      // zero_map_bytes
+  put(r, 0x38, 0, 4);      // reserved
   r.insert(r.end(), {0x01, 0x02});
   seal(r, 64, 0x3C);
   return r;

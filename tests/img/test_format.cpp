@@ -224,8 +224,7 @@ INSTANTIATE_TEST_SUITE_P(
         // The second run's length 3 -> 9: blocks 5..13, past block_count 11.
         Damage{"a run past the end", 128 + 3, 9, 1, Errc::corrupt, "header map run 1: ends beyond block 11"},
         // The second run's gap 3 -> 0: it would touch the first.
-        Damage{"touching runs", 128 + 2, 0, 1, Errc::corrupt,
-               "header map run 1: touches the run before it (gap 0)"}));
+        Damage{"touching runs", 128 + 2, 0, 1, Errc::corrupt, "header map run 1: touches the run before it (gap 0)"}));
 
 TEST(Records, HeaderChecksumAndLength) {
   Bytes rec = img_records::header_record();
@@ -267,28 +266,28 @@ TEST_P(FrameIndexDamage, GivesItsOwnError) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fields, FrameIndexDamage,
-    ::testing::Values(
-        Damage{"tag", 0x00, 0x58495346, 4, Errc::corrupt, "frame 0 index: tag 'FSIX', expected 'FSIF'"},
-        Damage{"sequence", 0x04, 1, 4, Errc::corrupt,
-               "frame 0 index: sequence number 1 (frames missing or out of order)"},
-        Damage{"first_block", 0x08, 3, 8, Errc::corrupt, "frame 0 index: first block 3, expected 0"},
-        // At most 2^30 bytes of map a frame: 262144 blocks of 4096.
-        Damage{"covers nothing", 0x10, 0, 8, Errc::corrupt,
-               "frame 0 index: covers 0 blocks; 5 of the map are left, at most 262144 a frame"},
-        Damage{"covers past the map", 0x10, 6, 8, Errc::corrupt,
-               "frame 0 index: covers 6 blocks; 5 of the map are left, at most 262144 a frame"},
-        Damage{"stored_bytes not whole blocks", 0x18, 12289, 8, Errc::corrupt,
-               "frame 0 index: stored_bytes 12289 do not fit its 5 blocks (frame_bytes 65536)"},
-        Damage{"stored_bytes past what it covers", 0x18, 6 * 4096, 8, Errc::corrupt,
-               "frame 0 index: stored_bytes 24576 do not fit its 5 blocks (frame_bytes 65536)"},
-        Damage{"compressed_bytes 0", 0x20, 0, 8, Errc::corrupt,
-               "frame 0 index: compressed_bytes 0 is outside 1..65824"},
-        Damage{"compressed_bytes past zstd's bound", 0x20, 65825, 8, Errc::corrupt,
-               "frame 0 index: compressed_bytes 65825 is outside 1..65824"},
-        Damage{"zero_map_bytes", 0x30, 3, 8, Errc::corrupt, "frame 0 index: zero_map_bytes 3, the record holds 2"},
-        // 4 blocks stored leave 1 zero block, but the zero run holds 2.
-        Damage{"zero runs against stored_bytes", 0x18, 4 * 4096, 8, Errc::corrupt,
-               "frame 0 index zero runs: runs hold 2 blocks, the header says 1"}));
+    ::testing::Values(Damage{"tag", 0x00, 0x58495346, 4, Errc::corrupt, "frame 0 index: tag 'FSIX', expected 'FSIF'"},
+                      Damage{"sequence", 0x04, 1, 4, Errc::corrupt,
+                             "frame 0 index: sequence number 1 (frames missing or out of order)"},
+                      Damage{"first_block", 0x08, 3, 8, Errc::corrupt, "frame 0 index: first block 3, expected 0"},
+                      // At most 2^30 bytes of map a frame: 262144 blocks of 4096.
+                      Damage{"covers nothing", 0x10, 0, 8, Errc::corrupt,
+                             "frame 0 index: covers 0 blocks; 5 of the map are left, at most 262144 a frame"},
+                      Damage{"covers past the map", 0x10, 6, 8, Errc::corrupt,
+                             "frame 0 index: covers 6 blocks; 5 of the map are left, at most 262144 a frame"},
+                      Damage{"stored_bytes not whole blocks", 0x18, 12289, 8, Errc::corrupt,
+                             "frame 0 index: stored_bytes 12289 do not fit its 5 blocks (frame_bytes 65536)"},
+                      Damage{"stored_bytes past what it covers", 0x18, 6 * 4096, 8, Errc::corrupt,
+                             "frame 0 index: stored_bytes 24576 do not fit its 5 blocks (frame_bytes 65536)"},
+                      Damage{"compressed_bytes 0", 0x20, 0, 8, Errc::corrupt,
+                             "frame 0 index: compressed_bytes 0 is outside 1..65824"},
+                      Damage{"compressed_bytes past zstd's bound", 0x20, 65825, 8, Errc::corrupt,
+                             "frame 0 index: compressed_bytes 65825 is outside 1..65824"},
+                      Damage{"zero_map_bytes", 0x30, 3, 8, Errc::corrupt,
+                             "frame 0 index: zero_map_bytes 3, the record holds 2"},
+                      // 4 blocks stored leave 1 zero block, but the zero run holds 2.
+                      Damage{"zero runs against stored_bytes", 0x18, 4 * 4096, 8, Errc::corrupt,
+                             "frame 0 index zero runs: runs hold 2 blocks, the header says 1"}));
 
 TEST(Records, FrameIndexChecksumLengthAndPlace) {
   const auto h = img::decode_header(span_of(img_records::header_record()));

@@ -63,12 +63,12 @@ TEST(Runs, EncodeGapsAndLengths) {
 
 TEST(Runs, DecodeRefusesEveryBadList) {
   const auto good = bytes({0x05, 0x03, 0x02, 0x02});
-  EXPECT_FALSE(img::decode_runs(bytes({0x05, 0x00}), 1, 100, 0, "map"));        // length 0
+  EXPECT_FALSE(img::decode_runs(bytes({0x05, 0x00}), 1, 100, 0, "map"));              // length 0
   EXPECT_FALSE(img::decode_runs(bytes({0x05, 0x03, 0x00, 0x02}), 2, 100, 5, "map"));  // touches
-  EXPECT_FALSE(img::decode_runs(good, 2, 11, 5, "map"));                         // ends at 12 > 11
-  EXPECT_FALSE(img::decode_runs(good, 2, 12, 6, "map"));                         // sum is 5
-  EXPECT_FALSE(img::decode_runs(good, 1, 12, 3, "map"));                         // bytes left over
-  EXPECT_FALSE(img::decode_runs(good, 3, 100, 5, "map"));                        // runs short
+  EXPECT_FALSE(img::decode_runs(good, 2, 11, 5, "map"));                              // ends at 12 > 11
+  EXPECT_FALSE(img::decode_runs(good, 2, 12, 6, "map"));                              // sum is 5
+  EXPECT_FALSE(img::decode_runs(good, 1, 12, 3, "map"));                              // bytes left over
+  EXPECT_FALSE(img::decode_runs(good, 3, 100, 5, "map"));                             // runs short
   auto r = img::decode_runs(bytes({0x05, 0x00}), 1, 100, 0, "frame 7 zero runs");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, fsio::Errc::corrupt);

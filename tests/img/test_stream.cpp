@@ -27,8 +27,8 @@ using img_records::put;
 // frame data, end (56): 370 bytes. Offsets: index at 140, data at 214, end at 314.
 Bytes example_stream(const Bytes& data = Bytes(100, 0x5A)) {
   Bytes s = img_records::framed(img_records::header_record());
-  for (const Bytes& part : {img_records::framed(img_records::frame_index_record()), data,
-                            img_records::framed(img_records::end_record())})
+  for (const Bytes& part :
+       {img_records::framed(img_records::frame_index_record()), data, img_records::framed(img_records::end_record())})
     s.insert(s.end(), part.begin(), part.end());
   return s;
 }
@@ -38,8 +38,8 @@ class Stream : public ::testing::Test {
   // Opens `bytes` as the stream "IN".
   void open(const Bytes& bytes) {
     path_ = dir_ / "stream";
-    std::ofstream(path_, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                 std::streamsize(bytes.size()));
+    std::ofstream(path_, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
     if (fd_ >= 0) ::close(fd_);
     fd_ = ::open(path_.c_str(), O_RDONLY);
     ASSERT_GE(fd_, 0);
@@ -159,8 +159,9 @@ TEST_F(Stream, RecordsOutOfPlace) {
   s.insert(s.end(), {0x28, 0xB5, 0x2F, 0xFD, 0x24, 0x00, 0x00, 0x00});
   s.resize(s.size() + 60);
   open(s);
-  EXPECT_EQ(read_all_records(), "IN: byte 140 (0x8c): frame 0 index: magic 0xFD2FB528, expected 0x184D2A5F "
-                                "(a zstd data frame where a record belongs)");
+  EXPECT_EQ(read_all_records(),
+            "IN: byte 140 (0x8c): frame 0 index: magic 0xFD2FB528, expected 0x184D2A5F "
+            "(a zstd data frame where a record belongs)");
   // A plain zstd stream, and something else entirely.
   open(Bytes{0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00});
   EXPECT_EQ(read_all_records(), "IN: not an fsimg image (a plain zstd stream)");
@@ -176,8 +177,9 @@ TEST_F(Stream, HeaderErrorsNameTheirOffset) {
   auto r = img::ImageReader::open(*in_);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, fsio::Errc::unsupported);
-  EXPECT_EQ(r.error().message(), "IN: byte 8 (0x8): header: format version 2, but this fsimg reads version 1 "
-                                 "(made by a newer fsimg, or a damaged header)");
+  EXPECT_EQ(r.error().message(),
+            "IN: byte 8 (0x8): header: format version 2, but this fsimg reads version 1 "
+            "(made by a newer fsimg, or a damaged header)");
   // The head's size disagrees with the fields: 133 where 128 + 4 are due.
   s = example_stream();
   put(s, 4, 133, 4);

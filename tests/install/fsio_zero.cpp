@@ -28,7 +28,8 @@ int main(int argc, char** argv) {
   for (std::uint64_t off = offset; off < offset + length; off += zeros.size()) plug.write(off, zeros.span());
   if (auto st = plug.finish(); !st) return std::fprintf(stderr, "%s\n", st.error().message().c_str()), 1;
   fsio::AlignedBuffer back(length);
-  if (auto st = queue->read(offset, back.span()); !st) return std::fprintf(stderr, "%s\n", st.error().message().c_str()), 1;
+  if (auto st = queue->read(offset, back.span()); !st)
+    return std::fprintf(stderr, "%s\n", st.error().message().c_str()), 1;
   for (std::byte b : back.span())
     if (b != std::byte{0}) return std::fprintf(stderr, "read back a non-zero byte\n"), 1;
   const auto& s = queue->stats();

@@ -80,9 +80,7 @@ const char* engine_label(EngineKind kind) {
   return "?";
 }
 
-std::string engine_param_name(const ::testing::TestParamInfo<EngineKind>& info) {
-  return engine_label(info.param);
-}
+std::string engine_param_name(const ::testing::TestParamInfo<EngineKind>& info) { return engine_label(info.param); }
 
 void EngineTest::SetUp() {
   if (GetParam() != EngineKind::uring) return;

@@ -20,8 +20,7 @@ TEST_P(Blocks, CommitsEqualBlocksTouchedFor8KSegmentsStartingAt100) {
   constexpr std::uint64_t start = 100, seg = 8192, n = 100;
   auto data = pattern(seg * n, 77);
   BlockWriter w(q, 4096);
-  for (std::uint64_t i = 0; i < n; ++i)
-    ASSERT_TRUE(w.write(start + i * seg, std::span(data).subspan(i * seg, seg)));
+  for (std::uint64_t i = 0; i < n; ++i) ASSERT_TRUE(w.write(start + i * seg, std::span(data).subspan(i * seg, seg)));
   ASSERT_TRUE(w.finish());
 
   const std::uint64_t end = start + seg * n;
@@ -55,7 +54,7 @@ TEST_P(Blocks, BatchBytesBoundsEachSubmission) {
     ASSERT_TRUE(w.write(off, std::span(data).subspan(off, 8192)));
   ASSERT_TRUE(w.finish());
   EXPECT_EQ(w.commits(), 64u);
-  EXPECT_EQ(w.edge_reads(), 0u);  // aligned stream: nothing to read
+  EXPECT_EQ(w.edge_reads(), 0u);                // aligned stream: nothing to read
   EXPECT_EQ(q.stats().requests_submitted, 4u);  // 4 plugs of 64 KiB, each merged into one
   EXPECT_EQ(q.stats().bytes_read, 0u);
   EXPECT_EQ(img.contents(0, data.size()), data);
@@ -125,8 +124,7 @@ TEST_P(Blocks, WriteErrorIsReturnedWithItsOffset) {
   EXPECT_EQ(st.error().message(), img.path() + ": write 16384 bytes at 0x10000: Input/output error");
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Blocks, ::testing::Values(EngineKind::uring, EngineKind::psync),
-                         engine_param_name);
+INSTANTIATE_TEST_SUITE_P(Engines, Blocks, ::testing::Values(EngineKind::uring, EngineKind::psync), engine_param_name);
 
 }  // namespace
 }  // namespace fsio::test

@@ -15,10 +15,12 @@ class FaultEnv {
  public:
   explicit FaultEnv(const char* value) {
     if (const char* old = getenv("FSIO_FAULT")) old_ = old, had_ = true;
-    if (value) setenv("FSIO_FAULT", value, 1); else unsetenv("FSIO_FAULT");
+    if (value) setenv("FSIO_FAULT", value, 1);
+    else unsetenv("FSIO_FAULT");
   }
   ~FaultEnv() {
-    if (had_) setenv("FSIO_FAULT", old_.c_str(), 1); else unsetenv("FSIO_FAULT");
+    if (had_) setenv("FSIO_FAULT", old_.c_str(), 1);
+    else unsetenv("FSIO_FAULT");
   }
 
  private:
@@ -92,9 +94,10 @@ TEST(FaultSpecFromEnv, ParsesFailTearBytesAndNocrash) {
 }
 
 TEST(FaultSpecFromEnv, MalformedIsInvalidArgumentQuotingTheValue) {
-  for (const char* bad : {"fail", "fail:0", "fail:x", "fail:1:2", "tear:1:2:3", "zap:1", "tear:1:-5", "nocrash",
-                          "readfail", "readfail:0", "readfail:1:2", "readfail:1:nocrash", "badrange:1", "badrange:1:0",
-                          "badrange:x:1", "badrange:1:2:3", "badrange:1:2:nocrash", "badrange:18446744073709551615:2"}) {
+  for (const char* bad :
+       {"fail", "fail:0", "fail:x", "fail:1:2", "tear:1:2:3", "zap:1", "tear:1:-5", "nocrash", "readfail", "readfail:0",
+        "readfail:1:2", "readfail:1:nocrash", "badrange:1", "badrange:1:0", "badrange:x:1", "badrange:1:2:3",
+        "badrange:1:2:nocrash", "badrange:18446744073709551615:2"}) {
     FaultEnv env(bad);
     auto spec = fault_spec_from_env();
     ASSERT_FALSE(spec) << bad;
@@ -145,7 +148,8 @@ TEST_P(EngineContract, QueueIsBusyAtDepthAndCommitThenReapReturnsEveryCompletion
   iovec iov[5];
   for (unsigned i = 0; i < 5; ++i) {
     iov[i] = {bufs[i].data(), 4096};
-    IoRequest r{.op = IoOp::read, .offset = i * 4096ull, .iov = &iov[i], .iovcnt = 1, .bytes = 4096, .user_data = 100 + i};
+    IoRequest r{
+        .op = IoOp::read, .offset = i * 4096ull, .iov = &iov[i], .iovcnt = 1, .bytes = 4096, .user_data = 100 + i};
     auto st = e->queue(r);
     if (i < 4) ASSERT_TRUE(st) << st.error().message();
     else {
@@ -167,8 +171,7 @@ TEST_P(EngineContract, QueueIsBusyAtDepthAndCommitThenReapReturnsEveryCompletion
   }
   EXPECT_EQ(seen, 0xfu);
   auto want = img.contents(0, 16384);
-  for (unsigned i = 0; i < 4; ++i)
-    EXPECT_EQ(std::memcmp(bufs[i].data(), want.data() + i * 4096, 4096), 0) << i;
+  for (unsigned i = 0; i < 4; ++i) EXPECT_EQ(std::memcmp(bufs[i].data(), want.data() + i * 4096, 4096), 0) << i;
 }
 
 TEST_P(EngineContract, ErrorsComeBackAsNegativeErrnoInTheCompletion) {

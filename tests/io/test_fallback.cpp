@@ -25,10 +25,12 @@ class Env {
  public:
   Env(const char* name, const char* value) : name_(name) {
     if (const char* old = getenv(name)) old_ = old, had_ = true;
-    if (value) setenv(name, value, 1); else unsetenv(name);
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
   }
   ~Env() {
-    if (had_) setenv(name_, old_.c_str(), 1); else unsetenv(name_);
+    if (had_) setenv(name_, old_.c_str(), 1);
+    else unsetenv(name_);
   }
 
  private:

@@ -172,8 +172,8 @@ TEST_P(Fault, BadRangeFailsEveryReadTouchingItAndNothingElse) {
   TempImage img(1 << 20);
   Device dev = open_or_die(img.path(), rw_options());
   // Bytes 0x9000-0x9400 (two 512-byte sectors) stay unreadable.
-  IoQueue q = faulty_queue(dev, {.kind = FaultSpec::Kind::bad_range, .crash = false, .bad_offset = 0x9000,
-                                 .bad_bytes = 0x400});
+  IoQueue q =
+      faulty_queue(dev, {.kind = FaultSpec::Kind::bad_range, .crash = false, .bad_offset = 0x9000, .bad_bytes = 0x400});
   AlignedBuffer w = filled(4096, 7), r(4096);
   ASSERT_TRUE(q.write(0x9000, w.span())) << "writes pass";
   EXPECT_TRUE(q.read(0x8000, r.span())) << "ends where the range starts";
@@ -188,8 +188,7 @@ TEST_P(Fault, BadRangeFailsEveryReadTouchingItAndNothingElse) {
   EXPECT_TRUE(q.flush());
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Fault, ::testing::Values(EngineKind::uring, EngineKind::psync),
-                         engine_param_name);
+INSTANTIATE_TEST_SUITE_P(Engines, Fault, ::testing::Values(EngineKind::uring, EngineKind::psync), engine_param_name);
 
 }  // namespace
 }  // namespace fsio::test

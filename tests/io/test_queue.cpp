@@ -356,8 +356,7 @@ TEST_P(Queue, EmptyPlugDoesNothing) {
   EXPECT_EQ(q.stats().requests_submitted, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Engines, Queue, ::testing::Values(EngineKind::uring, EngineKind::psync),
-                         engine_param_name);
+INSTANTIATE_TEST_SUITE_P(Engines, Queue, ::testing::Values(EngineKind::uring, EngineKind::psync), engine_param_name);
 
 }  // namespace
 }  // namespace fsio::test

@@ -88,8 +88,8 @@ std::vector<std::byte> read_bytes(const std::string& path, std::uint64_t offset,
   const ssize_t got = ::pread(fd, out.data(), length, off_t(offset));
   ::close(fd);
   if (got != ssize_t(length))
-    throw std::runtime_error("short read from " + path + ": " + std::to_string(got) + " of " +
-                             std::to_string(length) + " bytes at " + std::to_string(offset));
+    throw std::runtime_error("short read from " + path + ": " + std::to_string(got) + " of " + std::to_string(length) +
+                             " bytes at " + std::to_string(offset));
   return out;
 }
 

@@ -51,8 +51,8 @@ TEST(DirSource, ListsDepthFirstWithSiblingsSortedBytewise) {
   put(t / "src/B", "B");
   std::filesystem::create_directory(t / "src/a/empty");
   const fsio::Tree tree = list(t / "src");
-  const std::vector<std::string> want = {" directory", "B file 1", "a directory", "a/empty directory",
-                                         "a/x file 1", "a/y file 3", "a-b file 0", "b file 2", "é file 1"};
+  const std::vector<std::string> want = {" directory", "B file 1",   "a directory", "a/empty directory", "a/x file 1",
+                                         "a/y file 3", "a-b file 0", "b file 2",    "é file 1"};
   EXPECT_EQ(outline(tree), want);
   EXPECT_EQ(tree.where(4), t / "src/a/x");
   EXPECT_EQ(tree.nodes[4].parent, 2u);
@@ -93,9 +93,9 @@ TEST(DirSource, FollowsLinksToFilesAndDirectoriesAndSharesHardLinks) {
   std::filesystem::create_directory_symlink(t / "outside", t / "src/ext");
   std::filesystem::create_hard_link(t / "src/d/data", t / "src/hard");
   const fsio::Tree tree = list(t / "src");
-  const std::vector<std::string> want = {" directory", "d directory", "d/data file 10", "dl directory",
-                                         "dl/data file 10", "ext directory", "ext/o file 3", "hard file 10",
-                                         "ln file 10"};
+  const std::vector<std::string> want = {" directory",   "d directory",     "d/data file 10",
+                                         "dl directory", "dl/data file 10", "ext directory",
+                                         "ext/o file 3", "hard file 10",    "ln file 10"};
   EXPECT_EQ(outline(tree), want);
   // One inode, one content: the file, the link to it, the hard link, and the copy under dl.
   EXPECT_EQ(tree.contents.size(), 2u);
@@ -211,8 +211,7 @@ TEST(DirSource, AFileThatChangedSinceTheListingIsAnError) {
     ASSERT_FALSE(st) << name;
     EXPECT_EQ(st.error().code, fsio::Errc::corrupt);
     const std::string want = t / ("src/" + std::string(name)) + ": changed while it was read";
-    EXPECT_NE(st.error().message().find(want), std::string::npos)
-        << st.error().message();
+    EXPECT_NE(st.error().message().find(want), std::string::npos) << st.error().message();
     put(t / "src/a", "12345");
     put(t / "src/b", pattern(3000, 1));
   }

@@ -122,16 +122,19 @@ TEST(TarSource, ReadsStandardInputFromAPipeTwice) {
 
 // Python's tarfile writes members in the order given, with names tar would not.
 void python_tar(const std::string& archive, const std::string& body) {
-  const std::string script = "import tarfile, io\n"
-                             "t = tarfile.open('" + archive + "', 'w', format=tarfile.PAX_FORMAT)\n"
-                             "def f(name, data=b'', **kw):\n"
-                             "    i = tarfile.TarInfo(name); i.size = len(data); i.mtime = 1700000000\n"
-                             "    for k, v in kw.items(): setattr(i, k, v)\n"
-                             "    t.addfile(i, io.BytesIO(data))\n"
-                             "def d(name): f(name, type=tarfile.DIRTYPE, mode=0o755)\n"
-                             "def l(name, to): f(name, type=tarfile.SYMTYPE, linkname=to)\n"
-                             "def h(name, to): f(name, type=tarfile.LNKTYPE, linkname=to)\n" +
-                             body + "t.close()\n";
+  const std::string script =
+      "import tarfile, io\n"
+      "t = tarfile.open('" +
+      archive +
+      "', 'w', format=tarfile.PAX_FORMAT)\n"
+      "def f(name, data=b'', **kw):\n"
+      "    i = tarfile.TarInfo(name); i.size = len(data); i.mtime = 1700000000\n"
+      "    for k, v in kw.items(): setattr(i, k, v)\n"
+      "    t.addfile(i, io.BytesIO(data))\n"
+      "def d(name): f(name, type=tarfile.DIRTYPE, mode=0o755)\n"
+      "def l(name, to): f(name, type=tarfile.SYMTYPE, linkname=to)\n"
+      "def h(name, to): f(name, type=tarfile.LNKTYPE, linkname=to)\n" +
+      body + "t.close()\n";
   std::ofstream(archive + ".py") << script;
   sh("python3 " + archive + ".py");
 }
@@ -149,17 +152,18 @@ TEST(TarSource, BuildsTheTreeTarWouldExtract) {
   const std::string a = t / "a.tar";
   // Members out of order, parents never given, a later member replacing an
   // earlier one, absolute and relative links resolved inside the archive.
-  python_tar(a, "f('/b/two', b'old')\nf('./b/one', b'1')\nf('b/two', b'22')\nd('c')\n"
-                "l('c/abs', '/b/one')\nl('c/rel', '../b/two')\nl('c/dir', '../b')\nh('hard', 'b/one')\n");
+  python_tar(a,
+             "f('/b/two', b'old')\nf('./b/one', b'1')\nf('b/two', b'22')\nd('c')\n"
+             "l('c/abs', '/b/one')\nl('c/rel', '../b/two')\nl('c/dir', '../b')\nh('hard', 'b/one')\n");
   const Listed l = read_archive(a);
-  const std::vector<std::string> want = {" directory", "b directory", "b/one file 1", "b/two file 2",
-                                         "c directory", "c/abs file 1", "c/dir directory", "c/dir/one file 1",
+  const std::vector<std::string> want = {" directory",       "b directory",  "b/one file 1",    "b/two file 2",
+                                         "c directory",      "c/abs file 1", "c/dir directory", "c/dir/one file 1",
                                          "c/dir/two file 2", "c/rel file 2", "hard file 1"};
   EXPECT_EQ(outline(l.tree), want);
   EXPECT_EQ(l.bytes.at("c/rel"), "22");
   EXPECT_EQ(l.bytes.at("c/dir/two"), "22");
   EXPECT_EQ(l.bytes.at("hard"), "1");
-  EXPECT_EQ(l.tree.contents.size(), 2u);  // "old" is replaced and never delivered
+  EXPECT_EQ(l.tree.contents.size(), 2u);    // "old" is replaced and never delivered
   EXPECT_EQ(l.tree.nodes[1].mtime.sec, 0);  // a parent with no member of its own
   EXPECT_EQ(l.tree.nodes[2].mtime.sec, 1700000000);
 }
@@ -170,9 +174,9 @@ TEST(TarSource, RefusesWhatTarWouldNotExtractNamingTheMember) {
   EXPECT_EQ(archive_list_error(t / "up.tar").message(),
             t / "up.tar" + ": a/../../x: 'a/../../x' climbs out of the archive with '..'");
   python_tar(t / "dangling.tar", "d('d')\nl('d/l', '../nowhere')\n");
-  EXPECT_EQ(archive_list_error(t / "dangling.tar").message(),
-            t / "dangling.tar" +
-                ": d/l: a dangling symbolic link (to '../nowhere'); it is copied as what it points to");
+  EXPECT_EQ(
+      archive_list_error(t / "dangling.tar").message(),
+      t / "dangling.tar" + ": d/l: a dangling symbolic link (to '../nowhere'); it is copied as what it points to");
   python_tar(t / "loop.tar", "l('x', 'y')\nl('y', 'x')\n");
   EXPECT_EQ(archive_list_error(t / "loop.tar").code, fsio::Errc::unsupported);
   python_tar(t / "up-loop.tar", "d('d')\nl('d/up', '..')\n");
