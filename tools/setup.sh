@@ -16,6 +16,8 @@ packages=(
   # The fuzz build only (tools/fuzz.sh): Debian 12's clang is clang 14, whose
   # libFuzzer (libclang_rt.fuzzer) comes in libclang-rt-14-dev.
   clang libclang-rt-14-dev
+  # tools/format.sh and its test: the layout .clang-format gives, version 14.
+  clang-format
 )
 missing=()
 for p in "${packages[@]}"; do
