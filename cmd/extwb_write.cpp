@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "cmd/extwb.hpp"
+#include "cmd/tree/source.hpp"
 #include "ext/ops.hpp"
 #include "libfsio/apart.hpp"
 #include "libfsio/progress.hpp"
@@ -115,14 +116,23 @@ void print_put_json(const Common& c, const ext::PutReport& r, const ext::Filesys
   std::cout << j.dump(2) << '\n';
 }
 
-// SRC is a directory: the whole tree in one transaction.
+// SRC is a directory: listed (cmd/tree, symbolic links kept as links), then
+// the whole tree in one transaction.
 int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
+  fsio::tree::SourceOptions so;
+  so.symlinks = fsio::SymlinkPolicy::keep;
+  auto src = fsio::tree::open_source(a.source, so);
+  if (!src) return fsio::cli::report(kTool, src.error());
+  auto tree = (*src)->list();
+  if (!tree) return fsio::cli::report(kTool, tree.error());
+  if (auto apart = fsio::check_apart({"", c.target, -1, c.offset}, (*src)->storage()); !apart)
+    return fsio::cli::report(kTool, apart.error());
   auto fs = open_fs_to_write(c);
   if (!fs) return fsio::cli::report(kTool, fs.error());
   if (auto t = check_times(**fs, o.now, o.mtime, a.mtime); !t) return fsio::cli::report(kTool, t.error());
   fsio::InterruptGuard interrupt;
   o.interrupted = [] { return fsio::InterruptGuard::requested(); };
-  auto rep = ext::put_tree(**fs, a.dest, a.source, o);
+  auto rep = ext::put_tree(**fs, a.dest, *tree, **src, o);
   if (!rep) return fsio::cli::report(kTool, std::move(rep).error().wrap("put " + a.dest).at(c.target));
   if (c.json) {
     print_put_json(c, *rep, **fs, true);

@@ -15,6 +15,7 @@
 #include "cmd/common.hpp"
 #include "cmd/mkext4_args.hpp"
 #include "cmd/mkext4_report.hpp"
+#include "cmd/mkext4_tree.hpp"
 #include "ext/mkfs.hpp"
 #include "libfsio/created_file.hpp"
 #include "libfsio/engine.hpp"
@@ -79,15 +80,16 @@ Result<ext::MkfsTarget> inspect(const Mkext4Args& a) {
   return t;
 }
 
-int make(const Mkext4Args& a, ext::MkfsPlan& plan, const ext::MkfsTarget& t) {
+int make(const Mkext4Args& a, ext::MkfsPlan& plan, const ext::MkfsTarget& t, Mkext4Tree* tree) {
   fsio::InterruptGuard interrupt;
   fsio::OpenOptions o;
   o.write = true;
   o.offset = plan.params.offset;
   if (!t.exists) o.create_new = true;
   if (!t.is_block_device) o.create_size = plan.params.offset + plan.fs_bytes();  // never shrinks a file
-  auto dev = fsio::Device::open(a.target, o);
-  if (!dev) return fail(dev.error());
+  auto opened = fsio::Device::open(a.target, o);
+  if (!opened) return fail(opened.error());
+  auto dev = std::make_unique<fsio::Device>(std::move(*opened));
   // A file this run created is removed again on any failure, Ctrl-C too.
   fsio::CreatedFile made(*dev, "mkext4");
   auto failed = [&](fsio::Error e) { return fail(made.fail(std::move(e))); };
@@ -100,16 +102,30 @@ int make(const Mkext4Args& a, ext::MkfsPlan& plan, const ext::MkfsTarget& t) {
                                     std::to_string(unit) + "-byte direct-I/O unit");
         !st)
       return failed(st.error());
-  auto queue = fsio::IoQueue::create(*dev);
-  if (!queue) return failed(queue.error());
-  fsio::Progress progress("mkext4", ext::mkfs_work_bytes(plan), !a.quiet && !a.json && fsio::stderr_is_terminal());
-  auto rep = ext::write_mkfs(*queue, plan, &progress);
+  auto created = fsio::IoQueue::create(*dev);
+  if (!created) return failed(created.error());
+  auto queue = std::make_unique<fsio::IoQueue>(std::move(*created));
+  const std::uint64_t work = ext::mkfs_work_bytes(plan) + (tree ? tree->work_bytes() : 0);
+  fsio::Progress progress("mkext4", work, !a.quiet && !a.json && fsio::stderr_is_terminal());
+  // With -d the primary superblock is held back and written after the tree.
+  std::vector<std::byte> primary;
+  auto rep = ext::write_mkfs(*queue, plan, &progress, tree ? &primary : nullptr);
   if (!rep) return failed(rep.error());
+  fsio::IoStats stats = queue->stats();
+  const std::string engine = queue->engine().name();
+  const bool direct = dev->direct();
+  if (tree) {
+    auto filled = tree->fill(std::move(dev), std::move(queue), a.target, primary, &progress);
+    if (!filled) return failed(filled.error());
+    stats = *filled;
+  }
   made.keep();
-  print_result(a, *rep, *queue);
+  print_result(a, *rep, stats, engine, direct);
+  if (tree && !a.quiet && !a.json) std::printf("%s\n", tree->summary(false).c_str());
   if (a.json) {
     auto out = plan_json(a, plan, {});
-    add_result_json(out, *rep, *queue);
+    add_result_json(out, *rep, stats);
+    if (tree) out["tree"] = tree->json(true);
     std::cout << out.dump(2) << '\n';
   }
   return exit_ok;
@@ -138,12 +154,26 @@ int main(int argc, char** argv) {
     if (!found) return fail(found.error());
     sigs = *found;
   }
+  // -d: the tree listed, checked and counted against the plan, and kept
+  // apart from the target, before the first write.
+  std::unique_ptr<Mkext4Tree> tree;
+  if (a.root) {
+    auto started = Mkext4Tree::start(*a.root, *plan, *epoch);
+    if (!started) return fail(started.error());
+    tree = std::move(*started);
+    if (auto st = tree->check_apart(a.target); !st) return fail(st.error());
+  }
   print_plan(a, *plan, a.dry_run);
   if (a.dry_run) {
-    if (a.json) std::cout << plan_json(a, *plan, sigs).dump(2) << '\n';
+    if (a.json) {
+      auto out = plan_json(a, *plan, sigs);
+      if (tree) out["tree"] = tree->json(false);
+      std::cout << out.dump(2) << '\n';
+    }
     for (const auto& s : sigs)
       if (!a.json && !a.quiet) std::printf("would overwrite %s\n", fsio::describe(s).c_str());
+    if (tree && !a.json && !a.quiet) std::printf("%s\n", tree->summary(true).c_str());
     return exit_ok;
   }
-  return make(a, *plan, *target);
+  return make(a, *plan, *target, tree.get());
 }

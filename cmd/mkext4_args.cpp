@@ -122,6 +122,8 @@ int parse_mkext4(int argc, char** argv, Mkext4Args& a) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->allow_extra_args(false)
       ->type_name("OPTS");
+  one("-d", a.root, "fill the filesystem from a directory or a tar archive (plain, gzip, zstd, xz; - for stdin)")
+      ->type_name("SRC");
   app.add_flag("-j", r.journal_flag, "add a journal (the default size)");
   app.add_flag("-n", noaction, "show what would be made; write nothing (as --dry-run)");
   app.add_flag("-F,--force", force, "make it over an existing filesystem or partition table (never over one in use)");

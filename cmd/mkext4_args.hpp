@@ -16,6 +16,7 @@ struct Mkext4Args {
   ext::MkfsRequest req;
   std::string target;
   std::optional<std::string> offset;  // --offset text
+  std::optional<std::string> root;    // -d SRC: a directory or a tar archive ("-": standard input)
   bool create = false, dry_run = false, json = false, stats = false, quiet = false;
 };
 

@@ -46,17 +46,17 @@ void print_plan(const Mkext4Args& a, const ext::MkfsPlan& p, bool dry_run) {
                 p.discard_zeroes ? "punch holes" : "BLKDISCARD");
 }
 
-void print_result(const Mkext4Args& a, const ext::MkfsReport& rep, IoQueue& q) {
+void print_result(const Mkext4Args& a, const ext::MkfsReport& rep, const IoStats& st, const std::string& engine,
+                  bool direct) {
   if (!rep.discard_error.empty() && !a.quiet)
     std::fprintf(stderr, "mkext4: note: the discard failed (%s); the inode tables are initialised instead\n",
                  rep.discard_error.c_str());
   if (a.quiet || a.json || !a.stats) return;
-  const auto& st = q.stats();
   std::printf("stats: %" PRIu64 " requests queued, %" PRIu64 " submitted after merging, %" PRIu64
               " syscalls, %s written, %s zeroed by fallocate, %s read, %" PRIu64 " flushes, %.3f s (%s engine, %s)\n",
               st.requests_queued, st.requests_submitted, st.syscalls, format_size(st.bytes_written).c_str(),
               format_size(rep.bytes_zeroed).c_str(), format_size(st.bytes_read).c_str(), st.flushes, st.elapsed_seconds,
-              q.engine().name(), q.device().direct() ? "direct" : "buffered");
+              engine.c_str(), direct ? "direct" : "buffered");
 }
 
 nlohmann::json plan_json(const Mkext4Args& a, const ext::MkfsPlan& p, const std::vector<Signature>& sigs) {
@@ -93,14 +93,14 @@ nlohmann::json plan_json(const Mkext4Args& a, const ext::MkfsPlan& p, const std:
   };
 }
 
-void add_result_json(nlohmann::json& out, const ext::MkfsReport& rep, const IoQueue& q) {
+void add_result_json(nlohmann::json& out, const ext::MkfsReport& rep, const IoStats& stats) {
   out["discarded"] = rep.discarded;
   out["discard_error"] = rep.discard_error;
   out["bytes_zeroed"] = rep.bytes_zeroed;
   out["zero_bytes_written"] = rep.zero_writes;
   out["plugs"] = rep.plugs;
   out["flushes"] = rep.flushes;
-  out["stats"] = to_json(q.stats());
+  out["stats"] = to_json(stats);
 }
 
 }  // namespace fsio::cli

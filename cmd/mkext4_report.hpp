@@ -17,10 +17,13 @@ namespace fsio::cli {
 // and its details (UUID, features, backups, journal, reserve, inode tables).
 void print_plan(const Mkext4Args& a, const ext::MkfsPlan& plan, bool dry_run);
 
-void print_result(const Mkext4Args& a, const ext::MkfsReport& rep, IoQueue& queue);
+// `stats`: the queue's at the end (the format's, and -d's fill through the
+// same queue); `engine` and `direct` say how it wrote.
+void print_result(const Mkext4Args& a, const ext::MkfsReport& rep, const IoStats& stats, const std::string& engine,
+                  bool direct);
 
 nlohmann::json plan_json(const Mkext4Args& a, const ext::MkfsPlan& plan, const std::vector<Signature>& sigs);
 
-void add_result_json(nlohmann::json& out, const ext::MkfsReport& rep, const IoQueue& queue);
+void add_result_json(nlohmann::json& out, const ext::MkfsReport& rep, const IoStats& stats);
 
 }  // namespace fsio::cli

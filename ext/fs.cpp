@@ -37,11 +37,26 @@ fsio::Result<std::unique_ptr<Filesystem>> Filesystem::open(const std::string& pa
   return fs;
 }
 
-fsio::Status Filesystem::load(const OpenOptions& o) {
+fsio::Result<std::unique_ptr<Filesystem>> Filesystem::adopt(std::unique_ptr<fsio::Device> device,
+                                                            std::unique_ptr<fsio::IoQueue> queue,
+                                                            const std::string& name,
+                                                            std::span<const std::byte> superblock,
+                                                            const OpenOptions& o) {
+  std::unique_ptr<Filesystem> fs(new Filesystem());
+  fs->dev_ = std::move(device);
+  fs->q_ = std::move(queue);
+  fs->writable_ = o.write;
+  if (auto st = fs->load(o, superblock); !st) return std::move(st).error().at(name);
+  return fs;
+}
+
+fsio::Status Filesystem::load(const OpenOptions& o, std::span<const std::byte> superblock) {
   // The superblock sits at byte 1024 whatever the block size; one aligned
   // 4 KiB read covers it (zero-filled past the end of a tiny device).
   fsio::AlignedBuffer head(4096);
-  FSIO_TRY(q_->read(0, head.span()));
+  if (superblock.size() == kSuperblockSize)
+    std::memcpy(head.data() + kSuperblockOffset, superblock.data(), kSuperblockSize);
+  else FSIO_TRY(q_->read(0, head.span()));
   const auto sb_bytes = head.span().subspan(kSuperblockOffset, kSuperblockSize);
   l_ = FSIO_TRY(decode_layout(sb_bytes, dev_->size()));
   sb_ = fsio::load<Ext4SuperBlock>(sb_bytes);

@@ -54,6 +54,16 @@ enum class MetaKind : std::uint8_t {
 class Filesystem {
  public:
   static fsio::Result<std::unique_ptr<Filesystem>> open(const std::string& path, const OpenOptions& options);
+  // A filesystem on a device and queue already open for writing (mkext4 -d
+  // fills the device it has just formatted, through the same queue, so its
+  // statistics and FSIO_FAULT's count run on). `superblock`: the primary
+  // superblock's 1024 bytes when they are not on the device yet (mkext4
+  // writes it last, after the fill), else empty (read from the device).
+  // `queue` must be a queue over `*device`. Errors name `name`.
+  static fsio::Result<std::unique_ptr<Filesystem>> adopt(std::unique_ptr<fsio::Device> device,
+                                                         std::unique_ptr<fsio::IoQueue> queue, const std::string& name,
+                                                         std::span<const std::byte> superblock,
+                                                         const OpenOptions& options);
   ~Filesystem();
 
   const Layout& layout() const { return l_; }
@@ -124,7 +134,7 @@ class Filesystem {
 
  private:
   Filesystem() = default;
-  fsio::Status load(const OpenOptions& o);
+  fsio::Status load(const OpenOptions& o, std::span<const std::byte> superblock = {});
   fsio::Status load_groups();
   fsio::Result<std::optional<std::uint32_t>> find_hashed(const Inode& dir, std::string_view name,
                                                          const std::vector<Extent>& list);

@@ -143,10 +143,12 @@ fsio::Status write_tables(fsio::IoQueue& q, const MkfsPlan& plan, const MkfsBuil
 
 // Phases 3 and 4: the backups (and the primary's second sector, which
 // holds no magic) in one batch, then the primary's first sector.
-fsio::Status write_superblocks(fsio::IoQueue& q, const MkfsBuilder& b, MkfsReport& rep) {
+fsio::Status write_superblocks(fsio::IoQueue& q, const MkfsBuilder& b, MkfsReport& rep,
+                               std::vector<std::byte>* held_primary) {
   const Layout& l = b.layout();
   const auto primary = b.superblock(0);
-  const bool halves = io_unit(q) == 512;
+  if (held_primary) held_primary->assign(primary.begin(), primary.end());
+  const bool halves = io_unit(q) == 512 && !held_primary;
   std::vector<Patch> patches;
   for (std::uint32_t g = 1; g < l.group_count; ++g)
     if (l.group_has_super(g)) {
@@ -159,6 +161,7 @@ fsio::Status write_superblocks(fsio::IoQueue& q, const MkfsBuilder& b, MkfsRepor
     FSIO_TRY_CTX(q.flush(), "flush after the backup superblocks");
     ++rep.flushes;
   }
+  if (held_primary) return {};
   const std::span<const std::byte> first(primary.data(), halves ? 512 : primary.size());
   FSIO_TRY(write_bytes(q, kSuperblockOffset, first, "writing the superblock"));
   FSIO_TRY_CTX(q.flush(), "flush after the superblock");
@@ -177,7 +180,8 @@ fsio::Error interrupted_at(int phase) {
 
 }  // namespace
 
-fsio::Result<MkfsReport> write_mkfs(fsio::IoQueue& q, MkfsPlan& plan, fsio::Progress* progress) {
+fsio::Result<MkfsReport> write_mkfs(fsio::IoQueue& q, MkfsPlan& plan, fsio::Progress* progress,
+                                    std::vector<std::byte>* held_primary) {
   MkfsReport rep;
   if (fsio::InterruptGuard::requested()) return interrupted_at(0);
   if (plan.fs_bytes() > q.device().size())
@@ -197,7 +201,7 @@ fsio::Result<MkfsReport> write_mkfs(fsio::IoQueue& q, MkfsPlan& plan, fsio::Prog
   int phase = 1;
   fsio::Status st = invalidate(q, rep);
   if (st) st = (phase = 2, write_tables(q, plan, b, progress, rep));
-  if (st) st = (phase = 3, write_superblocks(q, b, rep));
+  if (st) st = (phase = 3, write_superblocks(q, b, rep, held_primary));
   if (!st) {
     if (st.error().code == Errc::interrupted) return interrupted_at(phase);
     return std::move(st).error();

@@ -17,6 +17,7 @@
 #include "ext/commit.hpp"
 #include "ext/writeback.hpp"
 #include "libfsio/pipe.hpp"
+#include "libfsio/tree_source.hpp"
 
 namespace ext {
 
@@ -70,10 +71,11 @@ struct PutReport {
 
 fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source& src, const PutOptions& o);
 
-// Copies the directory tree at `src_dir` (regular files, directories,
-// symbolic links; mode and mtime from the source, owner from `o`) into the
-// new directory `dest`, all in one transaction like mke2fs -d.
-fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const std::string& src_dir,
+// Copies a listed tree (`tree` from src.list(): files with their hard
+// links, directories, symlinks, devices, FIFOs, sockets; mode and times
+// from the source, owner from `o`) into the new directory `dest`, all in
+// one transaction like mke2fs -d (tree_fill.hpp).
+fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const fsio::Tree& tree, fsio::TreeSource& src,
                                  const PutOptions& o);
 
 struct MkdirReport {

@@ -1,0 +1,99 @@
+// mkext4 -d (see mkext4_tree.hpp).
+#include "cmd/mkext4_tree.hpp"
+
+#include <cerrno>
+
+#include "cmd/tree/source.hpp"
+#include "libfsio/apart.hpp"
+#include "libfsio/size.hpp"
+
+namespace fsio::cli {
+
+namespace {
+
+std::string plural(std::uint64_t n, const char* one, const char* many) {
+  return format_count(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Mkext4Tree>> Mkext4Tree::start(const std::string& source, const ext::MkfsPlan& plan,
+                                                      std::optional<std::int64_t> epoch) {
+  std::unique_ptr<Mkext4Tree> t(new Mkext4Tree);
+  t->source_ = source;
+  tree::SourceOptions so;
+  so.symlinks = SymlinkPolicy::keep;
+  t->src_ = FSIO_TRY(tree::open_source(source, so));
+  t->tree_ = FSIO_TRY(t->src_->list());
+  const ext::Layout& l = plan.layout.l;
+  t->opt_.clamp = epoch;
+  t->opt_.now = ext::Timestamp{plan.params.time, 0};
+  t->opt_.use_reserved = true;  // as mke2fs -d: the reserve is the kernel's rule for users, not the builder's
+  t->opt_.interrupted = [] { return InterruptGuard::requested(); };
+  FSIO_TRY(ext::check_tree(l, t->tree_, t->opt_));
+  t->count_ = ext::count_tree(t->tree_, l.block_size);
+  t->free_blocks_ = plan.layout.free_blocks;
+  t->free_inodes_ = plan.layout.free_inodes;
+  if (t->count_.inodes > t->free_inodes_ || t->count_.min_blocks > t->free_blocks_)
+    return errno_error(ENOSPC, source + ": the tree takes at least " + plural(t->count_.min_blocks, "block", "blocks") +
+                                   " of " + std::to_string(l.block_size) + " bytes and " +
+                                   plural(t->count_.inodes, "inode", "inodes") + "; the new filesystem has " +
+                                   format_count(t->free_blocks_) + " and " + format_count(t->free_inodes_) +
+                                   " free (a larger SIZE, or more inodes with -N or -i)");
+  return t;
+}
+
+Status Mkext4Tree::check_apart(const std::string& target) const {
+  return fsio::check_apart({"", target}, src_->storage());
+}
+
+Result<IoStats> Mkext4Tree::fill(std::unique_ptr<Device> device, std::unique_ptr<IoQueue> queue,
+                                 const std::string& target, std::span<const std::byte> primary, Progress* progress) {
+  ext::OpenOptions oo;
+  oo.write = true;
+  auto fs = FSIO_TRY(ext::Filesystem::adopt(std::move(device), std::move(queue), target, primary, oo));
+  opt_.progress = progress;
+  ext::Transaction tx(*fs, opt_.now);
+  ext::Inode root = FSIO_TRY(fs->read_inode(ext::EXT2_ROOT_INO));
+  ext::TreeFill fill(tx, tree_, opt_);
+  if (auto st = fill.plan(root, false); !st) {
+    if (st.error().sys_errno != ENOSPC) return std::move(st).error();
+    return std::move(st).error().wrap("the tree (" + format_count(count_.inodes) + " inodes, at least " +
+                                      format_count(count_.min_blocks) + " blocks) does not fit the " +
+                                      format_count(free_blocks_) + " blocks free after formatting");
+  }
+  FSIO_TRY(tx.prepare());  // every refusal before the first byte of data
+  FSIO_TRY(fill.write_data(*src_));
+  FSIO_TRY(tx.commit());  // the links, then the superblocks: the primary last
+  done_ = fill.report();
+  return fs->queue().stats();
+}
+
+std::string Mkext4Tree::summary(bool dry_run) const {
+  std::string s = std::string(dry_run ? "would fill it from " : "filled from ") + source_ + " with " +
+                  plural(count_.files, "file", "files") + ", " + plural(count_.dirs, "directory", "directories") +
+                  ", " + plural(count_.symlinks, "symbolic link", "symbolic links");
+  if (count_.specials) s += ", " + plural(count_.specials, "device, FIFO or socket", "devices, FIFOs or sockets");
+  s += " (" + format_size(count_.bytes) + ", " + plural(count_.inodes, "inode", "inodes");
+  if (count_.hard_links) s += ", " + plural(count_.hard_links, "hard link", "hard links");
+  s += ")";
+  if (done_)
+    s += ": " + format_count(done_->data_blocks) + " data blocks in " + format_count(done_->extents) + " extents";
+  return s;
+}
+
+nlohmann::json Mkext4Tree::json(bool written) const {
+  nlohmann::json out = {
+      {"source", source_},           {"files", count_.files},       {"directories", count_.dirs},
+      {"symlinks", count_.symlinks}, {"specials", count_.specials}, {"hard_links", count_.hard_links},
+      {"bytes", count_.bytes},       {"inodes", count_.inodes},     {"min_blocks", count_.min_blocks}};
+  if (written && done_) {
+    out["data_blocks"] = done_->data_blocks;
+    out["extent_tree_blocks"] = done_->tree_blocks;
+    out["extents"] = done_->extents;
+    out["data_bytes_written"] = done_->bytes_written;
+  }
+  return out;
+}
+
+}  // namespace fsio::cli
