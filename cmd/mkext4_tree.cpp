@@ -54,6 +54,7 @@ Result<IoStats> Mkext4Tree::fill(std::unique_ptr<Device> device, std::unique_ptr
   auto fs = FSIO_TRY(ext::Filesystem::adopt(std::move(device), std::move(queue), target, primary, oo));
   opt_.progress = progress;
   ext::Transaction tx(*fs, opt_.now);
+  tx.split_primary = true;
   ext::Inode root = FSIO_TRY(fs->read_inode(ext::EXT2_ROOT_INO));
   ext::TreeFill fill(tx, tree_, opt_);
   if (auto st = fill.plan(root, false); !st) {

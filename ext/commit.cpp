@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "ext/mkfs_io.hpp"
+
 namespace ext {
 
 void set_inode_times(Inode& inode, const Timestamp& t, const Timestamp* mtime, bool crtime) {
@@ -101,7 +103,15 @@ fsio::Status Transaction::write_superblocks() {
   sb.s_checksum = superblock_checksum(std::as_bytes(std::span(&sb, 1)));
   const std::uint64_t sb_block = kSuperblockOffset / l.block_size;
   auto block = FSIO_TRY(fs_.meta(sb_block));
-  fsio::store(block, sb, kSuperblockOffset % l.block_size);
+  const std::size_t at = kSuperblockOffset % l.block_size;
+  fsio::store(block, sb, at);
+  if (split_primary) {
+    // Its second sector (counts, checksum) first: the write with the magic
+    // then finds it in place, so no torn write shows a half-new superblock.
+    FSIO_TRY(write_bytes(fs_.queue(), kSuperblockOffset + 512, block.subspan(at + 512, kSuperblockSize - 512),
+                         "writing the superblock's second sector"));
+    FSIO_TRY(fs_.queue().flush());
+  }
   FSIO_TRY(fs_.queue().write(sb_block * l.block_size, block));
   fs_.mark_clean(sb_block);
   return fs_.queue().flush();
