@@ -28,8 +28,8 @@ for kind in fail tear; do
   for n in $(crash_points 1 $((writes + 1))); do
     rm -f "$T/x.img"; truncate -s 16M "$T/x.img"
     rc=0; FSIO_FAULT=$kind:$n "$MKEXT4" -q -F -d "$T/src" "$T/x.img" >/dev/null 2>"$T/err" || rc=$?
-    if [ "$n" -le "$writes" ] && [ "$rc" -eq 0 ]; then fail "$kind:$n: mkext4 -d reported success over a failed write"; fi
-    if [ "$n" -gt "$writes" ] && [ "$rc" -ne 0 ]; then cat "$T/err"; fail "$kind:$n: a fault past the last write failed"; fi
+    if [ "$n" -le "$writes" ] && [ "$rc" -eq 0 ]; then fail "$kind:$n: mkext4 -d said success over a failed write"; fi
+    if [ "$n" -gt "$writes" ] && [ "$rc" -ne 0 ]; then cat "$T/err"; fail "$kind:$n: a fault past the end failed"; fi
     if blkid -p "$T/x.img" 2>/dev/null | grep -q 'TYPE="ext4"'; then
       e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/err" "$T/fsck"; fail "$kind:$n left an ext4 e2fsck rejects"; }
       valid=$((valid + 1))
