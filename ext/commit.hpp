@@ -41,10 +41,6 @@ class Transaction {
   // and every block the commit rewrites read into the cache. An operation
   // that writes data before the commit calls it before the data too.
   fsio::Status prepare();
-  // The primary superblock is new (mkext4 -d writes it only after the
-  // tree): its second sector goes out first, flushed, then the block with
-  // the magic, as write_mkfs writes it.
-  bool split_primary = false;
 
  private:
   fsio::Status write_kind(MetaKind kind);
@@ -54,6 +50,12 @@ class Transaction {
   Filesystem& fs_;
   Allocator alloc_;
   Timestamp now_;
+
+ public:
+  // The primary superblock is new (mkext4 -d writes it only after the
+  // tree): its second sector goes out first, flushed, then the block with
+  // the magic, as write_mkfs writes it.
+  bool split_primary = false;
 };
 
 // Sets i_atime/i_ctime/i_mtime/i_crtime and their _extra words (where the
