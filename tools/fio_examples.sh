@@ -8,7 +8,7 @@
 #
 # Each file is copied into a temp directory and run there, with small sizes
 # and runtimes forced where fio allows it: size, io_size, filesize capped at
-# 16 MiB, runtime at 1 s, ramp_time at 0, and every /dev/ path in a filename
+# 16 MiB, runtime at 1 s, ramp_time at 0, loops at 8, and every /dev/ path in a filename
 # replaced by a 64 MiB image file. A job file that names an engine a plain
 # Linux machine lacks (rdma, http, sg, xnvme, ...) is skipped, and so is a zoned
 # job that names no device.
@@ -52,6 +52,8 @@ for line in open(src):
         line = "%s=%s\n" % (k, capped(v, 16 << 20))
     elif eq and k in ("runtime", "timeout"):
         line = "%s=1\n" % k
+    elif eq and k == "loops":
+        line = "loops=%d\n" % min(int(v) if v.strip().isdigit() else 8, 8)
     elif eq and k == "ramp_time":
         line = "ramp_time=0\n"
     elif eq and k == "filename" and "/dev/" in v:
@@ -78,6 +80,12 @@ for dir in "$@"; do
     w=$tmp/$(basename "$f" .fio)
     mkdir -p "$w"
     shrink "$f" "$w/job.fio" "$w"
+    # fio's t/jobs pairs: NAME-post.fio checks what NAME-pre.fio wrote, so pre runs first
+    pre=${f%-post.fio}-pre.fio
+    if [ "$pre" != "$f" ] && [ -f "$pre" ]; then
+      shrink "$pre" "$w/pre.fio" "$w"
+      (cd "$w" && timeout 30 "$ddbench" pre.fio >/dev/null 2>&1)
+    fi
     (cd "$w" && timeout 30 "$ddbench" --output-format=json --output=dd.json job.fio >dd.out 2>dd.err)
     rc=$?
     result="ran"
@@ -88,6 +96,7 @@ for dir in "$@"; do
     fi
     if [ $run_fio = 1 ]; then
       rm -rf "$w/fio" && mkdir "$w/fio" && cp "$w/job.fio" "$w/fio/"
+      [ -f "$w/pre.fio" ] && (cd "$w/fio" && timeout 30 fio ../pre.fio >/dev/null 2>&1)
       (cd "$w/fio" && timeout 30 fio --output-format=json --output=fio.json job.fio >fio.out 2>fio.err)
       result="fio exit $? | $result"
     fi

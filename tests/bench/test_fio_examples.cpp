@@ -1,0 +1,148 @@
+// What fio's example jobs need (issue 27), run on real files, each number
+// worked out by hand from fio's HOWTO or fio 3.33's io_u.c: the null
+// engine, bsrange's sizes, filesize, do_verify=0 and verify_fatal.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "cmd/bench/command_line.hpp"
+#include "cmd/bench/jobs.hpp"
+#include "cmd/bench/run.hpp"
+
+namespace bench {
+namespace {
+
+using namespace fsio;
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/var/tmp/fsio-fioex-XXXXXX";
+    if (!mkdtemp(tmpl)) std::abort();
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    const std::string cmd = "rm -rf '" + path_ + "'";
+    (void)std::system(cmd.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+BenchRun run_command(const std::vector<std::string>& args, bool log_ios = false) {
+  auto c = parse_ddbench_command(args);
+  EXPECT_TRUE(c) << (c ? "" : c.error().message());
+  if (!c) return {};
+  for (auto& j : c->jobs) j.bench.force = true;
+  auto jobs = expand_fio_jobs(c->jobs);
+  for (auto& j : jobs) j.options.log_ios = log_ios;  // every request's size, as ddbench does for a log
+  auto run = run_bench_jobs(jobs, nullptr);
+  EXPECT_TRUE(run) << (run ? "" : run.error().message());
+  return run ? std::move(*run) : BenchRun{};
+}
+
+bool exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+// fio HOWTO, ioengine=null: "Doesn't transfer any data, just pretends to";
+// fio makes no file for it. 1 MiB in 4 KiB requests: 256 writes.
+TEST(FioExamples, NullEngineMovesNoDataAndMakesNoFile) {
+  TempDir d;
+  const auto run = run_command(
+      {"--name=n", "--ioengine=null", "--rw=randwrite", "--size=1m", "--iodepth=16", "--directory=" + d.path()});
+  ASSERT_EQ(run.results.size(), 1u);
+  EXPECT_EQ(run.results[0].dir[dir_write].io_bytes, 1u << 20);
+  EXPECT_EQ(run.results[0].dir[dir_write].ios, 256u);
+  EXPECT_EQ(run.results[0].engine, "null");
+  EXPECT_FALSE(exists(d.path() + "/n.0.0"));
+  auto c = parse_ddbench_command({"--name=n", "--ioengine=null", "--rw=read", "--directory=" + d.path()});
+  ASSERT_TRUE(c);
+  auto jobs = expand_fio_jobs(c->jobs);
+  auto none = run_bench_jobs(jobs, nullptr);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message().find("ioengine=null needs size="), std::string::npos) << none.error().message();
+}
+
+// fio 3.33 io_u.c get_next_buflen: buflen = min + max x U[0,1), rounded
+// down to a multiple of min, at most max. For 1k-4k that is 1k, 2k, 3k and
+// 4k a quarter of the time each: 2.5 KiB on average.
+TEST(FioExamples, BsrangeSizesAreFiosQuarters) {
+  TempDir d;
+  const std::string file = d.path() + "/f";
+  const auto run = run_command({"--name=r", "--rw=write", "--bsrange=1k-4k", "--size=8m", "--filename=" + file}, true);
+  ASSERT_EQ(run.results.size(), 1u);
+  std::map<std::uint32_t, unsigned> sizes;
+  for (const auto& e : run.results[0].io_events) ++sizes[e.bytes];
+  const unsigned n = unsigned(run.results[0].io_events.size());
+  ASSERT_GT(n, 3000u);  // 8 MiB / 2.5 KiB is about 3277 requests
+  for (std::uint32_t bs : {1024u, 2048u, 3072u, 4096u}) {
+    EXPECT_GT(sizes[bs], n * 22 / 100) << bs;  // 25% each, within a few percent
+    EXPECT_LT(sizes[bs], n * 28 / 100) << bs;
+  }
+  for (const auto& [bs, count] : sizes) {
+    if (bs != 1024 && bs != 2048 && bs != 3072 && bs != 4096) {
+      EXPECT_LT(count, 3u) << bs;  // the range's cut end
+    }
+  }
+}
+
+// fio HOWTO, filesize: the file is that size and size= "becomes merely the
+// default for io_size": a 256 KiB file, 1 MiB of reads over it.
+TEST(FioExamples, FilesizeMakesTheFileAndSizeBecomesIoSize) {
+  TempDir d;
+  const auto run = run_command({"--name=f", "--rw=read", "--filesize=256k", "--size=1m", "--directory=" + d.path()});
+  ASSERT_EQ(run.results.size(), 1u);
+  EXPECT_EQ(run.results[0].dir[dir_read].io_bytes, 1u << 20);
+  struct stat st {};
+  ASSERT_EQ(::stat((d.path() + "/f.0.0").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 256 << 10);
+  const auto alone = run_command({"--name=g", "--rw=write", "--filesize=128k", "--directory=" + d.path()});
+  ASSERT_EQ(alone.results.size(), 1u);
+  EXPECT_EQ(alone.results[0].dir[dir_write].io_bytes, 128u << 10);
+}
+
+// do_verify=0 writes the stamps and reads nothing back; a later read with
+// verify checks them. verify_fatal=1 stops at the first bad block; without
+// it every block is checked (fio HOWTO, verify_fatal).
+TEST(FioExamples, DoVerifyZeroThenReadCheckAndVerifyFatal) {
+  TempDir d;
+  const std::string file = d.path() + "/v";
+  const auto w =
+      run_command({"--name=w", "--rw=write", "--size=1m", "--verify=md5", "--do_verify=0", "--filename=" + file});
+  ASSERT_EQ(w.results.size(), 1u);
+  EXPECT_FALSE(w.results[0].verify.has_value());
+  EXPECT_EQ(w.results[0].dir[dir_read].io_bytes, 0u);
+  const auto r = run_command({"--name=r", "--rw=read", "--size=1m", "--verify=md5", "--filename=" + file});
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_TRUE(r.results[0].verify_ok());
+  EXPECT_EQ(r.results[0].verify->bytes_checked, 1u << 20);
+  // Spoil blocks 16 and 200 (of 256).
+  const int fd = ::open(file.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  const std::string zeros(4096, '\0');
+  ASSERT_EQ(::pwrite(fd, zeros.data(), zeros.size(), 16 * 4096), 4096);
+  ASSERT_EQ(::pwrite(fd, zeros.data(), zeros.size(), 200 * 4096), 4096);
+  ::close(fd);
+  const auto all = run_command({"--name=r", "--rw=read", "--size=1m", "--verify=md5", "--filename=" + file});
+  ASSERT_EQ(all.results.size(), 1u);
+  EXPECT_EQ(all.results[0].verify->bad_blocks, 2u);
+  EXPECT_EQ(all.results[0].verify->bytes_checked, 1u << 20);
+  const auto fatal =
+      run_command({"--name=r", "--rw=read", "--size=1m", "--verify=md5", "--verify_fatal=1", "--filename=" + file});
+  ASSERT_EQ(fatal.results.size(), 1u);
+  EXPECT_EQ(fatal.results[0].verify->bad_blocks, 1u);
+  EXPECT_EQ(fatal.results[0].verify->first->offset / 4096, 16u);  // the first bad byte is in block 16
+  EXPECT_EQ(fatal.results[0].verify->bytes_checked, 17u * 4096);  // blocks 0 to 16, iodepth 1
+}
+
+}  // namespace
+}  // namespace bench
