@@ -209,6 +209,8 @@ const std::vector<Entry>& table() {
                            "with fio's generator");
          return {};
        }},
+      {{"gtod_reduce", FioArg::optional, "report no latencies and no bw/iops windows (all 0), as fio"},
+       SET(j.bench.gtod_reduce = FSIO_TRY(bool_of(l)))},
       {{"percentile_list", FioArg::required, "completion-latency percentiles, e.g. 50:99:99.9"}, apply_percentiles},
       {{"clat_percentiles", FioArg::optional, "report completion-latency percentiles (default 1)"},
        SET(j.clat_percentiles = FSIO_TRY(bool_of(l)))},

@@ -144,5 +144,87 @@ TEST(FioExamples, DoVerifyZeroThenReadCheckAndVerifyFatal) {
   EXPECT_EQ(fatal.results[0].verify->bytes_checked, 17u * 4096);  // blocks 0 to 16, iodepth 1
 }
 
+// fio 3.33 get_next_seq_offset, worked by hand for a 64 KiB range in 4 KiB
+// requests. rw=read:-8k: 0, then 4k - 8k wraps to the end less 8k (56k),
+// then 56k + 4k - 8k = 52k, 48k, ... rw=write:4k: 0, 8k, 16k, ... 56k, then
+// 60k + 4k is the end: back to 0.
+TEST(FioExamples, OffsetModifiersMakeHolesOrGoBackwards) {
+  TempDir d;
+  const std::string file = d.path() + "/m";
+  const auto back = run_command({"--name=b", "--rw=read:-8k", "--size=64k", "--bs=4k", "--filename=" + file}, true);
+  ASSERT_EQ(back.results.size(), 1u);
+  std::vector<std::uint64_t> offs;
+  for (const auto& e : back.results[0].io_events) offs.push_back(e.offset / 1024);
+  ASSERT_EQ(offs.size(), 16u);  // size= bytes of I/O, as fio
+  EXPECT_EQ(std::vector<std::uint64_t>(offs.begin(), offs.begin() + 5),
+            (std::vector<std::uint64_t>{0, 56, 52, 48, 44}));
+  const auto holes = run_command({"--name=h", "--rw=write:4k", "--size=64k", "--bs=4k", "--filename=" + file}, true);
+  offs.clear();
+  for (const auto& e : holes.results[0].io_events) offs.push_back(e.offset / 1024);
+  ASSERT_EQ(offs.size(), 16u);
+  EXPECT_EQ(std::vector<std::uint64_t>(offs.begin(), offs.begin() + 10),
+            (std::vector<std::uint64_t>{0, 8, 16, 24, 32, 40, 48, 56, 0, 8}));
+}
+
+// fio's gtod_reduce=1 (HOWTO: disable_clat, disable_slat, disable_bw_measurement
+// and more): no latency is recorded and no bw/iops window either; the bytes stay.
+TEST(FioExamples, GtodReduceRecordsNoTimings) {
+  TempDir d;
+  const auto run = run_command(
+      {"--name=g", "--ioengine=null", "--rw=randread", "--size=1m", "--gtod_reduce=1", "--directory=" + d.path()});
+  ASSERT_EQ(run.results.size(), 1u);
+  const BenchResult& r = run.results[0];
+  EXPECT_EQ(r.dir[dir_read].io_bytes, 1u << 20);
+  EXPECT_EQ(r.dir[dir_read].ios, 256u);
+  EXPECT_EQ(r.dir[dir_read].clat.count(), 0u);
+  EXPECT_EQ(r.dir[dir_read].lat.count(), 0u);
+  EXPECT_TRUE(r.stat_samples.empty());
+}
+
+// verify_dump=1 (fio HOWTO: "dump the contents of both the original data
+// block and the data block we read off disk to files"), named as fio 3.33's
+// dump_buf names them: FILE.OFFSET.received and .expected.
+TEST(FioExamples, VerifyDumpWritesTheBadBlockBothWays) {
+  TempDir d;
+  const std::string file = d.path() + "/dumped";
+  run_command({"--name=w", "--rw=write", "--size=64k", "--verify=crc32c", "--filename=" + file});
+  const int fd = ::open(file.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  const std::string zeros(4096, '\0');
+  ASSERT_EQ(::pwrite(fd, zeros.data(), zeros.size(), 8192), 4096);
+  ::close(fd);
+  char cwd[4096];
+  ASSERT_NE(::getcwd(cwd, sizeof cwd), nullptr);
+  ASSERT_EQ(::chdir(d.path().c_str()), 0);
+  const auto r =
+      run_command({"--name=r", "--rw=read", "--size=64k", "--verify=crc32c", "--verify_dump=1", "--filename=" + file});
+  ASSERT_EQ(::chdir(cwd), 0);
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_EQ(r.results[0].verify->dumps, (std::vector<std::string>{"dumped.8192.received", "dumped.8192.expected"}));
+  struct stat st {};
+  ASSERT_EQ(::stat((d.path() + "/dumped.8192.received").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 4096);
+}
+
+// allow_file_create=0: fio refuses a job whose file is missing instead of
+// making it; serialize_overlap is only taken where nothing overlaps in flight.
+TEST(FioExamples, AllowFileCreateZeroAndSerializeOverlap) {
+  TempDir d;
+  auto c = parse_ddbench_command(
+      {"--name=n", "--rw=read", "--size=1m", "--allow_file_create=0", "--filename=" + d.path() + "/missing"});
+  ASSERT_TRUE(c);
+  auto jobs = expand_fio_jobs(c->jobs);
+  auto none = run_bench_jobs(jobs, nullptr);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message().find("allow_file_create=0"), std::string::npos) << none.error().message();
+  EXPECT_FALSE(exists(d.path() + "/missing"));
+  BenchOptions o;
+  o.serialize_overlap = true;
+  o.iodepth = 1;
+  EXPECT_TRUE(validate(o));
+  o.iodepth = 4;
+  EXPECT_FALSE(validate(o));
+}
+
 }  // namespace
 }  // namespace bench

@@ -149,6 +149,29 @@ TEST(FioOptions, BsrangeTakesFiosRangeSyntax) {
   EXPECT_NE(refusal({"bsrange=4k"}).find("MIN-MAX"), std::string::npos);
 }
 
+// fio HOWTO: rw=TYPE:N is an offset modifier; on sequential I/O, N bytes
+// are added after each request (negative: backwards).
+TEST(FioOptions, OffsetModifiersOnSequentialIoOnly) {
+  EXPECT_EQ(applied({"rw=read:-8k"}).bench.seq_add, -8192);
+  EXPECT_EQ(applied({"rw=write:112k"}).bench.seq_add, 112 * 1024);
+  EXPECT_EQ(applied({"rw=write:112k", "rw=write"}).bench.seq_add, 0);
+  EXPECT_NE(refusal({"rw=randread:8"}).find("random I/O"), std::string::npos);
+}
+
+// Options that only tune how fio goes about the same I/O: accepted, said so.
+TEST(FioOptions, InternalTuningIsAcceptedAndSaidSo) {
+  const FioJob j = applied({"io_submit_mode=offload", "random_generator=lfsr", "per_job_logs=0", "gtod_reduce"});
+  ASSERT_EQ(j.notes.size(), 2u);
+  EXPECT_NE(j.notes[0].find("offload"), std::string::npos);
+  EXPECT_NE(j.notes[1].find("lfsr"), std::string::npos);
+  EXPECT_FALSE(j.per_job_logs);
+  EXPECT_TRUE(j.bench.gtod_reduce);
+  EXPECT_TRUE(applied({"io_submit_mode=inline"}).notes.empty());
+  EXPECT_NE(refusal({"io_submit_mode=later"}).find("inline or offload"), std::string::npos);
+  EXPECT_NE(refusal({"random_generator=mt"}).find("tausworthe"), std::string::npos);
+  EXPECT_NE(refusal({"random_distribution=normal:10"}).find("not normal"), std::string::npos);
+}
+
 // fio HOWTO: filesize is the file's size; size then only defaults io_size.
 TEST(FioOptions, FilesizeIsOneFilesSize) {
   EXPECT_EQ(applied({"filesize=256k"}).filesize, 256u << 10);
