@@ -84,9 +84,9 @@ for dir in "$@"; do
     pre=${f%-post.fio}-pre.fio
     if [ "$pre" != "$f" ] && [ -f "$pre" ]; then
       shrink "$pre" "$w/pre.fio" "$w"
-      (cd "$w" && timeout 30 "$ddbench" pre.fio >/dev/null 2>&1)
+      (cd "$w" && timeout -k 5 30 "$ddbench" pre.fio >/dev/null 2>&1)
     fi
-    (cd "$w" && timeout 30 "$ddbench" --output-format=json --output=dd.json job.fio >dd.out 2>dd.err)
+    (cd "$w" && timeout -k 5 30 "$ddbench" --output-format=json --output=dd.json job.fio >dd.out 2>dd.err)
     rc=$?
     result="ran"
     if [ $rc -ne 0 ]; then
@@ -96,8 +96,8 @@ for dir in "$@"; do
     fi
     if [ $run_fio = 1 ]; then
       rm -rf "$w/fio" && mkdir "$w/fio" && cp "$w/job.fio" "$w/fio/"
-      [ -f "$w/pre.fio" ] && (cd "$w/fio" && timeout 30 fio ../pre.fio >/dev/null 2>&1)
-      (cd "$w/fio" && timeout 30 fio --output-format=json --output=fio.json job.fio >fio.out 2>fio.err)
+      [ -f "$w/pre.fio" ] && (cd "$w/fio" && timeout -k 5 30 fio ../pre.fio >/dev/null 2>&1)
+      (cd "$w/fio" && timeout -k 5 30 fio --output-format=json --output=fio.json job.fio >fio.out 2>fio.err)
       result="fio exit $? | $result"
     fi
     printf '%-40s %s\n' "$(basename "$dir")/$(basename "$f")" "$result"

@@ -68,7 +68,7 @@ const std::vector<Entry>& table() {
       {{"blocksize_range", FioArg::required, "the same as bsrange"}, apply_bsrange},
       {{"size", FioArg::required, "bytes to cover, or a percentage of the target"},
        SET(j.size = FSIO_TRY(size_or_percent(l, j.kb_base)))},
-      {{"filesize", FioArg::required, "the size of the job's one file; size= then defaults io_size"},
+      {{"filesize", FioArg::required, "the size of the job's one file; size= then caps the bytes at it"},
        [](FioJob& j, const FioLine& l) -> fsio::Status {
          if (l.value.find_first_of("-:") != std::string::npos)
            return bad(l, "a range of file sizes is not supported (ddbench runs one file per job)");

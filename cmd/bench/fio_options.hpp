@@ -23,7 +23,7 @@ struct FioJob {
   std::string directory;
   BenchOptions bench;
   FioSize size, offset, io_size;  // resolved against the target when it is opened
-  std::uint64_t filesize = 0;     // fio filesize: the file's size; size= then only defaults io_size
+  std::uint64_t filesize = 0;     // fio filesize: the file's size; size= then caps the bytes moved
   unsigned numjobs = 1;
   bool stonewall = false;                 // wait for every earlier job (fio stonewall, wait_for_previous)
   bool new_group = false;                 // start a new reporting group (stonewall does too)

@@ -76,10 +76,12 @@ fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claime
   o.size = spec.size.resolve(dev.size(), granule);
   o.io_size = spec.io_size.resolve(dev.size(), granule);
   if (spec.filesize) {
-    // fio: with filesize, the range is the file and size= is only io_size's default.
-    if (o.io_size == 0) o.io_size = o.size;
+    // fio 3.33 with filesize: the range is the file; size= caps the bytes
+    // moved at most at the file (io_size= goes over it again).
     const std::uint64_t file = std::min(spec.filesize, dev.size());
-    o.size = o.offset < file ? file - o.offset : 0;
+    const std::uint64_t range = o.offset < file ? file - o.offset : 0;
+    if (o.io_size == 0 && o.size) o.io_size = std::min(o.size, range);
+    o.size = range;
     return dev;
   }
   // A size past the end of a file this run made for it is the file itself.

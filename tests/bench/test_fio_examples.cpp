@@ -95,16 +95,21 @@ TEST(FioExamples, BsrangeSizesAreFiosQuarters) {
   }
 }
 
-// fio HOWTO, filesize: the file is that size and size= "becomes merely the
-// default for io_size": a 256 KiB file, 1 MiB of reads over it.
-TEST(FioExamples, FilesizeMakesTheFileAndSizeBecomesIoSize) {
+// filesize: the file is that size. fio 3.33, measured: filesize=512k with
+// size=2m reads 512 KiB (size caps the bytes at the file), with size=256k
+// 256 KiB, with io_size=2m 2 MiB (going over the file again).
+TEST(FioExamples, FilesizeMakesTheFileAndSizeCapsTheBytes) {
   TempDir d;
-  const auto run = run_command({"--name=f", "--rw=read", "--filesize=256k", "--size=1m", "--directory=" + d.path()});
-  ASSERT_EQ(run.results.size(), 1u);
-  EXPECT_EQ(run.results[0].dir[dir_read].io_bytes, 1u << 20);
+  auto bytes = [&](const std::string& name, const std::string& extra) {
+    const auto run = run_command({"--name=" + name, "--rw=read", "--filesize=512k", extra, "--directory=" + d.path()});
+    return run.results.size() == 1 ? run.results[0].dir[dir_read].io_bytes : 0;
+  };
+  EXPECT_EQ(bytes("a", "--size=2m"), 512u << 10);
+  EXPECT_EQ(bytes("b", "--size=256k"), 256u << 10);
+  EXPECT_EQ(bytes("c", "--io_size=2m"), 2u << 20);
   struct stat st {};
-  ASSERT_EQ(::stat((d.path() + "/f.0.0").c_str(), &st), 0);
-  EXPECT_EQ(st.st_size, 256 << 10);
+  ASSERT_EQ(::stat((d.path() + "/a.0.0").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 512 << 10);
   const auto alone = run_command({"--name=g", "--rw=write", "--filesize=128k", "--directory=" + d.path()});
   ASSERT_EQ(alone.results.size(), 1u);
   EXPECT_EQ(alone.results[0].dir[dir_write].io_bytes, 128u << 10);
