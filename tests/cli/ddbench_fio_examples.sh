@@ -68,7 +68,8 @@ size=4m
 rw=randwrite
 iodepth=8
 EOF
-both null 'io(f,0,"write")["total_ios"] == io(d,0,"write")["total_ios"] == 1024 and not os.listdir(D).count("nothing.0.0")'
+both null 'io(f,0,"write")["total_ios"] == io(d,0,"write")["total_ios"] == 1024
+           and not os.listdir(D).count("nothing.0.0")'
 
 # gtod_reduce: no latencies (N 0, no percentiles), no bw samples, on either side.
 cat >"$T/gtod.fio" <<'EOF'
@@ -94,7 +95,8 @@ filesize=512k
 io_size=2m
 rw=read
 EOF
-both filesize 'io(f)["io_bytes"] == io(d)["io_bytes"] == 512 << 10 and io(f,1)["io_bytes"] == io(d,1)["io_bytes"] == 2 << 20
+both filesize 'io(f)["io_bytes"] == io(d)["io_bytes"] == 512 << 10
+               and io(f,1)["io_bytes"] == io(d,1)["io_bytes"] == 2 << 20
                and os.path.getsize(F + "/small.0.0") == os.path.getsize(D + "/small.0.0") == 512 << 10'
 
 # bsrange: sizes drawn from 1k to 4k, 2.5 KiB on average (fio's rule: 1k,
