@@ -90,7 +90,7 @@ for dir in "$@"; do
     rc=$?
     result="ran"
     if [ $rc -ne 0 ]; then
-      result="refused (exit $rc): $(grep -m1 -v '^ *$' "$w/dd.err" | sed "s|$w/||g" | cut -c1-150)"
+      result="refused (exit $rc): $(grep -v '^ *$' "$w/dd.err" | grep -m1 -v '^ddbench: note:' | sed "s|$w/||g" | cut -c1-150)"
     else
       ran=$((ran + 1))
     fi

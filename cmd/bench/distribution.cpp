@@ -38,7 +38,11 @@ fsio::Result<RandomDistribution> parse_zones(std::string_view spec, std::string_
     if (slash == std::string_view::npos) return bad(whole, "expected ACCESS%/RANGE% zones, e.g. zoned:60/10:40/90");
     RandomDistribution::Zone z;
     const auto a = std::from_chars(zone.data(), zone.data() + slash, z.access);
-    const auto r = std::from_chars(zone.data() + slash + 1, zone.data() + zone.size(), z.range);
+    // A blank range in the last zone is the rest of the range (fio's examples/rand-zones.fio: "20/").
+    const bool rest = slash + 1 == zone.size() && spec.empty() && range <= 100;
+    if (rest) z.range = 100 - range;
+    const auto r = rest ? std::from_chars_result{zone.data() + zone.size(), std::errc{}}
+                        : std::from_chars(zone.data() + slash + 1, zone.data() + zone.size(), z.range);
     if (a.ec != std::errc{} || a.ptr != zone.data() + slash || r.ec != std::errc{} ||
         r.ptr != zone.data() + zone.size())
       return bad(whole, "zone '" + std::string(zone) + "' is not ACCESS%/RANGE% in whole percents");

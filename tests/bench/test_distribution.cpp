@@ -68,6 +68,10 @@ TEST(Distribution, ParserTakesFiosSpellingsAndRefusesTheRest) {
   ASSERT_EQ(zones->zones.size(), 3u);
   EXPECT_EQ(zones->zones[1].access, 30u);
   EXPECT_EQ(zones->zones[1].range, 15u);
+  const auto rest = parse_random_distribution("zoned:50/5:30/15:20/");  // the last range blank: the rest, 80
+  ASSERT_TRUE(rest);
+  EXPECT_EQ(rest->zones[2].range, 80u);
+  EXPECT_FALSE(parse_random_distribution("zoned:50/:50/50"));  // blank only in the last zone
   for (const char* bad : {"zipf", "zipf:1", "zipf:x", "pareto:1.5", "normal:10", "zoned_abs:60/10g:40/20g",
                           "zoned:50/5:30/15", "zipf:1.2:0.25"})
     EXPECT_FALSE(parse_random_distribution(bad)) << bad;
