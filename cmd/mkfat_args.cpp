@@ -192,7 +192,7 @@ Status apply(int c, const char* v, MkfatArgs& a) {
 Invocation invocation(const char* argv0) {
   Invocation inv;
   inv.tool = std::filesystem::path(argv0 && *argv0 ? argv0 : "mkfat").filename();
-  if (inv.tool == "mkfs.fat" || inv.tool == "mkfs.vfat" || inv.tool == "mkfs.msdos")
+  if (inv.tool == "mkfs.fat" || inv.tool == "mkfs.vfat" || inv.tool == "mkfs.msdos" || inv.tool == "mkdosfs")
     inv.personality = Personality::mkfs;
   return inv;
 }
