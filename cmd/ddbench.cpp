@@ -14,6 +14,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <set>
+#include <string>
 
 #include "cmd/bench/log.hpp"
 #include "cmd/bench/plot.hpp"
@@ -43,22 +45,27 @@ void ask_for_samples(const DdbenchCommand& cmd, std::vector<BenchJob>& jobs) {
   }
 }
 
-Status write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+Status write_file(const std::string& path, const std::string& text, bool append = false) {
+  std::ofstream f(path, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
   f << text;
   f.close();
   if (!f) return errno_error(errno, path + ": cannot write");
   return {};
 }
 
-// fio's names: PREFIX_bw.N.log, PREFIX_iops.N.log, PREFIX_{lat,clat,slat}.N.log.
+// fio's names: PREFIX_bw.N.log, PREFIX_iops.N.log, PREFIX_{lat,clat,slat}.N.log;
+// with per_job_logs=0, PREFIX_bw.log and so on, shared by every job naming
+// that prefix (one after the other, in job order).
 Status write_logs(const Report& rep) {
+  std::set<std::string> written;
   for (const auto& j : rep.jobs) {
     const FioJob& s = *j.spec;
     const bool windowed = s.bench.log_window_ms > 0;
     auto one = [&](const std::string& prefix, BenchLogKind kind) -> Status {
-      const std::string path = prefix + "_" + bench_log_suffix(kind) + "." + std::to_string(j.number) + ".log";
-      return write_file(path, format_bench_log(j.result, kind, windowed, s.log_offset));
+      const std::string number = s.per_job_logs ? "." + std::to_string(j.number) : "";
+      const std::string path = prefix + "_" + bench_log_suffix(kind) + number + ".log";
+      const bool append = !written.insert(path).second;
+      return write_file(path, format_bench_log(j.result, kind, windowed, s.log_offset), append);
     };
     if (!s.bw_log.empty()) FSIO_TRY(one(s.bw_log, BenchLogKind::bw));
     if (!s.iops_log.empty()) FSIO_TRY(one(s.iops_log, BenchLogKind::iops));
@@ -135,6 +142,9 @@ int finish(const Report& rep) {
     if (j.result.verify && j.result.verify->first) {
       std::fprintf(stderr, "ddbench: %s: verify: %s (%" PRIu64 " bad blocks)\n", j.target.c_str(),
                    describe(*j.result.verify->first, j.spec->bench.seed).c_str(), j.result.verify->bad_blocks);
+      for (const auto& d : j.result.verify->dumps)
+        std::fprintf(stderr, "ddbench: %s: verify: %s data dumped as %s\n", j.target.c_str(),
+                     d.size() > 9 && d.compare(d.size() - 9, 9, ".received") == 0 ? "received" : "expected", d.c_str());
       rc = exit_failure;
     }
   return rc;

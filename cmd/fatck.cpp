@@ -1,7 +1,8 @@
 // fatck: check a FAT12/16/32 volume as fsck.fat does, in a bitmap's worth of
 // memory, and with -a repair it in crash-safe order. Exit codes are
 // e2fsck's: 0 clean, 1 errors fixed, 4 errors left, 8 operational error,
-// 16 usage; 130 when Ctrl-C stopped it. The work is fat::check_volume and
+// 16 usage; 130 when Ctrl-C stopped it. Under fsck.fat's names it is
+// fsck.fat instead (fatck_peer.cpp). The work is fat::check_volume and
 // fat::repair_volume; this file parses, prints and maps to exit codes.
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
@@ -12,6 +13,7 @@
 #include "cmd/common.hpp"
 #include "cmd/fat_common.hpp"
 #include "cmd/fatck_output.hpp"
+#include "cmd/fatck_peer.hpp"
 #include "fat/check.hpp"
 #include "fat/check_target.hpp"
 #include "libfsio/size.hpp"
@@ -101,6 +103,7 @@ int run(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 0 && is_fsck_name(argv[0])) return fsck_main(argc, argv);
   Args a;
   bool preen = false, yes = false, interactive = false;
   CLI::App app{"Check a FAT12, FAT16 or FAT32 filesystem, and with -a repair it, as fsck.fat does."};

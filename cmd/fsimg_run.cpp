@@ -127,6 +127,40 @@ void print_source(std::FILE* f, const img::Source& p) {
   for (const auto& n : p.notes) std::fprintf(f, "%s: note: %s\n", p.path.c_str(), n.c_str());
 }
 
+// --frame-size: whole blocks, up to 64 MiB.
+fsio::Status check_frame_size(std::uint64_t frame_bytes, std::uint32_t bs) {
+  if (frame_bytes < bs || frame_bytes % bs || frame_bytes > img::kMaxFrameBytes)
+    return make_error(Errc::invalid_argument, "--frame-size " + std::to_string(frame_bytes) +
+                                                  ": must be a multiple of the block size (" + std::to_string(bs) +
+                                                  ") up to 64 MiB");
+  return {};
+}
+
+// What save made: the JSON document (`out` holds the source's part) or one
+// line of text.
+void print_saved(const Args& a, const img::Source& source, const img::SaveReport& r, json& out, std::FILE* text) {
+  if (a.json) {
+    out["header"] = header_json(source.header);
+    out.update({{"frames", r.frames},
+                {"threads", r.threads},
+                {"mapped_bytes", r.mapped_bytes},
+                {"zero_bytes", r.zero_bytes},
+                {"stored_bytes", r.stored_bytes},
+                {"compressed_bytes", r.compressed_bytes},
+                {"stream_bytes", r.stream_bytes},
+                {"ratio", ratio(r.mapped_bytes, r.stream_bytes)},
+                {"seconds", r.seconds},
+                {"direct", r.direct},
+                {"read_stats", fsio::cli::to_json(r.read_stats)}});
+    std::cout << out.dump(2) << '\n';
+  } else if (!a.quiet) {
+    std::fprintf(text, "%s: %s in %u frames (%s all-zero, elided), %.2f:1, %.2f s, %.0f MB/s read, %u threads\n",
+                 a.out.c_str(), fsio::format_size(r.stream_bytes).c_str(), r.frames,
+                 fsio::format_size(r.zero_bytes).c_str(), ratio(r.mapped_bytes, r.stream_bytes), r.seconds,
+                 r.seconds > 0 ? double(r.mapped_bytes) / r.seconds / 1e6 : 0.0, r.threads);
+  }
+}
+
 }  // namespace
 
 int run_save(const Args& a) {
@@ -148,11 +182,7 @@ int run_save(const Args& a) {
     else if (!a.quiet) print_source(text, *source);
     return fsio::cli::exit_ok;
   }
-  const std::uint32_t bs = source->header.block_size;
-  if (a.frame_bytes < bs || a.frame_bytes % bs || a.frame_bytes > img::kMaxFrameBytes)
-    return fail(make_error(Errc::invalid_argument, "--frame-size " + std::to_string(a.frame_bytes) +
-                                                       ": must be a multiple of the block size (" + std::to_string(bs) +
-                                                       ") up to 64 MiB"));
+  if (auto st = check_frame_size(a.frame_bytes, source->header.block_size); !st) return fail(st.error());
   bool created = false;
   auto fd = open_out(a, &created);
   if (!fd) return fail(fd.error());
@@ -173,27 +203,7 @@ int run_save(const Args& a) {
     if (created) msg += ::unlink(a.out.c_str()) == 0 ? "; removed " + a.out : "; could not remove " + a.out;
     return fail(fsio::Error{rep.error().code, 0, msg});
   }
-  const auto& r = *rep;
-  if (a.json) {
-    out["header"] = header_json(source->header);
-    out.update({{"frames", r.frames},
-                {"threads", r.threads},
-                {"mapped_bytes", r.mapped_bytes},
-                {"zero_bytes", r.zero_bytes},
-                {"stored_bytes", r.stored_bytes},
-                {"compressed_bytes", r.compressed_bytes},
-                {"stream_bytes", r.stream_bytes},
-                {"ratio", ratio(r.mapped_bytes, r.stream_bytes)},
-                {"seconds", r.seconds},
-                {"direct", r.direct},
-                {"read_stats", fsio::cli::to_json(r.read_stats)}});
-    std::cout << out.dump(2) << '\n';
-  } else if (!a.quiet) {
-    std::fprintf(text, "%s: %s in %u frames (%s all-zero, elided), %.2f:1, %.2f s, %.0f MB/s read, %u threads\n",
-                 a.out.c_str(), fsio::format_size(r.stream_bytes).c_str(), r.frames,
-                 fsio::format_size(r.zero_bytes).c_str(), ratio(r.mapped_bytes, r.stream_bytes), r.seconds,
-                 r.seconds > 0 ? double(r.mapped_bytes) / r.seconds / 1e6 : 0.0, r.threads);
-  }
+  print_saved(a, *source, *rep, out, text);
   return fsio::cli::exit_ok;
 }
 

@@ -6,6 +6,7 @@
 #include <langinfo.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <clocale>
 #include <cstdio>
 #include <iostream>
@@ -129,7 +130,7 @@ Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev, std::optional<std::int6
   if (a.fmt.blocks && dev.size() > before && (dev.size() - before) / 1024 != a.fmt.blocks)
     p.g.warnings.push_back("block count mismatch: found " + std::to_string((dev.size() - before) / 1024) +
                            " but assuming " + std::to_string(a.fmt.blocks));
-  if (a.label_lowercase && p.g.warnings.empty())
+  if (a.label_lowercase && (p.g.warnings.empty() || as_mkfs(a)))
     p.g.warnings.push_back("lowercase labels might not work on some systems");
   // Probe exactly the volume: with --offset, a partition table before it is expected.
   p.sigs =
@@ -141,7 +142,11 @@ Result<Plan> plan(MkfatArgs& a, const fsio::Device& dev, std::optional<std::int6
     if (p.extras.boot.message->size() > fat::boot_message_capacity(p.g))
       p.g.warnings.push_back("message too long; truncated");
   }
-  p.extras.identity = fat::resolve_identity(a.fmt, source_date_epoch);
+  // mkfs.fat 4.2 does not read SOURCE_DATE_EPOCH: under its names
+  // --invariant's constants win, so the image is its image. Under ours the
+  // variable wins (mkfat.8, SOURCE_DATE_EPOCH).
+  const bool invariant_wins = as_mkfs(a) && a.fmt.invariant;
+  p.extras.identity = fat::resolve_identity(a.fmt, invariant_wins ? std::nullopt : source_date_epoch);
   return p;
 }
 
@@ -181,13 +186,52 @@ int failed(const MkfatArgs& a, fsio::CreatedFile& made, fsio::Error e) {
   return fail(a, made.fail(std::move(e)));
 }
 
+// A warning in mkfs.fat 4.2's words, and whether it goes to stdout as
+// there; nullopt for one it does not give.
+std::optional<std::pair<std::string, bool>> mkfs_words(const std::string& w, const fat::Geometry& g) {
+  auto starts = [&](const char* prefix) { return w.rfind(prefix, 0) == 0; };
+  if (starts("lowercase label"))
+    return std::pair{std::string("mkfs.fat: Warning: lowercase labels might not work properly on some systems"), false};
+  if (w.find("below the FAT32 minimum") != std::string::npos)
+    return std::pair{std::string("WARNING: Number of clusters for 32 bit FAT is less then suggested minimum."), false};
+  if (starts("block count mismatch")) return std::pair{"Warning: " + w + ".", false};
+  if (starts("root directory entries (-r)"))
+    return std::pair{std::string("Warning: root directory entries specified with -r have no effect on FAT32"), false};
+  if (starts("message too long")) return std::pair{std::string("Warning: message too long; truncated"), true};
+  if (starts("target too large"))
+    return std::pair{std::string("Warning: target too large, space at end will be left unused"), true};
+  if (starts("sector size raised"))
+    return std::pair{"Warning: sector size was set to " + std::to_string(g.sector_size) + " (minimal for this device)",
+                     false};
+  if (starts("sector size"))
+    return std::pair{"Warning: sector size " + std::to_string(g.sector_size) +
+                         " > 4096 is non-standard, filesystem may not be usable",
+                     false};
+  return std::nullopt;
+}
+
+// Under mkfs.fat's names each warning is said once, in its words.
+void say_warnings(const MkfatArgs& a, const fat::Geometry& g) {
+  std::vector<std::string> said;
+  for (const auto& w : g.warnings) {
+    const auto words = as_mkfs(a) ? mkfs_words(w, g) : std::nullopt;
+    if (!words) {
+      say(a, "warning", w);
+      continue;
+    }
+    if (a.quiet || a.json || std::find(said.begin(), said.end(), words->first) != said.end()) continue;
+    said.push_back(words->first);
+    std::fprintf(words->second ? stdout : stderr, "%s\n", words->first.c_str());
+  }
+}
+
 // The plan's warnings on stderr, mkfs.fat's TOS line on stdout in its words
 // (scripts compare stdout), and -v's description.
 void say_plan(const MkfatArgs& a, Plan& p) {
   if (p.g.needs_tos_104 && as_mkfs(a) && !a.json)
     std::printf("Warning: More than 32765 sector need TOS 1.04 or higher.\n");
   else if (p.g.needs_tos_104) p.g.warnings.push_back("more than 32765 sectors need TOS 1.04 or higher");
-  for (const auto& w : p.g.warnings) say(a, "warning", w);
+  say_warnings(a, p.g);
   if (a.verbose && !a.json) std::fputs(verbose_text(a, p.g, p.extras.identity->volume_id).c_str(), stdout);
 }
 
@@ -271,7 +315,9 @@ int run(MkfatArgs& a) {
   nlohmann::json out = plan_json(a, p->g, p->sigs);
   if (tree) out["tree"] = tree->json(false);
   if (a.dry_run) return print_dry_run(a, *p, out, tree.get());
-  for (const auto& s : p->sigs) say(a, "note", "overwriting " + fsio::describe(s) + " on " + a.target);
+  // mkfs.fat overwrites what it finds without a word; so do we under its names.
+  if (!as_mkfs(a))
+    for (const auto& s : p->sigs) say(a, "note", "overwriting " + fsio::describe(s) + " on " + a.target);
   auto queue = open_queue(*dev, p->g);
   if (!queue) return failed(a, made, queue.error());
   auto rep = write_volume(a, *dev, *queue, *p, tree.get());

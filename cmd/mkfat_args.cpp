@@ -192,7 +192,7 @@ Status apply(int c, const char* v, MkfatArgs& a) {
 Invocation invocation(const char* argv0) {
   Invocation inv;
   inv.tool = std::filesystem::path(argv0 && *argv0 ? argv0 : "mkfat").filename();
-  if (inv.tool == "mkfs.fat" || inv.tool == "mkfs.vfat" || inv.tool == "mkfs.msdos")
+  if (inv.tool == "mkfs.fat" || inv.tool == "mkfs.vfat" || inv.tool == "mkfs.msdos" || inv.tool == "mkdosfs")
     inv.personality = Personality::mkfs;
   return inv;
 }
@@ -290,6 +290,8 @@ std::string version_line(const Invocation& inv) {
   return fsio::cli::version_line("mkfat");
 }
 
+// One function although it runs past 60 lines: it is the --help text, laid
+// out as mkfs.fat 4.2 prints its own, then fsio's options.
 std::string usage_text(const Invocation& inv) {
   return "Usage: " + inv.tool + " [OPTIONS] TARGET [BLOCKS]\n" +
          R"(Create FAT filesystem in TARGET, which can be a block device or file. Use only

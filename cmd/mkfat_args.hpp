@@ -4,7 +4,7 @@
 // value (an optional argument is only ever "--mbr=y", never the next word,
 // which is the target), "--offset=2048", options after the target.
 //
-// Invoked as mkfs.fat, mkfs.vfat or mkfs.msdos (links, or `mkfs -t vfat`)
+// Invoked as mkfs.fat, mkfs.vfat, mkfs.msdos or mkdosfs (links, or `mkfs -t vfat`)
 // the tool takes mkfs.fat's personality (Personality::mkfs): what scripts
 // see is what mkfs.fat gives them (see mkfat.8, "Under mkfs.fat's names").
 #pragma once

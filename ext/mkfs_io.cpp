@@ -157,7 +157,7 @@ fsio::Status discard_target(const fsio::Device& d, std::uint64_t off, std::uint6
 
 WriteBatch::WriteBatch(fsio::IoQueue& q, std::size_t arena, std::size_t limit, fsio::Progress* progress,
                        const char* what)
-    : q_(q), arena_(arena), limit_(std::max(limit, arena)), plug_(q.plug()), progress_(progress), what_(what) {}
+    : arena_(arena), limit_(std::max(limit, arena)), plug_(q.plug()), progress_(progress), what_(what) {}
 
 fsio::Status WriteBatch::submit() {
   if (plug_.pending() == 0) return {};

@@ -66,7 +66,6 @@ class WriteBatch {
 
  private:
   fsio::Status submit();
-  fsio::IoQueue& q_;
   fsio::AlignedBuffer arena_;
   std::size_t limit_;
   std::size_t used_ = 0, pending_ = 0;

@@ -86,7 +86,7 @@ std::vector<Item> data_items(const MkfsBuilder& b, const MkfsPlan& plan) {
 // Phase 1: no superblock of the old filesystem may describe a half-new
 // one. Bytes 0-4095 (zap_sector: 0-1023 kept under a BSD disklabel), and
 // every group-1 backup e2fsck would fall back to (one per block size),
-// read in one batch and written in another.
+// read in one batch and written in another; only those not zero already.
 fsio::Status invalidate(fsio::IoQueue& q, MkfsReport& rep) {
   std::vector<std::pair<std::uint64_t, std::size_t>> where{{0, 4096}};
   for (std::uint64_t bs = 1024; bs <= 65536; bs *= 2) {
@@ -98,10 +98,15 @@ fsio::Status invalidate(fsio::IoQueue& q, MkfsReport& rep) {
   std::uint32_t bsd = 0;
   std::memcpy(&bsd, now[0].data() + 64, 4);
   const std::size_t from = (bsd == 0x82564557 || bsd == 0x57455682) ? 1024 : 0;
-  patches.push_back({from, std::vector<std::byte>(4096 - from)});
+  const auto& head = now[0];
+  if (std::any_of(head.begin() + std::ptrdiff_t(from), head.end(), [](std::byte x) { return x != std::byte{0}; }))
+    patches.push_back({from, std::vector<std::byte>(4096 - from)});
   for (std::size_t k = 1; k < where.size(); ++k)
     if (now[k][0x38] == std::byte{0x53} && now[k][0x39] == std::byte{0xEF})
       patches.push_back({where[k].first, std::vector<std::byte>(1024)});
+  // Nothing to erase (a new file, a discarded or zeroed target): no write,
+  // and no flush to wait for.
+  if (patches.empty()) return {};
   FSIO_TRY(write_patches(q, patches, "erasing the old superblocks"));
   FSIO_TRY_CTX(q.flush(), "flush after erasing the old superblocks");
   ++rep.flushes;

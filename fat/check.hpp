@@ -18,7 +18,8 @@
 //     fsck.fat -a does), chain length against the size;
 //   - one streamed pass over every FAT copy: the copies against the one
 //     read, out-of-range entries, allocated clusters no chain owns (lost),
-//     the free count FSInfo should hold;
+//     the free count FSInfo should hold; lost chains freed, or with
+//     CheckOptions::salvage kept as FSCKnnnn.REC files in the root;
 //   - the volume label in the boot sector against the root directory's.
 //
 // Memory: ClusterBitmaps (owned clusters; cut entries, truncated tails and
@@ -104,20 +105,26 @@ struct CheckFinding {
 
 struct CheckCounts {
   std::uint64_t files = 0;
-  std::uint64_t directories = 0;  // not counting the root
-  std::uint64_t clusters = 0;     // data clusters on the volume
-  std::uint64_t used = 0;         // clusters files and directories keep
-  std::uint64_t bad = 0;          // clusters marked bad
-  std::uint64_t free_after = 0;   // free once the plan is carried out
-  std::uint64_t lost = 0;         // allocated, owned by no chain
-  std::uint64_t lost_chains = 0;  // lost clusters no other lost cluster points to
-  std::uint64_t cut_off = 0;      // clusters cut off chains that grew past their files
+  std::uint64_t directories = 0;      // not counting the root
+  std::uint64_t clusters = 0;         // data clusters on the volume
+  std::uint64_t used = 0;             // clusters files and directories keep
+  std::uint64_t bad = 0;              // clusters marked bad
+  std::uint64_t free_after = 0;       // free once the plan is carried out
+  std::uint64_t lost = 0;             // allocated, owned by no chain
+  std::uint64_t lost_chains = 0;      // lost clusters no other lost cluster points to
+  std::uint64_t cut_off = 0;          // clusters cut off chains that grew past their files
+  std::uint64_t recovered_files = 0;  // FSCKnnnn.REC files the plan makes of lost chains (salvage)
+  std::uint64_t entries = 0;          // every entry checked, labels too: fsck.fat's "N files"
   std::uint64_t fat_bytes_read = 0;
 };
 
 struct CheckOptions {
   std::size_t max_findings_per_kind = 1000;  // beyond: counted in CheckResult::omitted
   fsio::Progress* progress = nullptr;        // fed FAT bytes examined (check_work)
+  // fsck.fat -a, -y, -p and -f (fat.c reclaim_file): the plan keeps each lost
+  // chain as a file FSCK0000.REC, FSCK0001.REC, ... in the root directory
+  // instead of freeing it (check_salvage.cpp). Off: they are freed (reclaim_free).
+  bool salvage = false;
 };
 
 struct CheckResult {

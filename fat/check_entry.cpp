@@ -151,6 +151,9 @@ std::optional<std::uint32_t> Checker::first_cluster(const Directory& dir, const 
   if (is_dir) {
     error(kind, path, why, "Deleting the directory entry.");
     delete_entry(dir, e);
+    // fsck.fat clears the first cluster of one pointing at its directory or
+    // that one's parent too, so no deleted entry names a live cluster.
+    if (start != 0 && kind == CheckKind::dir_start) set_start(dir, e.slot, 0);
     return std::nullopt;
   }
   error(kind, path, why, "Truncating file.");
@@ -189,6 +192,7 @@ void Checker::cut_findings(const std::string& path, const Entry& e, const Walk& 
 fsio::Result<std::optional<DirVisit>> Checker::check_entry(Directory& dir, const DirVisit& in, const Entry& e) {
   const bool is_dir = e.is_directory() && !e.is_label();
   const std::string path = in.path + "/" + e.name;
+  ++result_.counts.entries;
   if (is_dir) ++result_.counts.directories;
   else if (!e.is_label()) ++result_.counts.files;
   const auto start = first_cluster(dir, in, e, path, is_dir);

@@ -56,8 +56,17 @@ fsio::Status Checker::closing_pass() {
       2));
   FSIO_TRY(poll());
   copy_findings(diffs);
+  // Lost chains become files (fsck.fat -a, -f) only when every directory
+  // was read whole: otherwise they may belong to one we could not read.
+  const bool salvage = c.lost && opt_.salvage && tree_whole_;
+  if (salvage) {
+    count_lost_chains();
+    salvage_lost();
+    lost_links_ = {};
+  }
   settle_counts(tally);
-  if (c.lost) lost_finding();
+  if (c.lost && !salvage) lost_finding();
+  c.recovered_files = recovered_files_;
   checked("clusters: " + std::to_string(c.used) + " in use, " + std::to_string(c.bad) + " bad, " +
           std::to_string(c.lost) + " lost, " + std::to_string(c.free_after) + " free once repaired, of " +
           std::to_string(c.clusters));
@@ -97,6 +106,7 @@ void Checker::closing_entry(std::uint32_t n, std::uint32_t v, FreeTally& t) {
   }
   ++c.lost;
   lost_.set(n);
+  if (opt_.salvage) lost_links_.emplace_back(n, v);
   if (kind == EntryKind::next && l_.is_cluster(v)) referenced_.set(v);
 }
 

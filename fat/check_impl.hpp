@@ -14,6 +14,10 @@
 
 namespace fat::detail {
 
+// DIR_NTRes bit a patched Linux sets on an entry whose 8.3 name is only a
+// placeholder for its long name (fsck.fat FAT_NO_83NAME).
+inline constexpr std::uint8_t kNoShortName = 0x20;
+
 // A directory waiting to be checked.
 struct DirVisit {
   std::string path;                 // "" for the root, "/DIR/SUB"
@@ -59,11 +63,22 @@ class Checker {
   void lost_finding();
   void count_lost_chains();
 
+  // ---- check_salvage.cpp ----
+  void salvage_lost();
+  void claim_heads(const std::vector<std::uint32_t>& cluster, std::vector<std::uint32_t>& next,
+                   std::vector<std::uint32_t>& refs, std::vector<bool>& claimed, std::uint32_t from);
+  void recover_files(const std::vector<std::uint32_t>& cluster, const std::vector<std::uint32_t>& next,
+                     const std::vector<std::uint32_t>& refs);
+  std::optional<std::uint32_t> free_root_slot(Directory& root, std::uint32_t from);
+  ShortName rec_name(Directory& root, std::uint32_t& number);
+  SlotBytes planned_slot(const Directory& dir, std::uint32_t index) const;
+
   // ---- check_tree.cpp ----
   fsio::Status walk_tree();
   fsio::Status own_root(DirVisit& root);
   fsio::Status check_directory(const DirVisit& visit, std::vector<DirVisit>& subdirs);
   void check_dots(Directory& dir, const DirVisit& visit);
+  void move_down(Directory& dir, const DirVisit& visit, std::uint32_t k, const ShortName& want, std::uint32_t start);
   void check_lfn(Directory& dir, const DirVisit& visit, std::uint32_t limit);
   void check_names(Directory& dir, const DirVisit& visit, std::uint32_t limit);
   fsio::Status check_after_end(Directory& dir, const DirVisit& visit, std::uint32_t limit);
@@ -100,6 +115,9 @@ class Checker {
   ClusterBitmap& owned_;             // plan_.owned
   ClusterBitmap tail_;               // cut off files that outgrew their size
   ClusterBitmap lost_, referenced_;  // the closing pass's lost clusters and their targets
+  // With CheckOptions::salvage: each lost cluster and its FAT entry, ascending.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> lost_links_;
+  std::uint64_t recovered_files_ = 0;
   std::uint64_t bad_ = 0;
   std::uint32_t first_free_after_ = 0;  // first cluster free once the plan is done
   bool tree_whole_ = true;              // every directory read whole: reclaim is safe

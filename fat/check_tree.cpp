@@ -117,19 +117,28 @@ fsio::Status Checker::check_directory(const DirVisit& visit, std::vector<DirVisi
 }
 
 // fsck.fat handle_dot: slot 0 is "." naming the directory, slot 1 ".."
-// naming its parent (0 for the root); both directories.
+// naming its parent (0 for the root); both directories. An entry of
+// another name in their place is moved down to the first free slot after
+// them and the dot entry made in its place (fsck.fat -a's "Moving entry
+// down"); the moved entry is then checked where it went.
 void Checker::check_dots(Directory& dir, const DirVisit& visit) {
   for (std::uint32_t k = 0; k < 2 && k < dir.slot_count(); ++k) {
-    const auto s = dir.slot(k);
-    const auto d = fsio::load<DirEntry>(s);
+    const auto d = fsio::load<DirEntry>(dir.slot(k));
     const ShortName want = k == 0 ? ShortName{'.', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
                                   : ShortName{'.', '.', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
     const std::uint32_t start = k == 0 ? visit.cluster : visit.parent;
     const std::uint32_t has =
         std::uint32_t(d.first_cluster_lo) | (l_.type == FatType::fat32 ? std::uint32_t(d.first_cluster_hi) << 16 : 0);
     const bool named = std::memcmp(d.name, want.data(), 11) == 0;
-    if (named && (d.attributes & attr::directory) && has == start) continue;
     const std::string dot = k == 0 ? "'.'" : "'..'", nth = k == 0 ? "first" : "second";
+    if (named && (d.attributes & attr::directory) && has == start) {
+      if (d.nt_reserved & kNoShortName) {
+        error(CheckKind::dot_entry, visit.path + "/" + (k == 0 ? "." : ".."), "Is a dot with no 8.3 name flag set.",
+              "Clearing the flag.");
+        slot(dir, k)[12] &= std::uint8_t(~kNoShortName);
+      }
+      continue;
+    }
     const std::uint8_t b0 = d.name[0];
     if (named || b0 == kDirEntryEnd || b0 == kDirEntryFree) {
       const bool free = !named;
@@ -146,14 +155,42 @@ void Checker::check_dots(Directory& dir, const DirVisit& visit) {
       image[11] = attr::directory;
       set_start(dir, k, start);
     } else {
-      ShortName found;
-      std::memcpy(found.data(), d.name, 11);
-      const std::string shown = decode_short_name(found);
-      add(CheckKind::dot_entry, Severity::error, visit.path,
-          "Expected a valid " + dot + " entry in the " + nth + " slot, found '" + shown + "'.",
-          "Not repairable here (fsck.fat moves the entry down); its clusters are kept.");
+      move_down(dir, visit, k, want, start);
     }
   }
+}
+
+// fsck.fat handle_dot's "Moving entry down": the entry in dot slot k goes
+// to the first free slot after the dot slots (0x00 or 0xE5), and slot k
+// becomes a zeroed dot entry. With no free slot both stay as they are.
+void Checker::move_down(Directory& dir, const DirVisit& visit, std::uint32_t k, const ShortName& want,
+                        std::uint32_t start) {
+  ShortName found;
+  std::memcpy(found.data(), dir.slot(k).data(), 11);
+  const std::string where = visit.path + "/" + decode_short_name(found);
+  const std::string message = std::string("Expected a valid '") + (k == 0 ? "." : "..") + "' entry in this slot.";
+  std::optional<std::uint32_t> to;
+  for (std::uint32_t i = 2; i < dir.slot_count() && !to; ++i) {
+    const auto b = std::to_integer<std::uint8_t>(dir.slot(i)[0]);
+    if (b == kDirEntryEnd || b == kDirEntryFree) to = i;
+  }
+  if (!to) {
+    add(CheckKind::dot_entry, Severity::error, where, message,
+        "No free entry found to move it to: left where it is, with its clusters.");
+    return;
+  }
+  error(CheckKind::dot_entry, where, message, "Moving entry down (to slot " + std::to_string(*to) + ").");
+  SlotBytes moved;
+  std::memcpy(moved.data(), dir.slot(k).data(), 32);
+  SlotBytes made{};
+  std::memcpy(made.data(), want.data(), 11);
+  made[11] = attr::directory;
+  // In memory first, so the walk checks the entry where it now is.
+  (void)dir.overwrite(*to, std::as_bytes(std::span(moved)));
+  (void)dir.overwrite(k, std::as_bytes(std::span(made)));
+  std::memcpy(slot(dir, *to).data(), moved.data(), 32);
+  std::memcpy(slot(dir, k).data(), made.data(), 32);
+  set_start(dir, k, start);
 }
 
 // lfn.c: orphaned parts are deleted and a start cluster in a long-name slot
@@ -220,7 +257,12 @@ void Checker::check_names(Directory& dir, const DirVisit& visit, std::uint32_t l
       if (!taken.count(raw(name))) break;
     }
     taken.insert(raw(name));
-    std::memcpy(slot(dir, e.slot).data(), name.data(), 11);
+    SlotBytes& s8 = slot(dir, e.slot);
+    std::memcpy(s8.data(), name.data(), 11);
+    if (s8[12] & kNoShortName) {  // fsck.fat auto_rename: now it has one; not a directory or label
+      s8[12] &= std::uint8_t(~kNoShortName);
+      s8[11] &= std::uint8_t(~(attr::directory | attr::volume_id));
+    }
     for (std::uint32_t i = e.first_slot; i < e.slot; ++i) {
       SlotBytes& s = slot(dir, i);
       s.fill(0);
@@ -232,7 +274,10 @@ void Checker::check_names(Directory& dir, const DirVisit& visit, std::uint32_t l
     if (e.slot >= limit) break;
     if ((!visit.root && e.slot < 2 && e.is_dot()) || e.is_label()) continue;
     const std::string path = visit.path + "/" + e.name;
-    if (bad_short_name(e.raw_name)) {
+    // A patched Linux's entries with no 8.3 name (DIR_NTRes bit 0x20) are
+    // bad only without a long name (fsck.fat bad_name).
+    const bool no_short = e.nt_reserved & kNoShortName;
+    if (no_short ? e.long_name.empty() : bad_short_name(e.raw_name)) {
       const std::string shown = e.short_name;
       const std::string to = rename(e);
       error(CheckKind::bad_name, path, "Bad short file name (" + shown + ").", "Auto-renaming it to " + to + ".");

@@ -67,6 +67,16 @@ goes to every copy unless the damage is about the copies.
                               (fsck.fat ignores the hint: exits 0)
   fat0                        FAT[0] of copy 0 zeroed (reserved bits lost)
                               fsck.fat: "FATs differ - using second FAT"
+  forget PATH                 the file's 8.3 and long-name slots deleted, its chain
+                              kept: a lost chain holding the file's bytes
+                              fsck.fat: "Reclaimed N unused clusters"; with -a
+                              (or -f) it becomes FSCK0000.REC in the root
+  lost-loop [N]               N (3) free clusters made a loop no entry owns
+                              fsck.fat -a: "Broke cycle at cluster N in free chain"
+  dot-entries PATH            as dosfstools' check-dot_entries: the directory's
+                              first two entries moved into slots 0 and 1, its
+                              ".." and "." into slots 2 and 3
+                              fsck.fat: "Expected a valid '.' entry in this slot"
 
 Prints one line saying what it changed (clusters, offsets), for test logs.
 """
@@ -307,10 +317,30 @@ def fat0(fat, rest):
     print('FAT[0] of copy 0 zeroed')
 
 
+
+
+def forget(fat, rest):
+    (off, lfn_offs, e), first = fat.lookup(rest[0])
+    for o in lfn_offs + [off]:
+        fat.write(o, bytes([0xE5]))
+    print('%s: entry deleted, chain %s kept' % (rest[0], fat.chain(first)))
+
+
+def dot_entries(fat, rest):
+    _, first = fat.lookup(rest[0])
+    slots = fat.dir_slots(first)
+    if len(slots) < 4 or any(d[0] in (0, 0xE5) or d[11] & 0x3F == 0x0F for _, d in slots[2:4]):
+        sys.exit('fatcorrupt: %s needs two 8.3-only entries in slots 2 and 3' % rest[0])
+    (o0, dot), (o1, dotdot), (o2, a), (o3, b) = slots[0:4]
+    for o, d in ((o0, a), (o1, b), (o2, dotdot), (o3, dot)):
+        fat.write(o, d)
+    print('%s: slots 0-3 now hold %r, %r, .., .' % (rest[0], a[0:11], b[0:11]))
+
+
 EXTRA = {'bad-name': bad_name, 'after-end': after_end, 'past-end': past_end, 'duplicate': duplicate, 'dir-size': dir_size, 'dotdot': dotdot,
          'size-zero': size_zero, 'bad-start': bad_start, 'lfn-orphan': lfn_orphan,
          'label-differs': label_differs, 'fsinfo-signature': fsinfo_signature, 'next-free': next_free,
-         'fat0': fat0}
+         'fat0': fat0, 'forget': forget, 'dot-entries': dot_entries}
 
 
 def main(argv):
@@ -336,6 +366,12 @@ def main(argv):
         fat.set(lost[-1], fat.eoc)
         fat.flush()
         print('lost chain %s' % lost)
+    elif what == 'lost-loop':
+        lost = fat.free_clusters(int(rest[0]) if rest else 3)
+        for a, b in zip(lost, lost[1:] + lost[:1]):
+            fat.set(a, b)
+        fat.flush()
+        print('lost loop %s' % lost)
     elif what == 'wrong-free-count':
         if not fat.fat32:
             sys.exit('fatcorrupt: wrong-free-count needs FAT32 (FSInfo)')

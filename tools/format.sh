@@ -17,10 +17,15 @@ case $version in
 esac
 mapfile -t files < <(git ls-files '*.cpp' '*.hpp')
 if [ "${1:-}" = --check ]; then
-  bad=()
-  for f in "${files[@]}"; do
-    "$cf" --dry-run --Werror "$f" >/dev/null 2>&1 || bad+=("$f")
-  done
+  # One clang-format for every file (a process a file took 35 s, this 1.4 s):
+  # each file that would change is named in its "FILE:LINE:COL: error" lines.
+  rc=0
+  out=$("$cf" --dry-run --Werror "${files[@]}" 2>&1 >/dev/null) || rc=$?
+  mapfile -t bad < <(sed -n 's/^\([^: ]*\):[0-9]*:[0-9]*: error: .*/\1/p' <<<"$out" | sort -u)
+  if [ "$rc" -ne 0 ] && [ "${#bad[@]}" -eq 0 ]; then
+    printf 'format.sh: clang-format failed (exit %d):\n%s\n' "$rc" "$out" >&2
+    exit 1
+  fi
   if [ "${#bad[@]}" -gt 0 ]; then
     printf 'format.sh: %d files are not as .clang-format lays them out (tools/format.sh fixes them):\n' "${#bad[@]}" >&2
     printf '  %s\n' "${bad[@]}" >&2

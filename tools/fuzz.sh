@@ -15,7 +15,9 @@ src=$PWD
 seconds=${1:?usage: tools/fuzz.sh SECONDS [TARGET...]}
 shift
 build=${FUZZ_BUILD:-build-fuzz}
-all=(fat_volume fatck ext_read ext_write_gate fsimg fio_job ddbench_args size badblocks)
+# Every target there is: one tests/fuzz/fuzz_NAME.cpp each (a list written
+# here once missed three new targets, and CI's corpus replay failed on them).
+mapfile -t all < <(cd tests/fuzz && ls fuzz_*.cpp | sed 's/^fuzz_//; s/\.cpp$//')
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 

@@ -19,7 +19,7 @@ corpus=$src/tests/fuzz/corpus
 export MTOOLS_SKIP_CHECK=1 SOURCE_DATE_EPOCH=1700000000 E2FSPROGS_FAKE_TIME=1700000000
 t=$(mktemp -d /var/tmp/fsio-seeds.XXXXXX)
 trap 'rm -rf "$t"' EXIT
-for d in fat_volume fatck ext_read ext_write_gate fsimg fio_job ddbench_args size badblocks; do
+for d in fat_volume fatck ext_read ext_write_gate fsimg fio_job ddbench_args size badblocks tar_tree bmap; do
   mkdir -p "$corpus/$d"
   rm -f "$corpus/$d"/gen-*
 done
@@ -197,4 +197,42 @@ rw=write
 bssplit=4k/25:16k/75
 rate=1m
 FIO
+# tar_tree: GNU tar's archives of a small tree (hard link, symbolic links,
+# a FIFO; plain, pax, gzip, paths made absolute) and members tar would not
+# write, made with Python's tarfile.
+tt=$t/tartree
+mkdir -p "$tt/d/e"
+echo a > "$tt/d/f"; echo z > "$tt/z"
+ln "$tt/d/f" "$tt/hard"; ln -s d/f "$tt/ln"; ln -s ../d "$tt/d/e/up"; mkfifo "$tt/fifo"
+tar -C "$tt" -cf "$corpus/tar_tree/gen-plain.tar" .
+tar -C "$tt" --format=pax -cf "$corpus/tar_tree/gen-pax.tar" ./d ./hard ./ln
+tar -C "$tt" -czf "$corpus/tar_tree/gen-gzip.tar.gz" d z
+tar -C "$tt" --transform 's,^,/abs/,' -cf "$corpus/tar_tree/gen-abs.tar" d z
+python3 - "$corpus/tar_tree/gen-odd.tar" <<'PY'
+import io, sys, tarfile
+with tarfile.open(sys.argv[1], "w", format=tarfile.GNU_FORMAT) as t:
+    def add(name, kind=tarfile.REGTYPE, data=b"", link=""):
+        i = tarfile.TarInfo(name)
+        i.type, i.linkname, i.mtime = kind, link, 1700000000
+        i.size = len(data) if kind == tarfile.REGTYPE else 0
+        t.addfile(i, io.BytesIO(data) if kind == tarfile.REGTYPE else None)
+    add("a//b/./c", data=b"x")
+    add("a/b/c", data=b"later")
+    add("a/dir", tarfile.DIRTYPE)
+    add("a/dir", tarfile.DIRTYPE)
+    add("a/h", tarfile.LNKTYPE, link="a/b/c")
+    add("a/s", tarfile.SYMTYPE, link="/a/dir")
+    add("a/loop", tarfile.SYMTYPE, link="loop")
+    add("x/../y", data=b"up")
+PY
+
+# bmap: bmaptool's maps of a FAT image and of a sparse file with two
+# scattered blocks.
+mkfs.fat -C "$t/bmap.img" 2048 > /dev/null
+bmaptool create -o "$corpus/bmap/gen-fat.bmap" "$t/bmap.img"
+truncate -s 1M "$t/scattered.img"
+printf a | dd of="$t/scattered.img" bs=1 seek=5000 conv=notrunc status=none
+printf b | dd of="$t/scattered.img" bs=1 seek=300000 conv=notrunc status=none
+bmaptool create -o "$corpus/bmap/gen-ranges.bmap" "$t/scattered.img"
+
 echo "fuzz_seeds: $(find "$corpus" -name 'gen-*' | wc -l) generated seeds, $(du -sk "$corpus" | cut -f1) KiB in the corpus"

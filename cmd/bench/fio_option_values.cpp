@@ -103,8 +103,10 @@ fsio::Status apply_bs(FioJob& j, const FioLine& l) {
   if (comma == std::string_view::npos) {
     j.bench.bs = FSIO_TRY(size_of(l, j.kb_base));
     j.bench.bssplit = {};
+    j.bench.bsrange = {};
     return {};
   }
+  j.bench.bsrange = {};
   std::string_view parts[2] = {v.substr(0, comma), v.substr(comma + 1)};
   parts[1] = parts[1].substr(0, parts[1].find(','));
   for (unsigned d = 0; d < 2; ++d) {
@@ -121,6 +123,31 @@ fsio::Status apply_bs(FioJob& j, const FioLine& l) {
   return {};
 }
 
+// bsrange=1k-4k or 512:1M, and ",MIN-MAX" for writes apart (fio's range syntax).
+fsio::Status apply_bsrange(FioJob& j, const FioLine& l) {
+  std::string_view v = l.value;
+  std::array<BsRange, 2> out;
+  for (unsigned d = 0; d < 2 && !v.empty(); ++d) {
+    const std::string_view part = v.substr(0, v.find(','));
+    v = part.size() < v.size() ? v.substr(part.size() + 1) : std::string_view{};
+    const auto sep = part.find_first_of("-:");
+    if (sep == std::string_view::npos) return bad(l, "expected MIN-MAX, e.g. 1k-4k");
+    auto lo = parse_fio_size(part.substr(0, sep), j.kb_base);
+    auto hi = parse_fio_size(part.substr(sep + 1), j.kb_base);
+    if (!lo) return bad(l, why(lo.error()));
+    if (!hi) return bad(l, why(hi.error()));
+    if (*lo == 0 || *lo > *hi) return bad(l, "the low end must be more than 0 and not above the high end");
+    out[d] = {*lo, *hi};
+  }
+  if (!out[1].max) out[1] = out[0];  // one range: both directions, as fio
+  j.bench.bsrange = out;
+  // bs=R,W (a bssplit of one size) is fio's min and max too, which this replaces;
+  // a real bssplit keeps winning, as in fio.
+  for (auto& split : j.bench.bssplit)
+    if (split.size() == 1) split.clear();
+  return {};
+}
+
 fsio::Status apply_bssplit(FioJob& j, const FioLine& l) {
   const std::string_view v = l.value;
   const auto comma = v.find(',');
@@ -134,30 +161,49 @@ fsio::Status apply_bssplit(FioJob& j, const FioLine& l) {
 }
 
 fsio::Status apply_rw(FioJob& j, const FioLine& l) {
-  // fio's rw=randread:8 (an offset modifier) is not supported.
-  if (l.value.find(':') != std::string::npos) return bad(l, "offset modifiers (rw=TYPE:N) are not supported");
-  auto rw = parse_bench_rw(l.value);
+  // fio's offset modifier: rw=write:112k leaves a 112k hole after each
+  // request, rw=read:-8k steps back 8k (backwards with bs=4k). On random
+  // I/O the number is a count of requests per offset, not supported here.
+  const auto colon = l.value.find(':');
+  auto rw = parse_bench_rw(std::string_view(l.value).substr(0, colon));
   if (!rw) return bad(l, why(rw.error()));
   j.bench.rw = *rw;
+  j.bench.seq_add = 0;
+  if (colon == std::string::npos) return {};
+  if (bench_random(*rw)) return bad(l, "offset modifiers on random I/O (rw=randread:N) are not supported");
+  std::string_view n = std::string_view(l.value).substr(colon + 1);
+  const bool back = !n.empty() && n[0] == '-';
+  auto bytes = parse_fio_size(back ? n.substr(1) : n, j.kb_base);
+  if (!bytes) return bad(l, why(bytes.error()));
+  if (*bytes > (std::uint64_t{1} << 62)) return bad(l, "the offset modifier is too large");
+  j.bench.seq_add = back ? -std::int64_t(*bytes) : std::int64_t(*bytes);
   return {};
 }
 
 fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   const std::string& v = l.value;
+  j.bench.null_engine = v == "null";
   if (v == "io_uring" || v == "uring") j.bench.engine = fsio::EngineKind::uring;
   else if (v == "psync" || v == "pvsync" || v == "pvsync2") j.bench.engine = fsio::EngineKind::psync;
   else if (v == "auto") j.bench.engine = fsio::EngineKind::automatic;
-  else if (v == "libaio") {
+  else if (v == "null") j.bench.null_engine = true;
+  else if (v == "libaio" || v == "posixaio") {
     j.bench.engine = fsio::EngineKind::uring;
-    j.notes.push_back(
-        "ioengine=libaio runs on io_uring: ddbench has no libaio engine; both keep iodepth "
-        "requests in flight on one thread");
+    j.notes.push_back("ioengine=" + v + " runs on io_uring: ddbench has no " + v +
+                      " engine; both keep iodepth requests in flight on one thread");
   } else if (v == "sync") {
     j.bench.engine = fsio::EngineKind::psync;
     j.notes.push_back("ioengine=sync runs as psync: pread/pwrite at each offset, the same I/O without fio's lseek");
   } else {
-    return bad(l, "ddbench has the io_uring, psync (also pvsync, pvsync2), sync and libaio engines");
+    return bad(l, "ddbench has the io_uring, psync (also pvsync, pvsync2), sync, libaio, posixaio and null engines");
   }
+  return {};
+}
+
+fsio::Status apply_distribution(FioJob& j, const FioLine& l) {
+  auto d = parse_random_distribution(l.value);
+  if (!d) return bad(l, why(d.error()));
+  j.bench.distribution = *d;
   return {};
 }
 

@@ -35,169 +35,186 @@ struct Entry {
 // help text and setter side by side. Split, it would read worse, and the
 // order --help shows would be spread over several places.
 const std::vector<Entry>& table() {
-  static const std::vector<Entry> t =
-      {
-          {{"name", FioArg::required, "the job's name; on the command line, starts a new job"},
-           SET(j.name = FSIO_TRY(text_of(l)))},
-          {{"description", FioArg::required, "text printed with the job"}, SET(j.description = l.value)},
-          {{"filename", FioArg::required, "the target: a block device or a file (one per job)"},
-           [](FioJob& j, const FioLine& l) -> fsio::Status {
-             auto v = FSIO_TRY(text_of(l));
-             std::string out;
-             for (std::size_t i = 0; i < v.size(); ++i) {
-               if (v[i] == '\\' && i + 1 < v.size() && v[i + 1] == ':') continue;
-               if (v[i] == ':' && (i == 0 || v[i - 1] != '\\'))
-                 return bad(l, "several files per job are not supported (use one job per file)");
-               out += v[i];
-             }
-             j.filename = out;
-             return {};
-           }},
-          {{"directory", FioArg::required, "where a job without filename makes NAME.N.0"},
-           SET(j.directory = FSIO_TRY(text_of(l)))},
-          {{"rw", FioArg::required, "read, write, randread, randwrite, rw (readwrite), randrw"}, apply_rw},
-          {{"readwrite", FioArg::required, "the same as rw"}, apply_rw},
-          {{"rwmixread", FioArg::required, "percent of a mixed workload that reads (default 50)"},
-           SET(j.bench.rwmixread = unsigned(FSIO_TRY(uint_of(l, 0, 100))))},
-          {{"rwmixwrite", FioArg::required, "percent of a mixed workload that writes"},
-           SET(j.bench.rwmixread = 100 - unsigned(FSIO_TRY(uint_of(l, 0, 100))))},
-          {{"bs", FioArg::required, "bytes per request; bs=R,W for reads and writes apart"}, apply_bs},
-          {{"blocksize", FioArg::required, "the same as bs"}, apply_bs},
-          {{"bssplit", FioArg::required, "request sizes by percentage: 4k/70:64k/30[,writes]"}, apply_bssplit},
-          {{"size", FioArg::required, "bytes to cover, or a percentage of the target"},
-           SET(j.size = FSIO_TRY(size_or_percent(l, j.kb_base)))},
-          {{"io_size", FioArg::required, "bytes to transfer (going over the range again if more)"},
-           SET(j.io_size = FSIO_TRY(size_or_percent(l, j.kb_base)))},
-          {{"io_limit", FioArg::required, "the same as io_size"},
-           SET(j.io_size = FSIO_TRY(size_or_percent(l, j.kb_base)))},
-          {{"offset", FioArg::required, "where the range starts, bytes or a percentage"},
-           SET(j.offset = FSIO_TRY(size_or_percent(l, j.kb_base)))},
-          {{"ioengine", FioArg::required, "io_uring, psync (pvsync, pvsync2), sync (as psync), libaio (as io_uring)"},
-           apply_engine},
-          {{"engine", FioArg::required, "ddbench's name: uring, psync or auto", false}, apply_engine},
-          {{"iodepth", FioArg::required, "requests in flight, 1 to 32768"},
-           SET(j.bench.iodepth = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
-          {{"iodepth_batch_submit", FioArg::required, "requests per submit (ddbench's --batch)"},
-           SET(j.bench.batch = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
-          {{"iodepth_batch", FioArg::required, "the same as iodepth_batch_submit"},
-           SET(j.bench.batch = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
-          {{"batch", FioArg::required, "requests per submit, contiguous ones merged", false},
-           SET(j.bench.batch = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
-          {{"no_merge", FioArg::none, "never merge contiguous requests", false},
-           SET(j.bench.merge = !FSIO_TRY(bool_of(l)))},
-          {{"direct", FioArg::optional, "O_DIRECT (1) or the page cache (0)"},
-           SET(j.bench.direct = FSIO_TRY(bool_of(l)))},
-          {{"buffered", FioArg::optional, "the page cache (1) or O_DIRECT (0)"},
-           SET(j.bench.direct = !FSIO_TRY(bool_of(l)))},
-          {{"sync", FioArg::optional, "every write carries RWF_DSYNC (fio: 1, sync, dsync)"}, apply_sync},
-          {{"fsync", FioArg::required, "fsync after every N writes"},
-           SET(j.bench.fsync_every = unsigned(FSIO_TRY(uint_of(l, 0, 1u << 30))); j.bench.fsync_data_only = false)},
-          {{"fdatasync", FioArg::required, "fdatasync after every N writes"},
-           SET(j.bench.fsync_every = unsigned(FSIO_TRY(uint_of(l, 0, 1u << 30))); j.bench.fsync_data_only = true)},
-          {{"end_fsync", FioArg::optional, "fsync when the writes are done"},
-           SET(j.bench.end_fsync = FSIO_TRY(bool_of(l)))},
-          {{"runtime", FioArg::required, "stop after this long (default unit s)"},
-           SET(j.bench.runtime = FSIO_TRY(seconds_of(l)))},
-          {{"timeout", FioArg::required, "the same as runtime"}, SET(j.bench.runtime = FSIO_TRY(seconds_of(l)))},
-          {{"time_based", FioArg::optional, "go over the range again until runtime is up"},
-           SET(j.bench.time_based = FSIO_TRY(bool_of(l)))},
-          {{"ramp_time", FioArg::required, "run this long before measuring (default unit s)"},
-           SET(j.bench.ramp_time = FSIO_TRY(seconds_of(l)))},
-          {{"loops", FioArg::required, "run the job this many times"},
-           SET(j.bench.loops = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
-          {{"numjobs", FioArg::required, "this many copies of the job, running at once"},
-           SET(j.numjobs = unsigned(FSIO_TRY(uint_of(l, 1, 256))))},
-          {{"stonewall", FioArg::optional, "wait for every earlier job to finish first"},
-           SET(j.stonewall = FSIO_TRY(bool_of(l)))},
-          {{"wait_for_previous", FioArg::optional, "the same as stonewall"}, SET(j.stonewall = FSIO_TRY(bool_of(l)))},
-          {{"new_group", FioArg::optional, "start a new reporting group"}, SET(j.new_group = FSIO_TRY(bool_of(l)))},
-          {{"group_reporting", FioArg::optional, "report each group as one job"},
-           SET(j.group_reporting = FSIO_TRY(bool_of(l)))},
-          {{"thread", FioArg::optional, "accepted: ddbench always runs jobs as threads"},
-           SET((void)j; (void)FSIO_TRY(bool_of(l)))},
-          {{"verify", FioArg::optional, "check the data: write, read back and check; read: check the stamps"},
-           apply_verify},
-          {{"do_verify", FioArg::optional, "1 only: ddbench always reads back what a verify write wrote"},
-           [](FioJob&, const FioLine& l) -> fsio::Status {
-             if (!FSIO_TRY(bool_of(l))) return bad(l, "do_verify=0 is not supported (drop verify instead)");
-             return {};
-           }},
-          {{"invalidate", FioArg::optional, "drop the range from the page cache first (default 1)"},
-           SET(j.bench.invalidate = FSIO_TRY(bool_of(l)))},
-          {{"fadvise_hint", FioArg::optional, "advise the access pattern (default 1)"},
-           SET(j.bench.fadvise = FSIO_TRY(bool_of(l)))},
-          {{"norandommap", FioArg::optional, "random offsets may repeat"},
-           SET(j.bench.norandommap = FSIO_TRY(bool_of(l)))},
-          {{"randrepeat", FioArg::optional, "the same random order every run (default 1)"},
-           [](FioJob& j, const FioLine& l) -> fsio::Status {
-             if (!FSIO_TRY(bool_of(l))) j.bench.seed = std::uint64_t(::time(nullptr)) * 0x9e3779b97f4a7c15ULL;
-             return {};
-           }},
-          {{"randseed", FioArg::required, "the seed of the random order and the verify stamps"},
-           SET(j.bench.seed = FSIO_TRY(uint_of(l, 0, std::numeric_limits<std::uint64_t>::max())))},
-          {{"seed", FioArg::required, "the same as randseed", false},
-           SET(j.bench.seed = FSIO_TRY(uint_of(l, 0, std::numeric_limits<std::uint64_t>::max())))},
-          {{"random_distribution", FioArg::required, "random only"},
-           [](FioJob&, const FioLine& l) -> fsio::
-                                             Status {
-                                               if (l.value != "random")
-                                                 return bad(
-                                                     l, "only random is supported (no zipf, pareto, normal, zoned)");
-                                               return {};
-                                             }},
-          {{"create", FioArg::required, "create or extend the target file to SIZE first", false},
-           SET(j.bench.create_size = FSIO_TRY(size_of(l, j.kb_base)))},
-          {{"unlink", FioArg::optional, "remove a file this run created when the job is done"},
-           SET(j.unlink = FSIO_TRY(bool_of(l)))},
-          {{"kb_base", FioArg::required, "1024 (k = 1024, the default) or 1000 (k = 1000, ki = 1024)"},
-           [](FioJob& j, const FioLine& l) -> fsio::Status {
-             const auto v = FSIO_TRY(uint_of(l, 1000, 1024));
-             if (v != 1000 && v != 1024) return bad(l, "must be 1000 or 1024");
-             j.kb_base = unsigned(v);
-             return {};
-           }},
-          {{"unit_base", FioArg::required, "0 or 8 (bytes); 1 (bits) is not supported"},
-           [](FioJob&, const FioLine& l) -> fsio::Status {
-             if (l.value != "0" && l.value != "8") return bad(l, "only byte units (0 or 8) are supported");
-             return {};
-           }},
-          {{"write_bw_log", FioArg::optional, "log bandwidth to PREFIX_bw.N.log"},
-           SET(j.bw_log = l.has_value && !l.value.empty() ? l.value : j.name)},
-          {{"write_lat_log", FioArg::optional, "log latencies to PREFIX_lat/clat/slat.N.log"},
-           SET(j.lat_log = l.has_value && !l.value.empty() ? l.value : j.name)},
-          {{"write_iops_log", FioArg::optional, "log IOPS to PREFIX_iops.N.log"},
-           SET(j.iops_log = l.has_value && !l.value.empty() ? l.value : j.name)},
-          {{"log_avg_msec", FioArg::required, "average the logs over windows of this many ms (0: every I/O)"},
-           SET(j.bench.log_window_ms = unsigned(FSIO_TRY(uint_of(l, 0, 3600000))))},
-          {{"log_offset", FioArg::optional, "log each I/O's offset"}, SET(j.log_offset = FSIO_TRY(bool_of(l)))},
-          {{"per_job_logs", FioArg::optional, "1 only: one log per job"},
-           [](FioJob&, const FioLine& l) -> fsio::Status {
-             if (!FSIO_TRY(bool_of(l))) return bad(l, "per_job_logs=0 is not supported");
-             return {};
-           }},
-          {{"bw_avg_time", FioArg::required, "window of the bw and iops statistics in ms (default 500)"},
-           SET(j.bench.stat_window_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
-          {{"bwavgtime", FioArg::required, "the same as bw_avg_time"},
-           SET(j.bench.stat_window_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
-          {{"iops_avg_time", FioArg::required, "the same window as bw_avg_time (ddbench has one)"},
-           SET(j.bench.stat_window_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
-          {{"iopsavgtime", FioArg::required, "the same as iops_avg_time"},
-           SET(j.bench.stat_window_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
-          {{"offset_increment", FioArg::required, "clone N of numjobs starts N times this further on"},
-           SET(j.offset_increment = FSIO_TRY(size_of(l, j.kb_base)))},
-          {{"fsync_on_close", FioArg::optional, "the same as end_fsync"},
-           SET(j.bench.end_fsync = FSIO_TRY(bool_of(l)))},
-          {{"disk_util", FioArg::optional, "report the disk's own statistics (default 1)"},
-           SET(j.disk_util = FSIO_TRY(bool_of(l)))},
-          {{"allow_file_create", FioArg::optional, "1 only: a job without filename makes its file"},
-           [](FioJob&, const FioLine& l) -> fsio::Status {
-             if (!FSIO_TRY(bool_of(l))) return bad(l, "allow_file_create=0 is not supported");
-             return {};
-           }},
-          {{"percentile_list", FioArg::required, "completion-latency percentiles, e.g. 50:99:99.9"}, apply_percentiles},
-          {{"clat_percentiles", FioArg::optional, "report completion-latency percentiles (default 1)"},
-           SET(j.clat_percentiles = FSIO_TRY(bool_of(l)))},
-      };
+  static const std::vector<Entry> t = {
+      {{"name", FioArg::required, "the job's name; on the command line, starts a new job"},
+       SET(j.name = FSIO_TRY(text_of(l)))},
+      {{"description", FioArg::required, "text printed with the job"}, SET(j.description = l.value)},
+      {{"filename", FioArg::required, "the target: a block device or a file (one per job)"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         auto v = FSIO_TRY(text_of(l));
+         std::string out;
+         for (std::size_t i = 0; i < v.size(); ++i) {
+           if (v[i] == '\\' && i + 1 < v.size() && v[i + 1] == ':') continue;
+           if (v[i] == ':' && (i == 0 || v[i - 1] != '\\'))
+             return bad(l, "several files per job are not supported (use one job per file)");
+           out += v[i];
+         }
+         j.filename = out;
+         return {};
+       }},
+      {{"directory", FioArg::required, "where a job without filename makes NAME.N.0"},
+       SET(j.directory = FSIO_TRY(text_of(l)))},
+      {{"rw", FioArg::required, "read, write, randread, randwrite, rw (readwrite), randrw"}, apply_rw},
+      {{"readwrite", FioArg::required, "the same as rw"}, apply_rw},
+      {{"rwmixread", FioArg::required, "percent of a mixed workload that reads (default 50)"},
+       SET(j.bench.rwmixread = unsigned(FSIO_TRY(uint_of(l, 0, 100))))},
+      {{"rwmixwrite", FioArg::required, "percent of a mixed workload that writes"},
+       SET(j.bench.rwmixread = 100 - unsigned(FSIO_TRY(uint_of(l, 0, 100))))},
+      {{"bs", FioArg::required, "bytes per request; bs=R,W for reads and writes apart"}, apply_bs},
+      {{"blocksize", FioArg::required, "the same as bs"}, apply_bs},
+      {{"bssplit", FioArg::required, "request sizes by percentage: 4k/70:64k/30[,writes]"}, apply_bssplit},
+      {{"bsrange", FioArg::required, "request sizes drawn from MIN-MAX as fio draws them [,MIN-MAX for writes]"},
+       apply_bsrange},
+      {{"blocksize_range", FioArg::required, "the same as bsrange"}, apply_bsrange},
+      {{"size", FioArg::required, "bytes to cover, or a percentage of the target"},
+       SET(j.size = FSIO_TRY(size_or_percent(l, j.kb_base)))},
+      {{"filesize", FioArg::required, "the size of the job's one file; size= then caps the bytes at it"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         if (l.value.find_first_of("-:") != std::string::npos)
+           return bad(l, "a range of file sizes is not supported (ddbench runs one file per job)");
+         j.filesize = FSIO_TRY(size_of(l, j.kb_base));
+         if (j.filesize == 0) return bad(l, "must be more than 0");
+         return {};
+       }},
+      {{"io_size", FioArg::required, "bytes to transfer (going over the range again if more)"},
+       SET(j.io_size = FSIO_TRY(size_or_percent(l, j.kb_base)))},
+      {{"io_limit", FioArg::required, "the same as io_size"}, SET(j.io_size = FSIO_TRY(size_or_percent(l, j.kb_base)))},
+      {{"offset", FioArg::required, "where the range starts, bytes or a percentage"},
+       SET(j.offset = FSIO_TRY(size_or_percent(l, j.kb_base)))},
+      {{"ioengine", FioArg::required, "io_uring, psync (pvsync, pvsync2), sync (as psync), libaio (as io_uring)"},
+       apply_engine},
+      {{"engine", FioArg::required, "ddbench's name: uring, psync or auto", false}, apply_engine},
+      {{"iodepth", FioArg::required, "requests in flight, 1 to 32768"},
+       SET(j.bench.iodepth = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
+      {{"iodepth_batch_submit", FioArg::required, "requests per submit (ddbench's --batch)"},
+       SET(j.bench.batch = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
+      {{"iodepth_batch", FioArg::required, "the same as iodepth_batch_submit"},
+       SET(j.bench.batch = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
+      {{"batch", FioArg::required, "requests per submit, contiguous ones merged", false},
+       SET(j.bench.batch = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
+      {{"no_merge", FioArg::none, "never merge contiguous requests", false},
+       SET(j.bench.merge = !FSIO_TRY(bool_of(l)))},
+      {{"direct", FioArg::optional, "O_DIRECT (1) or the page cache (0)"}, SET(j.bench.direct = FSIO_TRY(bool_of(l)))},
+      {{"buffered", FioArg::optional, "the page cache (1) or O_DIRECT (0)"},
+       SET(j.bench.direct = !FSIO_TRY(bool_of(l)))},
+      {{"sync", FioArg::optional, "every write carries RWF_DSYNC (fio: 1, sync, dsync)"}, apply_sync},
+      {{"fsync", FioArg::required, "fsync after every N writes"},
+       SET(j.bench.fsync_every = unsigned(FSIO_TRY(uint_of(l, 0, 1u << 30))); j.bench.fsync_data_only = false)},
+      {{"fdatasync", FioArg::required, "fdatasync after every N writes"},
+       SET(j.bench.fsync_every = unsigned(FSIO_TRY(uint_of(l, 0, 1u << 30))); j.bench.fsync_data_only = true)},
+      {{"end_fsync", FioArg::optional, "fsync when the writes are done"},
+       SET(j.bench.end_fsync = FSIO_TRY(bool_of(l)))},
+      {{"runtime", FioArg::required, "stop after this long (default unit s)"},
+       SET(j.bench.runtime = FSIO_TRY(seconds_of(l)))},
+      {{"timeout", FioArg::required, "the same as runtime"}, SET(j.bench.runtime = FSIO_TRY(seconds_of(l)))},
+      {{"time_based", FioArg::optional, "go over the range again until runtime is up"},
+       SET(j.bench.time_based = FSIO_TRY(bool_of(l)))},
+      {{"ramp_time", FioArg::required, "run this long before measuring (default unit s)"},
+       SET(j.bench.ramp_time = FSIO_TRY(seconds_of(l)))},
+      {{"loops", FioArg::required, "run the job this many times"},
+       SET(j.bench.loops = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
+      {{"numjobs", FioArg::required, "this many copies of the job, running at once"},
+       SET(j.numjobs = unsigned(FSIO_TRY(uint_of(l, 1, 256))))},
+      {{"stonewall", FioArg::optional, "wait for every earlier job to finish first"},
+       SET(j.stonewall = FSIO_TRY(bool_of(l)))},
+      {{"wait_for_previous", FioArg::optional, "the same as stonewall"}, SET(j.stonewall = FSIO_TRY(bool_of(l)))},
+      {{"new_group", FioArg::optional, "start a new reporting group"}, SET(j.new_group = FSIO_TRY(bool_of(l)))},
+      {{"group_reporting", FioArg::optional, "report each group as one job"},
+       SET(j.group_reporting = FSIO_TRY(bool_of(l)))},
+      {{"thread", FioArg::optional, "accepted: ddbench always runs jobs as threads"},
+       SET((void)j; (void)FSIO_TRY(bool_of(l)))},
+      {{"verify", FioArg::optional, "check the data: write, read back and check; read: check the stamps"},
+       apply_verify},
+      {{"do_verify", FioArg::optional, "0: a verify write only stamps its data (a later job checks it)"},
+       SET(j.bench.do_verify = FSIO_TRY(bool_of(l)))},
+      {{"verify_fatal", FioArg::optional, "stop the job at the first mismatch (default 0: check it all)"},
+       SET(j.bench.verify_fatal = FSIO_TRY(bool_of(l)))},
+      {{"verify_dump", FioArg::optional, "write a bad block and what it should hold to FILE.OFFSET.received/expected"},
+       SET(j.bench.verify_dump = FSIO_TRY(bool_of(l)))},
+      {{"io_submit_mode", FioArg::required, "inline or offload: ddbench submits from the job's thread either way"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         if (l.value == "offload")
+           j.notes.push_back("io_submit_mode=offload: ddbench submits from the job's own thread; the I/O is the same");
+         else if (l.value != "inline") return bad(l, "expected inline or offload");
+         return {};
+       }},
+      {{"serialize_overlap", FioArg::optional, "accepted at iodepth=1, where no two requests are in flight"},
+       SET(j.bench.serialize_overlap = FSIO_TRY(bool_of(l)))},
+      {{"experimental_verify", FioArg::optional, "accepted: either way every block written is read back and checked"},
+       SET((void)j; (void)FSIO_TRY(bool_of(l)))},
+      {{"invalidate", FioArg::optional, "drop the range from the page cache first (default 1)"},
+       SET(j.bench.invalidate = FSIO_TRY(bool_of(l)))},
+      {{"fadvise_hint", FioArg::optional, "advise the access pattern (default 1)"},
+       SET(j.bench.fadvise = FSIO_TRY(bool_of(l)))},
+      {{"norandommap", FioArg::optional, "random offsets may repeat"}, SET(j.bench.norandommap = FSIO_TRY(bool_of(l)))},
+      {{"randrepeat", FioArg::optional, "the same random order every run (default 1)"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         if (!FSIO_TRY(bool_of(l))) j.bench.seed = std::uint64_t(::time(nullptr)) * 0x9e3779b97f4a7c15ULL;
+         return {};
+       }},
+      {{"randseed", FioArg::required, "the seed of the random order and the verify stamps"},
+       SET(j.bench.seed = FSIO_TRY(uint_of(l, 0, std::numeric_limits<std::uint64_t>::max())))},
+      {{"seed", FioArg::required, "the same as randseed", false},
+       SET(j.bench.seed = FSIO_TRY(uint_of(l, 0, std::numeric_limits<std::uint64_t>::max())))},
+      {{"random_distribution", FioArg::required, "random, zipf:THETA, pareto:H or zoned:A/R:A/R... (fio's)"},
+       apply_distribution},
+      {{"create", FioArg::required, "create or extend the target file to SIZE first", false},
+       SET(j.bench.create_size = FSIO_TRY(size_of(l, j.kb_base)))},
+      {{"unlink", FioArg::optional, "remove a file this run created when the job is done"},
+       SET(j.unlink = FSIO_TRY(bool_of(l)))},
+      {{"kb_base", FioArg::required, "1024 (k = 1024, the default) or 1000 (k = 1000, ki = 1024)"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         const auto v = FSIO_TRY(uint_of(l, 1000, 1024));
+         if (v != 1000 && v != 1024) return bad(l, "must be 1000 or 1024");
+         j.kb_base = unsigned(v);
+         return {};
+       }},
+      {{"unit_base", FioArg::required, "0 or 8 (bytes); 1 (bits) is not supported"},
+       [](FioJob&, const FioLine& l) -> fsio::Status {
+         if (l.value != "0" && l.value != "8") return bad(l, "only byte units (0 or 8) are supported");
+         return {};
+       }},
+      {{"write_bw_log", FioArg::optional, "log bandwidth to PREFIX_bw.N.log"},
+       SET(j.bw_log = l.has_value && !l.value.empty() ? l.value : j.name)},
+      {{"write_lat_log", FioArg::optional, "log latencies to PREFIX_lat/clat/slat.N.log"},
+       SET(j.lat_log = l.has_value && !l.value.empty() ? l.value : j.name)},
+      {{"write_iops_log", FioArg::optional, "log IOPS to PREFIX_iops.N.log"},
+       SET(j.iops_log = l.has_value && !l.value.empty() ? l.value : j.name)},
+      {{"log_avg_msec", FioArg::required, "average the logs over windows of this many ms (0: every I/O)"},
+       SET(j.bench.log_window_ms = unsigned(FSIO_TRY(uint_of(l, 0, 3600000))))},
+      {{"log_offset", FioArg::optional, "log each I/O's offset"}, SET(j.log_offset = FSIO_TRY(bool_of(l)))},
+      {{"per_job_logs", FioArg::optional, "1: PREFIX_bw.N.log per job; 0: one PREFIX_bw.log shared"},
+       SET(j.per_job_logs = FSIO_TRY(bool_of(l)))},
+      {{"bw_avg_time", FioArg::required, "window of the bw and iops statistics in ms (default 500)"},
+       SET(j.bench.stat_window_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
+      {{"bwavgtime", FioArg::required, "the same as bw_avg_time"},
+       SET(j.bench.stat_window_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
+      {{"iops_avg_time", FioArg::required, "the same window as bw_avg_time (ddbench has one)"},
+       SET(j.bench.stat_window_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
+      {{"iopsavgtime", FioArg::required, "the same as iops_avg_time"},
+       SET(j.bench.stat_window_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
+      {{"offset_increment", FioArg::required, "clone N of numjobs starts N times this further on"},
+       SET(j.offset_increment = FSIO_TRY(size_of(l, j.kb_base)))},
+      {{"fsync_on_close", FioArg::optional, "the same as end_fsync"}, SET(j.bench.end_fsync = FSIO_TRY(bool_of(l)))},
+      {{"disk_util", FioArg::optional, "report the disk's own statistics (default 1)"},
+       SET(j.disk_util = FSIO_TRY(bool_of(l)))},
+      {{"allow_file_create", FioArg::optional, "0: a missing file is an error, not made (default 1)"},
+       SET(j.allow_file_create = FSIO_TRY(bool_of(l)))},
+      {{"random_generator", FioArg::required, "tausworthe, lfsr or tausworthe64: ddbench draws its own order"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         if (l.value != "tausworthe" && l.value != "lfsr" && l.value != "tausworthe64")
+           return bad(l, "expected tausworthe, lfsr or tausworthe64");
+         j.notes.push_back("random_generator=" + l.value +
+                           ": ddbench draws random offsets its own way (a keyed permutation), not "
+                           "with fio's generator");
+         return {};
+       }},
+      {{"gtod_reduce", FioArg::optional, "report no latencies and no bw/iops windows (all 0), as fio"},
+       SET(j.bench.gtod_reduce = FSIO_TRY(bool_of(l)))},
+      {{"percentile_list", FioArg::required, "completion-latency percentiles, e.g. 50:99:99.9"}, apply_percentiles},
+      {{"clat_percentiles", FioArg::optional, "report completion-latency percentiles (default 1)"},
+       SET(j.clat_percentiles = FSIO_TRY(bool_of(l)))},
+  };
   return t;
 }
 

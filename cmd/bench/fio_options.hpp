@@ -23,15 +23,18 @@ struct FioJob {
   std::string directory;
   BenchOptions bench;
   FioSize size, offset, io_size;  // resolved against the target when it is opened
+  std::uint64_t filesize = 0;     // fio filesize: the file's size; size= then caps the bytes moved
   unsigned numjobs = 1;
   bool stonewall = false;                 // wait for every earlier job (fio stonewall, wait_for_previous)
   bool new_group = false;                 // start a new reporting group (stonewall does too)
   bool group_reporting = false;           // report the group as one job
   std::string bw_log, lat_log, iops_log;  // log file prefixes; empty: no log
   bool log_offset = false;
+  bool per_job_logs = true;  // false: jobs with one log prefix share PREFIX_bw.log (fio per_job_logs=0)
   std::vector<double> percentiles = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
   bool clat_percentiles = true;
   unsigned kb_base = 1024;
+  bool allow_file_create = true;       // false: a missing file is an error (fio allow_file_create=0)
   bool unlink = false;                 // remove a file this run created when the job is done
   std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
   bool disk_util = true;               // report the disk's statistics

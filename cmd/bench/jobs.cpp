@@ -41,24 +41,49 @@ fsio::Status choose_create_size(BenchJob& job) {
   if (job.target.rfind("/dev/", 0) == 0)
     return make_error(Errc::not_found, job.target + ": no such device (ddbench makes no files under /dev)");
   const FioJob& spec = *job.spec;
+  if (!spec.allow_file_create)
+    return make_error(Errc::not_found, job.target + ": no such file, and allow_file_create=0 says not to make it");
+  if (spec.filesize) {  // fio filesize: the file's own size, whatever size= says
+    job.options.create_size = spec.filesize;
+    return {};
+  }
   if (spec.size.is_percent() || spec.size.bytes == 0 || spec.offset.is_percent())
     return make_error(Errc::not_found, job.target + ": no such file; give size= in bytes to have it made, as fio does");
   job.options.create_size = spec.offset.bytes + spec.size.bytes;
   return {};
 }
 
+// ioengine=null makes no file: the range is size= bytes (after offset=) of nothing.
+fsio::Result<fsio::Device> open_null_job(const BenchJob& job) {
+  const FioJob& spec = *job.spec;
+  if (spec.filesize) return open_null_target(job.target, spec.filesize);
+  if (spec.size.is_percent() || spec.size.bytes == 0 || spec.offset.is_percent())
+    return make_error(Errc::invalid_argument,
+                      "job " + job.name + ": ioengine=null needs size= (or filesize=) in bytes");
+  return open_null_target(job.target, spec.offset.bytes + spec.offset_increment * job.clone + spec.size.bytes);
+}
+
 fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed) {
-  FSIO_TRY(choose_create_size(job));
   BenchOptions& o = job.options;
+  if (!o.null_engine) FSIO_TRY(choose_create_size(job));
   // O_EXCL claims a block device for this process; a second job on the same
   // device must not ask again (the kernel would say EBUSY to ourselves).
   if (bench_writes(o.rw)) o.exclusive = claimed.insert(canonical(job.target)).second;
-  auto dev = FSIO_TRY(open_bench_target(job.target, o));
+  auto dev = o.null_engine ? FSIO_TRY(open_null_job(job)) : FSIO_TRY(open_bench_target(job.target, o));
   const FioJob& spec = *job.spec;
   const std::uint64_t granule = o.min_bs();
   o.offset = spec.offset.resolve(dev.size(), granule) + spec.offset_increment * job.clone;
   o.size = spec.size.resolve(dev.size(), granule);
   o.io_size = spec.io_size.resolve(dev.size(), granule);
+  if (spec.filesize) {
+    // fio 3.33 with filesize: the range is the file; size= caps the bytes
+    // moved at most at the file (io_size= goes over it again).
+    const std::uint64_t file = std::min(spec.filesize, dev.size());
+    const std::uint64_t range = o.offset < file ? file - o.offset : 0;
+    if (o.io_size == 0 && o.size) o.io_size = std::min(o.size, range);
+    o.size = range;
+    return dev;
+  }
   // A size past the end of a file this run made for it is the file itself.
   if (dev.created() && o.offset + o.size > dev.size()) o.size = 0;
   return dev;

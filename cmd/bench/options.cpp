@@ -48,8 +48,9 @@ const char* bench_rw_name(BenchRw rw) {
 std::uint64_t BenchOptions::max_bs() const {
   std::uint64_t m = 0;
   for (unsigned d = 0; d < 2; ++d) {
-    if (bssplit[d].empty()) m = std::max(m, bs);
-    for (const auto& s : bssplit[d]) m = std::max(m, s.bs);
+    if (!bssplit[d].empty())
+      for (const auto& s : bssplit[d]) m = std::max(m, s.bs);
+    else m = std::max(m, bsrange[d].max ? bsrange[d].max : bs);
   }
   return m;
 }
@@ -57,9 +58,12 @@ std::uint64_t BenchOptions::max_bs() const {
 std::uint64_t BenchOptions::min_bs() const {
   std::uint64_t m = ~std::uint64_t{0};
   for (unsigned d = 0; d < 2; ++d) {
-    if (bssplit[d].empty()) m = std::min(m, bs);
-    for (const auto& s : bssplit[d])
-      if (s.percent > 0) m = std::min(m, s.bs);
+    if (!bssplit[d].empty()) {
+      for (const auto& s : bssplit[d])
+        if (s.percent > 0) m = std::min(m, s.bs);
+    } else {
+      m = std::min(m, bsrange[d].max ? bsrange[d].min : bs);
+    }
   }
   return m;
 }
@@ -81,6 +85,10 @@ fsio::Error usage(std::string what) { return make_error(Errc::invalid_argument, 
 
 fsio::Status validate_bs(const BenchOptions& o) {
   if (o.bs == 0 || o.bs > max_bs) return usage("bs " + std::to_string(o.bs) + ": must be 1 byte to 256 MiB");
+  for (const auto& r : o.bsrange)
+    if (r.max && (r.min == 0 || r.min > r.max || r.max > max_bs))
+      return usage("bsrange " + std::to_string(r.min) + "-" + std::to_string(r.max) +
+                   ": must be 1 byte to 256 MiB, low end first");
   for (unsigned d = 0; d < 2; ++d) {
     if (o.bssplit[d].empty()) continue;
     unsigned total = 0;
@@ -128,6 +136,15 @@ fsio::Status validate(const BenchOptions& o) {
   if (o.verify && bench_mixed(o.rw))
     return usage(std::string("verify with rw=") + bench_rw_name(o.rw) +
                  ": ddbench verifies pure write or read workloads only");
+  if (o.seq_add < 0 && o.offset != 0)
+    return usage("rw=" + std::string(bench_rw_name(o.rw)) + ":" + std::to_string(o.seq_add) + " with offset " +
+                 std::to_string(o.offset) + ": backwards I/O from an offset is not supported");
+  if (o.serialize_overlap && o.iodepth > 1)
+    return usage("serialize_overlap with iodepth " + std::to_string(o.iodepth) +
+                 ": ddbench does not serialize overlapping requests (at iodepth=1 none overlap in flight)");
+  if (o.verify && o.distribution.kind != RandomDistribution::Kind::uniform)
+    return usage("verify with a random_distribution other than random: a block written twice cannot be replayed");
+  if (o.verify && o.null_engine) return usage("verify with ioengine=null: the null engine moves no data to check");
   if (o.verify && o.norandommap) return usage("verify with norandommap: a block written twice cannot be replayed");
   return {};
 }
@@ -153,6 +170,8 @@ fsio::Result<BenchRange> resolve_range(const BenchOptions& o, std::uint64_t devi
   bool sizes_aligned = o.bs % align == 0;
   for (const auto& split : o.bssplit)
     for (const auto& s : split) sizes_aligned = sizes_aligned && s.bs % align == 0;
+  for (const auto& r : o.bsrange)  // every size drawn is a multiple of min, or max itself
+    sizes_aligned = sizes_aligned && r.min % align == 0 && r.max % align == 0;
   if (o.offset % align || !sizes_aligned)
     return usage("direct I/O needs offset and bs in multiples of " + std::to_string(align) + " bytes (offset " +
                  std::to_string(o.offset) + ", bs " + std::to_string(o.bs) + "); use --buffered");

@@ -1,6 +1,12 @@
 // One pass of the runner: fill, commit, reap until the workload is done, the
 // runtime is up or a signal arrives; then what completed, per direction.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 #include <cinttypes>
 #include <cstdio>
 
@@ -148,6 +154,25 @@ void Runner::handle_completion(const fsio::IoCompletion& c, std::uint64_t t) {
   else retry_pending_ = true;
 }
 
+// fio's verify_dump: the block as read and as it should be, in the current
+// directory, named as fio names them (FILE.OFFSET.received, .expected).
+// A dump that cannot be written is left out: the mismatch is still reported.
+void Runner::dump_bad_block(std::span<const std::byte> got, std::uint64_t offset, VerifyResult& v) {
+  std::string base = dev_.path();
+  base = base.substr(base.find_last_of('/') + 1);
+  std::vector<std::byte> want(got.size());
+  stamp_pattern(want, offset, o_.seed);
+  for (const auto& [kind, data] :
+       {std::pair{"received", got}, std::pair{"expected", std::span<const std::byte>(want)}}) {
+    const std::string name = base + "." + std::to_string(offset) + "." + kind;
+    const int fd = ::open(name.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0) continue;
+    const bool ok = ::write(fd, data.data(), data.size()) == ssize_t(data.size());
+    ::close(fd);
+    if (ok) v.dumps.push_back(name);
+  }
+}
+
 void Runner::complete(unsigned lead, std::uint64_t t) {
   const Slot& l = slots_[lead];
   const std::uint64_t clat = t > l.t_submit ? t - l.t_submit : 0;
@@ -164,6 +189,8 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
       if (auto m = check_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed)) {
         ++v.bad_blocks;
         if (!v.first || m->offset < v.first->offset) v.first = *m;
+        if (o_.verify_dump) dump_bad_block({s.buf, std::size_t(s.want)}, s.offset, v);
+        if (o_.verify_fatal) stop_ = true;  // fio verify_fatal: no request issued after the first bad one
       }
     }
     if (log_ios) res_->io_events.push_back({t - t0_, s.offset, std::uint32_t(s.want), l.dir, clat, async_ ? slat : 0});

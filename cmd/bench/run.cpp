@@ -59,7 +59,8 @@ BenchResult new_result(const fsio::Device& dev, const BenchOptions& o, const fsi
   res.range = range;
   res.stat_window_ms = o.stat_window_ms;
   res.log_window_ms = o.log_window_ms;
-  if (o.verify) res.verify = VerifyResult{};
+  // do_verify=0 on a write only stamps: nothing is checked, nothing to report.
+  if (o.verify && (o.do_verify || !bench_writes(o.rw))) res.verify = VerifyResult{};
   return res;
 }
 
@@ -71,10 +72,26 @@ void sum_directions(BenchResult& res) {
   res.clat.merge(res.dir[dir_write].clat);
 }
 
+// fio's gtod_reduce=1 (disable_lat, disable_clat, disable_slat and
+// disable_bw_measurement together): fio then reports every latency and every
+// bw/iops window statistic as 0 with no samples; bytes, runtime and the bw
+// and iops from them stay.
+void drop_timings(BenchResult& res) {
+  for (auto& d : res.dir) {
+    d.clat = {};
+    d.slat = {};
+    d.lat = {};
+  }
+  res.clat = {};
+  res.lat_buckets = {};
+  res.stat_samples.clear();
+}
+
 }  // namespace
 
 fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, fsio::Progress* progress) {
   FSIO_TRY_CTX(validate(o), dev.path());
+  if (o.null_engine) return run_bench(dev, o, make_null_engine(o.iodepth), progress);
   auto engine = FSIO_TRY_CTX(fsio::make_engine(o.engine, dev.fd(), o.iodepth), dev.path());
   return run_bench(dev, o, std::move(engine), progress);
 }
@@ -122,7 +139,7 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   }
 
   // --verify on a write: read back exactly the blocks the pass wrote.
-  if (o.verify && pure_write && !res.interrupted) {
+  if (o.verify && o.do_verify && pure_write && !res.interrupted) {
     if (!dev.direct()) {
       // Read back from the device, not from the pages just written.
       FSIO_TRY(dev.flush());
@@ -136,6 +153,7 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
     FSIO_TRY(runner.pass(back, res));
   }
   if (res.verify) res.verify->complete = !res.interrupted;
+  if (o.gtod_reduce) drop_timings(res);
   res.cpu = thread_cpu() - cpu0;
   return res;
 }

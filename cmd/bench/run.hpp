@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cmd/bench/distribution.hpp"
 #include "cmd/bench/pattern.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/engine.hpp"
@@ -64,12 +65,22 @@ struct BsSplit {
   unsigned percent = 0;
 };
 
+// fio's bsrange for one direction: sizes from min to max (0: not in use).
+struct BsRange {
+  std::uint64_t min = 0, max = 0;
+};
+
 struct BenchOptions {
   BenchRw rw = BenchRw::read;
   std::uint64_t bs = 1u << 20;  // bytes per request
   // Per direction (fio's bs=R,W and bssplit=...,...): a size distribution
   // that replaces bs for that direction when not empty. Percents add to 100.
   std::array<std::vector<BsSplit>, 2> bssplit;
+  // Per direction (fio's bsrange=MIN-MAX[,MIN-MAX]): when max is not 0, sizes
+  // are drawn as fio draws them (min + max x U[0,1), rounded down to a
+  // multiple of min, at most max), replacing bs and bssplit.
+  std::array<BsRange, 2> bsrange;
+  std::int64_t seq_add = 0;   // fio's rw=TYPE:N on sequential I/O: bytes skipped (< 0: back) after each request
   std::uint64_t size = 0;     // bytes to cover from offset; 0: to the end of the target
   std::uint64_t offset = 0;   // start of the range, bytes into the target
   std::uint64_t io_size = 0;  // bytes to transfer per loop (fio io_size); 0: the range once
@@ -88,9 +99,16 @@ struct BenchOptions {
   bool fsync_data_only = true;               // that flush is fdatasync (fio fdatasync=), else fsync
   bool end_fsync = false;                    // fsync once the writes are done (fio end_fsync)
   bool norandommap = false;                  // random offsets may repeat (fio norandommap)
+  RandomDistribution distribution;           // fio random_distribution; not uniform: blocks may repeat
   bool invalidate = true;                    // drop the range from the page cache first (fio invalidate)
   bool fadvise = true;                       // advise the access pattern (fio fadvise_hint)
   bool verify = false;                       // write: stamp, then read back and check; read: check
+  bool do_verify = true;                     // a verify write reads back (fio do_verify=0: only stamps)
+  bool verify_dump = false;                  // write each bad block and what it should hold to files (fio)
+  bool serialize_overlap = false;            // fio serialize_overlap: accepted only at iodepth 1
+  bool verify_fatal = false;                 // stop at the first mismatch (fio verify_fatal), else count all
+  bool gtod_reduce = false;                  // fio gtod_reduce: no latencies, no bw/iops windows reported
+  bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
   std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order
   std::uint64_t order_salt = 0;              // mixed into the random order's key only (copies of a job differ)
   std::optional<std::uint64_t> create_size;  // create/extend the target file first
@@ -275,6 +293,7 @@ struct VerifyResult {
   std::uint64_t bytes_checked = 0;
   std::uint64_t bad_blocks = 0;          // requests whose data did not match
   std::optional<PatternMismatch> first;  // the lowest-offset mismatch found
+  std::vector<std::string> dumps;        // verify_dump: the files written (NAME.OFFSET.received/expected)
 };
 
 // What one direction did in the measured part of a run (fio's read/write objects).
@@ -325,6 +344,12 @@ struct BenchResult {
   double iops() const { return elapsed > 0 ? double(ios) / elapsed : 0; }
   std::uint64_t runtime_ms() const { return std::uint64_t(elapsed * 1000 + 0.5); }
 };
+
+// fio's null engine (null_engine.cpp): requests complete at once, in full,
+// touching nothing; its target is an empty memfd of `size` bytes named for
+// errors by `name` (the job's file, which is never made).
+std::unique_ptr<fsio::Engine> make_null_engine(unsigned depth);
+fsio::Result<fsio::Device> open_null_target(const std::string& name, std::uint64_t size);
 
 // Runs the benchmark on an open device (see open_bench_target). Errors carry
 // the offset and size of the failed request and the device path. A verify

@@ -97,6 +97,7 @@ class Runner {
   fsio::Status reap();
   void handle_completion(const fsio::IoCompletion& c, std::uint64_t t);
   void complete(unsigned lead, std::uint64_t t);
+  void dump_bad_block(std::span<const std::byte> got, std::uint64_t offset, VerifyResult& v);
   fsio::Status sync_now();
   void check_clock(std::uint64_t t);
   void start_measuring(std::uint64_t t);

@@ -11,6 +11,8 @@ Workload::Workload(const BenchOptions& o, const BenchRange& r, bool readback, st
   len_ = r.end - r.begin;
   unit_ = o.min_bs();
   random_ = bench_random(o.rw);
+  if (random_ && o.distribution.kind != RandomDistribution::Kind::uniform)
+    picker_.emplace(o.distribution, r.blocks, o.seed + o.order_salt * 0x9e3779b97f4a7c15ULL);
   readback_ = readback;
   endless_ = endless;
   // Replays draw the same sizes in the same order as the pass they check.
@@ -37,13 +39,39 @@ void Workload::start_loop() {
 
 std::uint64_t Workload::pick_size(BenchDir d) {
   const auto& split = o_.bssplit[d];
-  if (split.empty()) return o_.bs;
+  if (split.empty()) {  // a bssplit wins over a bsrange, as in fio
+    if (const BsRange& r = o_.bsrange[d]; r.max) {
+      if (r.min == r.max) return r.min;
+      // fio's get_next_buflen: min + max x U[0,1), down to a multiple of min, at most max.
+      const double u = double(rand() >> 11) / 9007199254740992.0;  // 53 random bits in [0, 1)
+      std::uint64_t len = r.min + std::uint64_t(double(r.max) * u);
+      len -= len % r.min;
+      return std::min(len, r.max);
+    }
+    return o_.bs;
+  }
   auto roll = unsigned(rand() % 100);
   for (const auto& s : split) {
     if (roll < s.percent) return s.bs;
     roll -= s.percent;
   }
   return split.back().bs;
+}
+
+// fio's get_next_seq_offset with an offset modifier: the first request at
+// the start, each later one N bytes after the end of the one before; past
+// the end it wraps to the start (N > 0) or to N before the end (N < 0).
+std::uint64_t Workload::holed_offset(BenchDir dir) {
+  const std::uint64_t last_end = cursor_[dir];
+  if (last_end == 0) return 0;
+  const auto len = std::int64_t(len_);
+  std::int64_t pos = std::int64_t(last_end) + o_.seq_add;
+  if (pos < 0 || pos >= len) {
+    wrapped_ = true;
+    ++restarts_;
+    pos = o_.seq_add > 0 ? 0 : std::max<std::int64_t>(len + o_.seq_add, 0);
+  }
+  return std::uint64_t(pos);
 }
 
 bool Workload::next(NextIo& out) {
@@ -61,7 +89,9 @@ bool Workload::next(NextIo& out) {
   std::uint64_t off = 0;
   if (random_) {
     std::uint64_t block = 0;
-    if (o_.norandommap) {
+    if (picker_) {
+      block = picker_->next(double(rand() >> 11) / 9007199254740992.0, rand());
+    } else if (o_.norandommap) {
       block = rand() % range_.blocks;
     } else {
       if (rnext_ == range_.blocks) {
@@ -72,6 +102,9 @@ bool Workload::next(NextIo& out) {
       block = order_(rnext_++);
     }
     off = block * unit_;
+  } else if (o_.seq_add) {
+    off = holed_offset(dir);
+    cursor_[dir] = off + size;
   } else {
     if (cursor_[dir] >= len_) {
       cursor_[dir] = 0;

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <limits>
 
+#include <optional>
+
 #include "cmd/bench/run.hpp"
 
 namespace bench::detail {
@@ -44,11 +46,13 @@ class Workload {
     return rng_ * 0x2545F4914F6CDD1DULL;
   }
   std::uint64_t pick_size(BenchDir d);
+  std::uint64_t holed_offset(BenchDir d);
   void start_loop();
 
   const BenchOptions& o_;
   BenchRange range_;
   BlockOrder order_;
+  std::optional<BlockPicker> picker_;  // random_distribution other than uniform
   std::uint64_t len_ = 0;
   std::uint64_t unit_ = 0;
   bool random_ = false;

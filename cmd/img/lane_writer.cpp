@@ -11,11 +11,6 @@ namespace {
 using fsio::Errc;
 using fsio::make_error;
 
-constexpr std::uint64_t kZeroBuffer = 1u << 20;
-constexpr std::uint64_t kZeroRangeMin = 1u << 20;  // smaller zero runs are cheaper as writes
-constexpr std::uint64_t kPlugBytes = 64u << 20;    // submit at least this often
-constexpr std::uint64_t kFlushEvery = 64u << 20;   // as TargetWriter (target.cpp says why)
-
 }  // namespace
 
 LaneWriter::LaneWriter(fsio::Device& dev, fsio::IoQueue* queue, bool keep_unused, bool reads_zeros)
@@ -66,15 +61,10 @@ fsio::Status LaneWriter::write(std::uint64_t offset, std::span<const std::byte> 
 }
 
 fsio::Status LaneWriter::zero(std::uint64_t offset, std::uint64_t length) {
-  if (q_ && length >= kZeroRangeMin && zero_range_ok_ && offset + length <= dev_.size()) {
-    auto z = zero_range(dev_, offset, length);
-    if (z) {
-      counts_.zero_punched += length;
-      counts_.zeroing = dev_.is_block_device() ? "write zeroes" : "punch hole";
-      return {};
-    }
-    if (z.error().code != Errc::unsupported) return z;
-    zero_range_ok_ = false;
+  const bool inside = offset + length <= dev_.size();  // past the end, write() names the error
+  if (q_ && inside && FSIO_TRY(zero_without_data(dev_, offset, length, zero_range_ok_, counts_.zeroing))) {
+    counts_.zero_punched += length;
+    return {};
   }
   for (std::uint64_t done = 0; done < length;) {
     const std::uint64_t n = std::min(kZeroBuffer, length - done);

@@ -13,15 +13,7 @@ namespace {
 using fsio::Errc;
 using fsio::make_error;
 
-constexpr std::uint64_t kZeroBuffer = 1u << 20;
-constexpr std::uint64_t kZeroRangeMin = 1u << 20;  // smaller zero runs are cheaper as writes
-constexpr std::uint64_t kPlugBytes = 64u << 20;    // submit at least this often
-constexpr std::uint64_t kUnit = 512;               // head bookkeeping granularity
-// Measured on this project's VM (fsimg_vs_peers.sh, restores of 1.4 GB):
-// every 32 or 64 MiB gave the same time, 128 MiB and more were slower
-// (larger drains stall the writes behind them for longer), and a flush
-// after every frame was slower too (each flush has a fixed cost).
-constexpr std::uint64_t kFlushEvery = 64u << 20;
+constexpr std::uint64_t kUnit = 512;  // head bookkeeping granularity
 
 }  // namespace
 
@@ -33,6 +25,19 @@ fsio::Status zero_range(const fsio::Device& dev, std::uint64_t offset, std::uint
     return make_error(Errc::unsupported, "cannot punch a hole or offload zeroing").at(dev.path());
   return fsio::errno_error(err, "zeroing " + std::to_string(length) + " bytes at byte " + std::to_string(offset))
       .at(dev.path());
+}
+
+fsio::Result<bool> zero_without_data(const fsio::Device& dev, std::uint64_t offset, std::uint64_t length,
+                                     bool& supported, std::string& zeroing) {
+  if (length < kZeroRangeMin || !supported) return false;
+  auto z = zero_range(dev, offset, length);
+  if (z) {
+    zeroing = dev.is_block_device() ? "write zeroes" : "punch hole";
+    return true;
+  }
+  if (z.error().code != Errc::unsupported) return std::move(z).error();
+  supported = false;
+  return false;
 }
 
 TargetWriter::TargetWriter(fsio::IoQueue* queue, const Header& h, bool keep_unused, fsio::Progress* progress)
@@ -75,15 +80,9 @@ fsio::Status TargetWriter::submit() {
 
 fsio::Status TargetWriter::zero(std::uint64_t offset, std::uint64_t length) {
   if (!q_) return {};
-  if (length >= kZeroRangeMin && zero_range_ok_) {
-    auto z = zero_range(q_->device(), offset, length);
-    if (z) {
-      rep_.zero_punched += length;
-      rep_.zeroing = q_->device().is_block_device() ? "write zeroes" : "punch hole";
-      return {};
-    }
-    if (z.error().code != Errc::unsupported) return z;
-    zero_range_ok_ = false;
+  if (FSIO_TRY(zero_without_data(q_->device(), offset, length, zero_range_ok_, rep_.zeroing))) {
+    rep_.zero_punched += length;
+    return {};
   }
   for (std::uint64_t done = 0; done < length;) {
     const std::uint64_t n = std::min(kZeroBuffer, length - done);

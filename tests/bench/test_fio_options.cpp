@@ -103,7 +103,80 @@ TEST(FioOptions, EnginesMapAndSaySo) {
   ASSERT_EQ(l.notes.size(), 1u);
   EXPECT_NE(l.notes[0].find("libaio runs on io_uring"), std::string::npos);
   EXPECT_EQ(applied({"ioengine=sync"}).bench.engine, EngineKind::psync);
-  EXPECT_NE(refusal({"ioengine=posixaio"}).find("ioengine 'posixaio'"), std::string::npos);
+  // posixaio, like libaio, keeps iodepth requests in flight: io_uring, said so (issue 27).
+  const FioJob p = applied({"ioengine=posixaio"});
+  EXPECT_EQ(p.bench.engine, EngineKind::uring);
+  ASSERT_EQ(p.notes.size(), 1u);
+  EXPECT_NE(p.notes[0].find("posixaio runs on io_uring"), std::string::npos);
+  EXPECT_TRUE(applied({"ioengine=null"}).bench.null_engine);
+  EXPECT_FALSE(applied({"ioengine=null", "ioengine=psync"}).bench.null_engine);  // the last one wins
+  EXPECT_NE(refusal({"ioengine=cpuio"}).find("ioengine 'cpuio'"), std::string::npos);
+}
+
+// fio HOWTO: do_verify "Run the verify phase after a write phase" (default
+// true); verify_fatal "exit the job on the first observed failure" (default
+// false); experimental_verify changes only how fio finds what to read back.
+TEST(FioOptions, VerifyKnobsAsFiosHowtoGivesThem) {
+  const FioJob d = fio_defaults();
+  EXPECT_TRUE(d.bench.do_verify);
+  EXPECT_FALSE(d.bench.verify_fatal);
+  const FioJob j = applied({"verify=md5", "do_verify=0", "verify_fatal=1", "experimental_verify=1"});
+  EXPECT_TRUE(j.bench.verify);
+  EXPECT_FALSE(j.bench.do_verify);
+  EXPECT_TRUE(j.bench.verify_fatal);
+  EXPECT_NE(refusal({"verify_fatal=2"}).find("verify_fatal"), std::string::npos);
+}
+
+// fio HOWTO: bsrange=irange "1k-4k"; a second range after ',' is for writes;
+// fio's range parser takes ':' as well as '-' ("512:1M" in fio's own jobs).
+TEST(FioOptions, BsrangeTakesFiosRangeSyntax) {
+  const FioJob one = applied({"bsrange=1k-4k"});
+  for (unsigned d = 0; d < 2; ++d) {
+    EXPECT_EQ(one.bench.bsrange[d].min, 1024u);
+    EXPECT_EQ(one.bench.bsrange[d].max, 4096u);
+  }
+  EXPECT_EQ(one.bench.min_bs(), 1024u);
+  EXPECT_EQ(one.bench.max_bs(), 4096u);
+  const FioJob two = applied({"blocksize_range=512:1M,4k-8k"});
+  EXPECT_EQ(two.bench.bsrange[dir_read].min, 512u);
+  EXPECT_EQ(two.bench.bsrange[dir_read].max, 1u << 20);
+  EXPECT_EQ(two.bench.bsrange[dir_write].min, 4096u);
+  EXPECT_EQ(two.bench.bsrange[dir_write].max, 8192u);
+  EXPECT_EQ(applied({"bsrange=1k-4k", "bs=8k"}).bench.max_bs(), 8192u);  // the later bs replaces the range
+  // A bssplit decides the sizes whatever the range says, as fio's get_next_buflen.
+  EXPECT_EQ(applied({"bssplit=4k/50:8k/50", "bsrange=1k-64k"}).bench.max_bs(), 8192u);
+  EXPECT_NE(refusal({"bsrange=4k-1k"}).find("low end"), std::string::npos);
+  EXPECT_NE(refusal({"bsrange=4k"}).find("MIN-MAX"), std::string::npos);
+}
+
+// fio HOWTO: rw=TYPE:N is an offset modifier; on sequential I/O, N bytes
+// are added after each request (negative: backwards).
+TEST(FioOptions, OffsetModifiersOnSequentialIoOnly) {
+  EXPECT_EQ(applied({"rw=read:-8k"}).bench.seq_add, -8192);
+  EXPECT_EQ(applied({"rw=write:112k"}).bench.seq_add, 112 * 1024);
+  EXPECT_EQ(applied({"rw=write:112k", "rw=write"}).bench.seq_add, 0);
+  EXPECT_NE(refusal({"rw=randread:8"}).find("random I/O"), std::string::npos);
+}
+
+// Options that only tune how fio goes about the same I/O: accepted, said so.
+TEST(FioOptions, InternalTuningIsAcceptedAndSaidSo) {
+  const FioJob j = applied({"io_submit_mode=offload", "random_generator=lfsr", "per_job_logs=0", "gtod_reduce"});
+  ASSERT_EQ(j.notes.size(), 2u);
+  EXPECT_NE(j.notes[0].find("offload"), std::string::npos);
+  EXPECT_NE(j.notes[1].find("lfsr"), std::string::npos);
+  EXPECT_FALSE(j.per_job_logs);
+  EXPECT_TRUE(j.bench.gtod_reduce);
+  EXPECT_TRUE(applied({"io_submit_mode=inline"}).notes.empty());
+  EXPECT_NE(refusal({"io_submit_mode=later"}).find("inline or offload"), std::string::npos);
+  EXPECT_NE(refusal({"random_generator=mt"}).find("tausworthe"), std::string::npos);
+  EXPECT_NE(refusal({"random_distribution=normal:10"}).find("not normal"), std::string::npos);
+}
+
+// fio HOWTO: filesize is the file's size; size then only defaults io_size.
+TEST(FioOptions, FilesizeIsOneFilesSize) {
+  EXPECT_EQ(applied({"filesize=256k"}).filesize, 256u << 10);
+  EXPECT_NE(refusal({"filesize=1k-4k"}).find("range of file sizes"), std::string::npos);
+  EXPECT_NE(refusal({"filesize=0"}).find("more than 0"), std::string::npos);
 }
 
 TEST(FioOptions, VerifyTypesMapOntoOurStamps) {

@@ -39,5 +39,7 @@ for spec in "12 1440 -s 1" "16 65536 -s 4" "32 102400 -F 32 -s 1"; do
   check 1 "Dirty bit is set" dirty
   check 0 "Wrong checksum for long file name" bad-lfn "/a long file name.txt"
   check 1 "Bad short file name" after-end /B.BIN
+  check 1 "unused clusters (20480 bytes)" forget /A.BIN
+  check 1 "Reclaimed 3 unused clusters" lost-loop 3
   if [ "$bits" = 32 ]; then check 1 "Free cluster summary wrong" wrong-free-count -10; fi
 done

@@ -86,6 +86,15 @@ ends_within() {
 # seconds. Fails if WHAT had already ended (it was not slow enough to test)
 # or is still running LIMIT seconds later (a hang); sets RC to its exit code.
 interrupt() {
+  # A command started with & in a script inherits SIGINT ignored, until the
+  # tool installs its handler: a Ctrl-C sent before that would be lost, so
+  # wait (up to 30 s, for a loaded machine) until SigCgt shows the handler.
+  local i mask
+  for ((i = 0; i < 300; i++)); do
+    mask=$(awk '/^SigCgt:/ {print $2}' "/proc/$1/status" 2>/dev/null) || break
+    [ -n "$mask" ] && (( (16#$mask & 2) != 0 )) && break
+    sleep 0.1
+  done
   sleep "$2"
   kill -INT "$1" || fail "$4 ended before Ctrl-C could reach it"
   RC=0; ends_within "$1" "$3" || RC=$?

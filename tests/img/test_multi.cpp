@@ -119,6 +119,18 @@ TEST(Bmap, HandMadeMapParsesWithItsRangesAndChecksums) {
   EXPECT_EQ(d->finish(), m->ranges[1].checksum);
 }
 
+// XML lets a value be spelled with character references; expat hands the
+// parser "df24...", but that text is nowhere in the file, so bmaptool's
+// check (the file with the value as '0's) cannot be made: an error, not a
+// crash (an assertion stopped fsimg here before; found writing the bmap fuzz target).
+TEST(Bmap, AFileChecksumSpelledWithCharacterReferencesIsRefused) {
+  const std::string text = hand_bmap("&#x64;f243bbf780d1078ebb580cb80f5480923322b84fd9e30cbd2b0a8cba26e8129");
+  auto m = img::parse_bmap(text, "refs.bmap");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().code, fsio::Errc::corrupt);
+  EXPECT_NE(m.error().message().find("not written out as plain text"), std::string::npos) << m.error().message();
+}
+
 TEST(Bmap, WhatBmaptoolCreateWroteParsesWithItsOwnChecksum) {
   auto m = img::parse_bmap(std::string_view(kToolBmap), "tool.bmap");
   ASSERT_TRUE(m) << m.error().message();

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# What fio's own example and t/jobs files use (issue 27), in job files
+# written for this test: each runs through fio 3.33 and through ddbench, in
+# a directory of its own, and the two must agree: exit 0, the bytes and
+# requests per direction, the files made, and the JSON's keys and types
+# (fio_json_omitted.txt lists what ddbench leaves out, and why).
+. "$(dirname "$0")/lib.sh"
+need python3 fio
+omitted=$SRC/tests/cli/fio_json_omitted.txt
+
+# NAME CHECK: runs $T/NAME.fio with both tools (in $T/NAME.fio.d and
+# $T/NAME.dd.d), then CHECK, a python expression over f (fio's JSON), d
+# (ddbench's), F and D (their directories); fails with both JSONs if not.
+both() {
+  local name=$1 check=$2 tool dir
+  for tool in fio dd; do
+    dir=$T/$name.$tool.d
+    rm -rf "$dir" && mkdir "$dir"
+    if [ $tool = fio ]; then
+      (cd "$dir" && fio --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt)
+    else
+      (cd "$dir" && "$DDBENCH" --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt)
+    fi
+    local rc=$?
+    [ $rc -eq 0 ] || fail "$name: $tool exited $rc: $(cat "$dir/err.txt")"
+  done
+  python3 - "$T/$name.fio.d" "$T/$name.dd.d" "$omitted" "$check" <<'PY' || fail "$name: fio and ddbench differ"
+import json, os, sys
+F, D, omitted_path, check = sys.argv[1:5]
+f = json.load(open(os.path.join(F, "out.json")))
+d = json.load(open(os.path.join(D, "out.json")))
+def walk(v, path, out):
+    if isinstance(v, dict):
+        out[path] = "object"
+        for k, x in v.items():
+            walk(x, f"{path}.{k}", out)
+    elif isinstance(v, list):
+        out[path] = "array"
+        for x in v:
+            walk(x, path + "[]", out)
+    else:
+        out[path] = {bool: "bool", int: "int", float: "float", str: "str"}[type(v)]
+fk, dk = {}, {}
+walk(f, "", fk)
+walk(d, "", dk)
+omitted = {l.split("\t")[0] for l in open(omitted_path) if l.strip() and not l.startswith("#")}
+bad = [k for k in fk if k not in dk and k not in omitted]
+bad += [k for k in dk if k not in fk and not k.startswith(".jobs[].ddbench")]
+bad += [f"{k}: fio {fk[k]}, ddbench {dk[k]}" for k in fk if k in dk and fk[k] != dk[k]]
+if bad:
+    sys.exit("keys: " + "; ".join(bad[:10]))
+def io(j, n=0, dirn="read"):
+    return j["jobs"][n][dirn]
+if not eval("(" + check + ")"):
+    for name, j in (("fio", f), ("ddbench", d)):
+        for n, x in enumerate(j["jobs"]):
+            print(name, n, {k: (x[k]["io_bytes"], x[k]["total_ios"]) for k in ("read", "write")})
+    sys.exit("check failed: " + check)
+PY
+  pass "$name: fio and ddbench agree (exit 0, keys and types, $(echo "$check" | tr -s ' \n' ' ' | cut -c1-60)...)"
+}
+
+# ioengine=null: nothing moves, no file is made; 4 MiB in 4 KiB writes.
+cat >"$T/null.fio" <<'EOF'
+[nothing]
+ioengine=null
+size=4m
+rw=randwrite
+iodepth=8
+EOF
+both null 'io(f,0,"write")["total_ios"] == io(d,0,"write")["total_ios"] == 1024
+           and not os.listdir(D).count("nothing.0.0")'
+
+# gtod_reduce: no latencies (N 0, no percentiles), no bw samples, on either side.
+cat >"$T/gtod.fio" <<'EOF'
+[global]
+gtod_reduce=1
+[quick]
+ioengine=null
+size=8m
+rw=randread
+norandommap
+EOF
+both gtod 'all(io(j)["clat_ns"]["N"] == 0 and "percentile" not in io(j)["clat_ns"] and io(j)["bw_samples"] == 0
+               and io(j)["io_bytes"] == 8 << 20 for j in (f, d))'
+
+# filesize: a 512 KiB file; size= caps the bytes at the file, io_size= goes over it again.
+cat >"$T/filesize.fio" <<'EOF'
+[small]
+filesize=512k
+size=2m
+rw=read
+[again]
+filesize=512k
+io_size=2m
+rw=read
+EOF
+both filesize 'io(f)["io_bytes"] == io(d)["io_bytes"] == 512 << 10
+               and io(f,1)["io_bytes"] == io(d,1)["io_bytes"] == 2 << 20
+               and os.path.getsize(F + "/small.0.0") == os.path.getsize(D + "/small.0.0") == 512 << 10'
+
+# bsrange: sizes drawn from 1k to 4k, 2.5 KiB on average (fio's rule: 1k,
+# 2k, 3k and 4k a quarter each).
+cat >"$T/bsrange.fio" <<'EOF'
+[ranged]
+bsrange=1k-4k
+size=8m
+rw=write
+EOF
+both bsrange 'all(2300 < io(j,0,"write")["io_bytes"] / io(j,0,"write")["total_ios"] < 2800 for j in (f, d))
+              and io(f,0,"write")["io_bytes"] == io(d,0,"write")["io_bytes"] == 8 << 20'
+
+# Offset modifiers: backwards reads, and writes with holes.
+cat >"$T/modifiers.fio" <<'EOF'
+[backwards]
+rw=read:-8k
+bs=4k
+size=1m
+filename=back.dat
+[holes]
+rw=write:12k
+bs=4k
+size=1m
+filename=holes.dat
+EOF
+both modifiers 'io(f)["total_ios"] == io(d)["total_ios"] == 256
+                and io(f,1,"write")["total_ios"] == io(d,1,"write")["total_ios"] == 256'
+
+# random_distribution: zoned over a file, zipf and pareto on the null engine.
+cat >"$T/distributions.fio" <<'EOF'
+[zoned]
+rw=randread
+random_distribution=zoned:60/10:30/20:10/70
+size=4m
+[zipf]
+ioengine=null
+rw=randread
+random_distribution=zipf:1.2
+size=16m
+[pareto]
+ioengine=null
+rw=randwrite
+random_distribution=pareto:0.9
+size=16m
+EOF
+both distributions 'all(io(f,n,k)["io_bytes"] == io(d,n,k)["io_bytes"] for n, k in ((0,"read"),(1,"read"),(2,"write")))'
+
+# do_verify=0 writes without reading back; a later job checks the data
+# (each tool reads what it wrote itself); verify_fatal, experimental_verify,
+# verify_dump, posixaio and serialize_overlap too (io_submit_mode=offload hangs fio 3.33 here).
+cat >"$T/verify.fio" <<'EOF'
+[global]
+filename=verified.dat
+size=1m
+verify=crc32c
+verify_dump=1
+[pre]
+rw=write
+do_verify=0
+ioengine=posixaio
+iodepth=4
+[post]
+stonewall
+rw=read
+verify_fatal=1
+experimental_verify=1
+serialize_overlap=1
+EOF
+both verify 'io(f,0,"read")["io_bytes"] == io(d,0,"read")["io_bytes"] == 0
+             and io(f,1)["io_bytes"] == io(d,1)["io_bytes"] == 1 << 20'
+
+# per_job_logs=0: one PREFIX_bw.log, no PREFIX_bw.1.log.
+cat >"$T/logs.fio" <<'EOF'
+[logged]
+ioengine=null
+filesize=1m
+write_bw_log=shared
+per_job_logs=0
+log_offset=1
+EOF
+both logs 'all(os.path.exists(x + "/shared_bw.log") and not os.path.exists(x + "/shared_bw.1.log") for x in (F, D))'
+
+# bsrange and filesize on the null engine with a random generator, as
+# fio's t/jobs do; the note says ddbench's order is its own.
+cat >"$T/generator.fio" <<'EOF'
+[gen]
+ioengine=null
+filesize=1m
+rw=randread
+random_generator=lfsr
+EOF
+both generator 'io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20'
+grep -q "note: random_generator=lfsr" "$T/generator.dd.d/err.txt" || fail "no random_generator note"
