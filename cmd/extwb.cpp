@@ -23,10 +23,23 @@ void add_writing(CLI::App* sub, Common& c) {
   sub->add_flag("-q,--quiet", c.quiet, "print nothing but errors");
 }
 
-void add_owner(CLI::App* sub, WriteArgs& a) {
+std::vector<CLI::Option*> add_owner(CLI::App* sub, WriteArgs& a) {
   sub->add_option("--mode", a.mode, "permission bits, octal (put: 0644, mkdir: 0755)");
-  fsio::cli::add_u32_option(*sub, "--uid", &a.uid, "owner (default 0)");
-  fsio::cli::add_u32_option(*sub, "--gid", &a.gid, "group (default 0)");
+  return {fsio::cli::add_u32_option(*sub, "--uid", &a.uid, "owner (default 0)"),
+          fsio::cli::add_u32_option(*sub, "--gid", &a.gid, "group (default 0)")};
+}
+
+// put of a tree: the source's owners mapped, or all 0:0.
+void add_tree_owners(CLI::App* put, WriteArgs& a) {
+  for (auto [name, out, what] : {std::tuple{"--uid-map", &a.uid_maps, "uids"}, {"--gid-map", &a.gid_maps, "gids"}})
+    put->add_option(name, *out,
+                    std::string("a tree's owners from the source: its ") + what + " FROM.. become TO.. (repeatable)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->allow_extra_args(false)
+        ->type_name("FROM:TO:COUNT");
+  put->add_flag("--all-root", a.all_root, "a tree's every file owned by 0:0");
+  put->add_flag("--tar", a.tar, "SRC (or standard input) is a tar archive whose tree is copied into DEST");
 }
 
 }  // namespace
@@ -58,7 +71,8 @@ int main(int argc, char** argv) {
   auto* put = app.add_subcommand("put", "write a file from SRC or standard input");
   add_common(put, c, true);
   add_writing(put, c);
-  add_owner(put, w);
+  const auto put_owner = add_owner(put, w);
+  add_tree_owners(put, w);
   put->add_option("DEST", w.dest, "path of the file in the filesystem")->required();
   put->add_option("SRC", w.source, "file to copy, or - for standard input (the default)");
   put->add_flag("-p,--parents", w.parents, "create missing parent directories");
@@ -86,6 +100,7 @@ int main(int argc, char** argv) {
   if (get->parsed()) return cmd_get(c, path);
   if (stat->parsed()) return cmd_stat(c, path);
   if (df->parsed()) return cmd_df(c);
+  w.owner_given = put_owner[0]->count() > 0 || put_owner[1]->count() > 0;
   if (put->parsed()) return cmd_put(c, w);
   if (mkdir->parsed()) return cmd_mkdir(c, w);
   if (rm->parsed()) return cmd_rm(c, w);

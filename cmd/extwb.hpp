@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cmd/common.hpp"
 #include "ext/fs.hpp"
@@ -34,6 +35,10 @@ struct WriteArgs {
   bool parents = false, force = false, sparse = false;
   std::string mode, mtime;
   std::uint32_t uid = 0, gid = 0;
+  bool owner_given = false;                     // --uid or --gid on the command line
+  std::vector<std::string> uid_maps, gid_maps;  // put of a tree: --uid-map, --gid-map FROM:TO:COUNT
+  bool all_root = false;                        // put of a tree: every owner 0:0
+  bool tar = false;                             // put: SRC (or standard input) is a tar archive of a tree
   std::uint64_t dirty_limit = 64u << 20, writeback_chunk = 16u << 20;
 };
 

@@ -116,12 +116,12 @@ void print_put_json(const Common& c, const ext::PutReport& r, const ext::Filesys
   std::cout << j.dump(2) << '\n';
 }
 
-// SRC is a directory: listed (cmd/tree, symbolic links kept as links), then
+// SRC is a directory (or with --tar an archive): listed (cmd/tree, symbolic links kept as links), then
 // the whole tree in one transaction.
 int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   fsio::tree::SourceOptions so;
   so.symlinks = fsio::SymlinkPolicy::keep;
-  auto src = fsio::tree::open_source(a.source, so);
+  auto src = a.tar ? fsio::tree::open_archive(a.source, so) : fsio::tree::open_source(a.source, so);
   if (!src) return fsio::cli::report(kTool, src.error());
   auto tree = (*src)->list();
   if (!tree) return fsio::cli::report(kTool, tree.error());
@@ -163,6 +163,27 @@ fsio::Status check_writeback_limits(const WriteArgs& a) {
   return {};
 }
 
+// --uid-map, --gid-map, --all-root: the owners of a tree's files, instead
+// of --uid and --gid; checked here, whether SRC is a tree in cmd_put.
+fsio::Status tree_owners(const WriteArgs& a, ext::PutOptions& o) {
+  auto add = [](const std::vector<std::string>& specs, const char* option,
+                std::optional<ext::IdMap>& out) -> fsio::Status {
+    if (specs.empty()) return {};
+    out.emplace();
+    for (const std::string& s : specs) FSIO_TRY(out->add(s, option));
+    return {};
+  };
+  FSIO_TRY(add(a.uid_maps, "--uid-map", o.uid_map));
+  FSIO_TRY(add(a.gid_maps, "--gid-map", o.gid_map));
+  const bool mapped = o.uid_map || o.gid_map;
+  auto bad = [](const std::string& what) { return fsio::make_error(Errc::invalid_argument, what); };
+  if (a.all_root && mapped) return bad("--all-root makes every owner 0:0; it takes no --uid-map or --gid-map");
+  if ((a.all_root || mapped) && a.owner_given)
+    return bad(std::string(a.all_root ? "--all-root" : "--uid-map and --gid-map") +
+               " set a tree's owners; --uid and --gid set one owner for all: give one or the other");
+  return {};
+}
+
 // put's options from the command line, each checked.
 fsio::Result<ext::PutOptions> put_options(const Common& c, const WriteArgs& a) {
   const ext::Timestamp now = FSIO_TRY(current_time());
@@ -178,6 +199,7 @@ fsio::Result<ext::PutOptions> put_options(const Common& c, const WriteArgs& a) {
   o.writeback.chunk = a.writeback_chunk;
   o.writeback.sparse = a.sparse;
   FSIO_TRY(check_writeback_limits(a));
+  FSIO_TRY(tree_owners(a, o));
   return o;
 }
 
@@ -237,9 +259,14 @@ int cmd_put(const Common& c, const WriteArgs& a) {
   auto o = put_options(c, a);
   if (!o) return fsio::cli::report(kTool, o.error());
   struct stat st {};
-  const bool tree = a.source != "-" && ::stat(a.source.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-  if (auto apart = check_source_apart(c, a, tree); !apart) return fsio::cli::report(kTool, apart.error());
-  return tree ? put_tree(c, a, *o) : put_one_file(c, a, *o);
+  const bool dir = !a.tar && a.source != "-" && ::stat(a.source.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  if (!dir && !a.tar && (a.all_root || o->uid_map || o->gid_map))
+    return fsio::cli::report(
+        kTool,
+        fsio::make_error(Errc::invalid_argument, std::string(a.all_root ? "--all-root" : "--uid-map and --gid-map") +
+                                                     " set a tree's owners: SRC is a directory, or a tar with --tar"));
+  if (auto apart = check_source_apart(c, a, dir); !apart) return fsio::cli::report(kTool, apart.error());
+  return dir || a.tar ? put_tree(c, a, *o) : put_one_file(c, a, *o);
 }
 
 int cmd_mkdir(const Common& c, const WriteArgs& a) {

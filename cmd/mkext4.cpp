@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
   // apart from the target, before the first write.
   std::unique_ptr<Mkext4Tree> tree;
   if (a.root) {
-    auto started = Mkext4Tree::start(*a.root, *plan, *epoch);
+    auto started = Mkext4Tree::start(*a.root, *plan, *epoch, a.owners);
     if (!started) return fail(started.error());
     tree = std::move(*started);
     if (auto st = tree->check_apart(a.target); !st) return fail(st.error());

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
 
 #include "cmd/common.hpp"
 #include "libfsio/size.hpp"
@@ -15,6 +16,7 @@ namespace {
 
 struct Texts {
   std::optional<std::string> b, G, N, i, I, m;
+  std::vector<std::string> uid_maps, gid_maps;
 };
 
 Error usage(std::string what) { return make_error(Errc::invalid_argument, std::move(what)); }
@@ -46,6 +48,24 @@ Result<std::uint64_t> number(const std::string& text, const std::string& opt, st
   }
   if (v > (max >> shift)) return bad();
   return v << shift;
+}
+
+// --uid-map, --gid-map, --all-root: only with -d, and not together.
+Status convert_owners(const Texts& t, Mkext4Args& a) {
+  auto add = [](const std::vector<std::string>& specs, const char* option, std::optional<ext::IdMap>& out) -> Status {
+    if (specs.empty()) return {};
+    out.emplace();
+    for (const std::string& s : specs) FSIO_TRY(out->add(s, option));
+    return {};
+  };
+  FSIO_TRY(add(t.uid_maps, "--uid-map", a.owners.uid_map));
+  FSIO_TRY(add(t.gid_maps, "--gid-map", a.owners.gid_map));
+  const bool mapped = a.owners.uid_map || a.owners.gid_map;
+  if (a.owners.all_root && mapped) return usage("--all-root makes every owner 0:0; it takes no --uid-map or --gid-map");
+  if ((a.owners.all_root || mapped) && !a.root)
+    return usage(std::string(a.owners.all_root ? "--all-root" : "--uid-map and --gid-map") +
+                 " set the owners of a tree's files: they need -d SRC");
+  return {};
 }
 
 Status convert(const Texts& t, Mkext4Args& a) {
@@ -84,7 +104,7 @@ Status convert(const Texts& t, Mkext4Args& a) {
     r.offset = *v;
   }
   if (a.create && !r.size) return usage("-C needs the SIZE of the file to create");
-  return {};
+  return convert_owners(t, a);
 }
 
 }  // namespace
@@ -124,6 +144,17 @@ int parse_mkext4(int argc, char** argv, Mkext4Args& a) {
       ->type_name("OPTS");
   one("-d", a.root, "fill the filesystem from a directory or a tar archive (plain, gzip, zstd, xz; - for stdin)")
       ->type_name("SRC");
+  app.add_option("--uid-map", t.uid_maps, "with -d: the source's uids FROM.. become TO.. (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
+      ->type_name("FROM:TO:COUNT");
+  app.add_option("--gid-map", t.gid_maps, "with -d: the source's gids FROM.. become TO.. (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->allow_extra_args(false)
+      ->type_name("FROM:TO:COUNT");
+  app.add_flag("--all-root", a.owners.all_root, "with -d: every file owned by 0:0");
   app.add_flag("-j", r.journal_flag, "add a journal (the default size)");
   app.add_flag("-n", noaction, "show what would be made; write nothing (as --dry-run)");
   app.add_flag("-F,--force", force, "make it over an existing filesystem or partition table (never over one in use)");

@@ -8,15 +8,23 @@
 #include <optional>
 #include <string>
 
+#include "ext/id_map.hpp"
 #include "ext/mkfs_params.hpp"
 
 namespace fsio::cli {
+
+// -d's owners: the source's, through the maps, or 0:0 for all.
+struct TreeOwners {
+  std::optional<ext::IdMap> uid_map, gid_map;  // --uid-map, --gid-map
+  bool all_root = false;                       // --all-root
+};
 
 struct Mkext4Args {
   ext::MkfsRequest req;
   std::string target;
   std::optional<std::string> offset;  // --offset text
   std::optional<std::string> root;    // -d SRC: a directory or a tar archive ("-": standard input)
+  TreeOwners owners;
   bool create = false, dry_run = false, json = false, stats = false, quiet = false;
 };
 

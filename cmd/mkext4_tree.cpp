@@ -18,7 +18,7 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
 }  // namespace
 
 Result<std::unique_ptr<Mkext4Tree>> Mkext4Tree::start(const std::string& source, const ext::MkfsPlan& plan,
-                                                      std::optional<std::int64_t> epoch) {
+                                                      std::optional<std::int64_t> epoch, const TreeOwners& owners) {
   std::unique_ptr<Mkext4Tree> t(new Mkext4Tree);
   t->source_ = source;
   tree::SourceOptions so;
@@ -27,6 +27,9 @@ Result<std::unique_ptr<Mkext4Tree>> Mkext4Tree::start(const std::string& source,
   t->tree_ = FSIO_TRY(t->src_->list());
   const ext::Layout& l = plan.layout.l;
   t->opt_.clamp = epoch;
+  if (owners.all_root) t->opt_.owner = ext::Owner{0, 0, 0};
+  t->opt_.uid_map = owners.uid_map;
+  t->opt_.gid_map = owners.gid_map;
   t->opt_.now = ext::Timestamp{plan.params.time, 0};
   t->opt_.use_reserved = true;  // as mke2fs -d: the reserve is the kernel's rule for users, not the builder's
   t->opt_.interrupted = [] { return InterruptGuard::requested(); };

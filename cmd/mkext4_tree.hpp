@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 
+#include "cmd/mkext4_args.hpp"
 #include "ext/mkfs.hpp"
 #include "ext/tree_fill.hpp"
 #include "libfsio/device.hpp"
@@ -35,7 +36,7 @@ class Mkext4Tree {
  public:
   // `epoch`: SOURCE_DATE_EPOCH's seconds, if set; later times become it.
   static Result<std::unique_ptr<Mkext4Tree>> start(const std::string& source, const ext::MkfsPlan& plan,
-                                                   std::optional<std::int64_t> epoch);
+                                                   std::optional<std::int64_t> epoch, const TreeOwners& owners);
   Status check_apart(const std::string& target) const;
   // Fills the filesystem just formatted on `device` through `queue` (the
   // format's, so FSIO_FAULT counts on) and writes `primary` last. Returns

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ext/commit.hpp"
+#include "ext/id_map.hpp"
 #include "ext/writeback.hpp"
 #include "libfsio/pipe.hpp"
 #include "libfsio/tree_source.hpp"
@@ -50,6 +51,9 @@ struct PutOptions {
   bool force = false;    // replace an existing file
   bool dry_run = false;
   Owner owner;
+  // put_tree with either map: every node's owner and group are the
+  // source's, through the map where one is given (id_map.hpp), not `owner`.
+  std::optional<IdMap> uid_map, gid_map;
   std::optional<Timestamp> mtime;
   Timestamp now;
   WritebackOptions writeback;
@@ -73,7 +77,8 @@ fsio::Result<PutReport> put_file(Filesystem& fs, const std::string& dest, Source
 
 // Copies a listed tree (`tree` from src.list(): files with their hard
 // links, directories, symlinks, devices, FIFOs, sockets; mode and times
-// from the source, owner from `o`) into the new directory `dest`, all in
+// from the source, owner from `o`: o.owner, or the source's through
+// o.uid_map / o.gid_map) into the new directory `dest`, all in
 // one transaction like mke2fs -d (tree_fill.hpp).
 fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const fsio::Tree& tree, fsio::TreeSource& src,
                                  const PutOptions& o);

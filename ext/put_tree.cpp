@@ -17,13 +17,14 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
   const Owner dir_owner{0755, o.owner.uid, o.owner.gid};
   if (o.dry_run) FSIO_TRY(fs.write_gate());
   TreeFillOptions fo;
-  fo.owner = o.owner;
+  if (o.uid_map || o.gid_map) fo.uid_map = o.uid_map, fo.gid_map = o.gid_map;
+  else fo.owner = o.owner;
   fo.mtime = o.mtime;
   fo.now = o.now;
   fo.batch_bytes = o.writeback.chunk;
   fo.interrupted = o.interrupted;
   fo.progress = o.progress;
-  FSIO_TRY(check_tree(fs.layout(), tree, fo));
+  FSIO_TRY(check_tree(fs.layout(), tree, fo, true));
   Transaction tx(fs, o.now);
   // A dry run makes everything in the cache only (the device is open
   // read-only) and stops before the first byte of data.
@@ -32,9 +33,7 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
   if (existing != 0) return make_error(Errc::busy, "ext: " + dest + " exists; a tree is copied into a new directory");
   FSIO_TRY(check_name(name));
   FSIO_TRY(check_op_times(fs.layout(), o));
-  const fsio::TreeNode& root = tree.nodes.front();
-  const std::uint32_t ino =
-      FSIO_TRY(create_dir(tx, parent, name, Owner{std::uint16_t(root.mode & 07777), o.owner.uid, o.owner.gid}));
+  const std::uint32_t ino = FSIO_TRY(create_dir(tx, parent, name, FSIO_TRY(owner_in_image(tree, 0, fo))));
   Inode top = FSIO_TRY(fs.read_inode(ino));
   TreeFill fill(tx, tree, fo);
   FSIO_TRY(fill.plan(top, true));  // every allocation, in the cache

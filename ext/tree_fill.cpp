@@ -104,7 +104,22 @@ TreeCount count_tree(const fsio::Tree& tree, std::uint32_t block_size) {
   return c;
 }
 
-fsio::Status check_tree(const Layout& l, const fsio::Tree& tree, const TreeFillOptions& o) {
+fsio::Result<Owner> owner_in_image(const fsio::Tree& tree, std::uint32_t node, const TreeFillOptions& o) {
+  const fsio::TreeNode& n = tree.nodes[node];
+  const std::uint16_t mode = std::uint16_t(n.mode & 07777);
+  if (o.owner) return Owner{mode, o.owner->uid, o.owner->gid};
+  auto mapped = [&](const std::optional<IdMap>& m, std::uint32_t id, const char* what) -> fsio::Result<std::uint32_t> {
+    if (!m) return id;
+    if (auto to = m->map(id)) return *to;
+    return make_error(Errc::invalid_argument, tree.where(node) + ": " + what + " " + std::to_string(id) +
+                                                  " is in no range of --" + what + "-map (add one for it)");
+  };
+  const std::uint32_t uid = FSIO_TRY(mapped(o.uid_map, n.uid, "uid"));
+  const std::uint32_t gid = FSIO_TRY(mapped(o.gid_map, n.gid, "gid"));
+  return Owner{mode, uid, gid};
+}
+
+fsio::Status check_tree(const Layout& l, const fsio::Tree& tree, const TreeFillOptions& o, bool root_owner) {
   auto check_at = [&](std::uint32_t i, const fsio::TimeSpec& t, const char* what) -> fsio::Status {
     const std::int64_t sec = o.clamp ? std::min(t.sec, *o.clamp) : t.sec;
     return check_time(l, sec, tree.where(i) + ": " + what + " " + std::to_string(sec));
@@ -113,6 +128,7 @@ fsio::Status check_tree(const Layout& l, const fsio::Tree& tree, const TreeFillO
   for (std::uint32_t i = 0; i < tree.nodes.size(); ++i) {
     const fsio::TreeNode& n = tree.nodes[i];
     if (i > 0) FSIO_TRY_CTX(check_name(n.name), tree.where(i));
+    if (i > 0 || root_owner) FSIO_TRY(owner_in_image(tree, i, o));
     if (!o.mtime) FSIO_TRY(check_at(i, n.mtime, "modification time"));
     FSIO_TRY(check_at(i, n.atime, "access time"));
     FSIO_TRY(check_at(i, n.ctime, "change time"));
@@ -141,11 +157,8 @@ TreeFill::TreeFill(Transaction& tx, const fsio::Tree& tree, const TreeFillOption
       links_(links_per_content(tree)),
       end_(subtree_ends(tree)) {}
 
-Owner TreeFill::owner_of(const fsio::TreeNode& n) const {
-  const std::uint16_t mode = std::uint16_t(n.mode & 07777);
-  if (o_.owner) return Owner{mode, o_.owner->uid, o_.owner->gid};
-  return Owner{mode, n.uid, n.gid};
-}
+// check_tree refused every owner no map covers.
+Owner TreeFill::owner_of(std::uint32_t node) const { return owner_in_image(tree_, node, o_).value(); }
 
 // Sets every time the inode has room for: atime, mtime, ctime and crtime
 // with their _extra words (nanoseconds and epoch bits).
@@ -189,7 +202,7 @@ fsio::Status TreeFill::make_children(std::uint32_t node, Inode& dir) {
     if (o_.interrupted && o_.interrupted())
       return make_error(Errc::interrupted, "interrupted; nothing was written, the filesystem is unchanged");
     if (n.kind == NodeKind::directory) {
-      const std::uint32_t ino = FSIO_TRY_CTX(create_dir(tx_, dir, n.name, owner_of(n)), tree_.where(i));
+      const std::uint32_t ino = FSIO_TRY_CTX(create_dir(tx_, dir, n.name, owner_of(i)), tree_.where(i));
       Inode child = FSIO_TRY(fs.read_inode(ino));
       FSIO_TRY(make_children(i, child));
       stamp(child, n);
@@ -233,7 +246,7 @@ fsio::Result<std::uint32_t> TreeFill::make_file(std::uint32_t node, const Inode&
   const Layout& l = fs.layout();
   const fsio::TreeNode& n = tree_.nodes[node];
   const std::uint32_t ino = FSIO_TRY(tx_.alloc().alloc_inode(l.group_of_inode(dir.ino), false));
-  Inode inode = new_inode(l, ino, std::uint16_t(S_IFREG_ | (n.mode & 07777)), owner_of(n));
+  Inode inode = new_inode(l, ino, std::uint16_t(S_IFREG_ | (n.mode & 07777)), owner_of(node));
   const std::uint64_t blocks = blocks_for(n.size, l.block_size);
   std::vector<Extent> extents = FSIO_TRY(allocate(ino, blocks));
   const std::uint64_t goal = extents.empty() ? goal_ : extents.back().physical + extents.back().len;
@@ -263,7 +276,7 @@ fsio::Result<std::uint32_t> TreeFill::make_symlink(std::uint32_t node, const Ino
   const Layout& l = fs.layout();
   const fsio::TreeNode& n = tree_.nodes[node];
   const std::uint32_t ino = FSIO_TRY(tx_.alloc().alloc_inode(l.group_of_inode(dir.ino), false));
-  Inode inode = new_inode(l, ino, std::uint16_t(S_IFLNK_ | 0777), owner_of(n));
+  Inode inode = new_inode(l, ino, std::uint16_t(S_IFLNK_ | 0777), owner_of(node));
   const std::string& target = n.link_target;
   if (target.size() <= kFastSymlinkMax) {
     std::memcpy(inode.raw.data() + offsetof(Ext4Inode, i_block), target.data(), target.size());
@@ -290,7 +303,7 @@ fsio::Result<std::uint32_t> TreeFill::make_special(std::uint32_t node, const Ino
   const Layout& l = fs.layout();
   const fsio::TreeNode& n = tree_.nodes[node];
   const std::uint32_t ino = FSIO_TRY(tx_.alloc().alloc_inode(l.group_of_inode(dir.ino), false));
-  Inode inode = new_inode(l, ino, std::uint16_t(type_bits(n.kind) | (n.mode & 07777)), owner_of(n));
+  Inode inode = new_inode(l, ino, std::uint16_t(type_bits(n.kind) | (n.mode & 07777)), owner_of(node));
   if (n.kind == NodeKind::char_device || n.kind == NodeKind::block_device) put_rdev(inode, n.rdev);
   set_links(inode, 1);
   stamp(inode, n);

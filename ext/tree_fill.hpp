@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "ext/commit.hpp"
+#include "ext/id_map.hpp"
 #include "ext/ops.hpp"
 #include "libfsio/buffer.hpp"
 #include "libfsio/progress.hpp"
@@ -35,6 +36,7 @@ namespace ext {
 
 struct TreeFillOptions {
   std::optional<Owner> owner;             // uid and gid of every node (mode ignored); unset: the source's
+  std::optional<IdMap> uid_map, gid_map;  // without `owner`: the source's ids mapped (id_map.hpp); unset: kept
   std::optional<Timestamp> mtime;         // the modification time of every node; unset: the source's
   std::optional<std::int64_t> clamp;      // SOURCE_DATE_EPOCH: times after it become it
   Timestamp now;                          // crtime of nodes the source gives none, and the top directory's times
@@ -57,10 +59,16 @@ struct TreeCount {
 };
 TreeCount count_tree(const fsio::Tree& tree, std::uint32_t block_size);
 
+// The mode bits, owner and group node `node` gets in the image: `owner`
+// when set, else the source's ids through the maps. Errc::invalid_argument
+// naming the node and the id when a map has no range for it.
+fsio::Result<Owner> owner_in_image(const fsio::Tree& tree, std::uint32_t node, const TreeFillOptions& o);
+
 // Every refusal the tree itself causes, before anything is allocated: a
 // name ext4 cannot hold, a symlink target of more than a block, a time or
-// owner the inodes cannot store. Each names the node (Tree::where).
-fsio::Status check_tree(const Layout& l, const fsio::Tree& tree, const TreeFillOptions& o);
+// owner no map covers (the root's
+// too when `root_owner`). Each names the node (Tree::where).
+fsio::Status check_tree(const Layout& l, const fsio::Tree& tree, const TreeFillOptions& o, bool root_owner = false);
 
 struct TreeFillReport {
   TreeCount count;
@@ -91,7 +99,7 @@ class TreeFill {
   fsio::Result<std::uint32_t> make_file(std::uint32_t node, const Inode& dir);
   fsio::Result<std::uint32_t> make_symlink(std::uint32_t node, const Inode& dir);
   fsio::Result<std::uint32_t> make_special(std::uint32_t node, const Inode& dir);
-  Owner owner_of(const fsio::TreeNode& n) const;
+  Owner owner_of(std::uint32_t node) const;
   void stamp(Inode& inode, const fsio::TreeNode& n) const;
   fsio::Result<std::vector<Extent>> allocate(std::uint32_t ino, std::uint64_t blocks);
 
