@@ -121,6 +121,7 @@ void print_put_json(const Common& c, const ext::PutReport& r, const ext::Filesys
 int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   fsio::tree::SourceOptions so;
   so.symlinks = fsio::SymlinkPolicy::keep;
+  so.holes = true;  // holes stay holes
   auto src = a.tar ? fsio::tree::open_archive(a.source, so) : fsio::tree::open_source(a.source, so);
   if (!src) return fsio::cli::report(kTool, src.error());
   auto tree = (*src)->list();

@@ -23,6 +23,7 @@ Result<std::unique_ptr<Mkext4Tree>> Mkext4Tree::start(const std::string& source,
   t->source_ = source;
   tree::SourceOptions so;
   so.symlinks = SymlinkPolicy::keep;
+  so.holes = true;  // holes stay holes
   t->src_ = FSIO_TRY(tree::open_source(source, so));
   t->tree_ = FSIO_TRY(t->src_->list());
   const ext::Layout& l = plan.layout.l;
@@ -87,10 +88,11 @@ std::string Mkext4Tree::summary(bool dry_run) const {
 }
 
 nlohmann::json Mkext4Tree::json(bool written) const {
-  nlohmann::json out = {
-      {"source", source_},           {"files", count_.files},       {"directories", count_.dirs},
-      {"symlinks", count_.symlinks}, {"specials", count_.specials}, {"hard_links", count_.hard_links},
-      {"bytes", count_.bytes},       {"inodes", count_.inodes},     {"min_blocks", count_.min_blocks}};
+  nlohmann::json out = {{"source", source_},           {"files", count_.files},
+                        {"directories", count_.dirs},  {"symlinks", count_.symlinks},
+                        {"specials", count_.specials}, {"hard_links", count_.hard_links},
+                        {"bytes", count_.bytes},       {"data_bytes", count_.data_bytes},
+                        {"inodes", count_.inodes},     {"min_blocks", count_.min_blocks}};
   if (written && done_) {
     out["data_blocks"] = done_->data_blocks;
     out["extent_tree_blocks"] = done_->tree_blocks;

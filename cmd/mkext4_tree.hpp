@@ -44,7 +44,7 @@ class Mkext4Tree {
   Result<IoStats> fill(std::unique_ptr<Device> device, std::unique_ptr<IoQueue> queue, const std::string& target,
                        std::span<const std::byte> primary, Progress* progress);
   // Data bytes fill() writes, for a progress bar.
-  std::uint64_t work_bytes() const { return count_.bytes; }
+  std::uint64_t work_bytes() const { return count_.data_bytes; }
 
   // "would fill it with 3,393 files, 212 directories, 15 symbolic links and 2 other files (57 MiB)"
   std::string summary(bool dry_run) const;

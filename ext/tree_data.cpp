@@ -19,32 +19,54 @@ class FillSink : public fsio::ContentSink {
  public:
   FillSink(const fsio::Tree& tree, const std::vector<TreeFill::Placement>& places, std::uint32_t block_size,
            fsio::IoQueue& queue, const TreeFillOptions& o, TreeFillReport& rep)
-      : tree_(tree), places_(places), bs_(block_size), plug_(queue.plug()), o_(o), rep_(rep), done_(places.size(), 0) {
+      : tree_(tree),
+        places_(places),
+        bs_(block_size),
+        plug_(queue.plug()),
+        o_(o),
+        rep_(rep),
+        done_(places.size(), 0),
+        range_(places.size(), 0) {
     std::uint64_t total = 0;  // what the arena could ever hold at once: all the data, if less than a batch
     for (const auto& p : places) total += (p.size + bs_ - 1) / bs_ * bs_;
     cap_ = std::max<std::uint64_t>(bs_, std::min(total, o.batch_bytes / bs_ * bs_));
   }
 
+  // Bytes arrive in order within a data range (a dense content is one,
+  // [0, size)); a sparse content's next range may start further on.
   fsio::Result<std::span<std::byte>> reserve(std::uint32_t content, std::uint64_t offset, std::uint64_t want) override {
     if (o_.interrupted && o_.interrupted())
       return make_error(Errc::interrupted, "interrupted before the tree's data was all written; nothing links it");
-    if (content >= places_.size() || offset != done_[content] || offset + want > places_[content].size)
-      return make_error(Errc::corrupt, where(content) + ": more bytes than listed; it changed while read");
+    if (content >= places_.size() || want == 0 || !in_range(content, offset))
+      return make_error(Errc::corrupt, where(content) + ": bytes at " + std::to_string(offset) +
+                                           " that were not listed; it changed while read");
     if (!arena_.size()) arena_ = fsio::AlignedBuffer(std::size_t(cap_));
+    if (open_ && content == cur_ && offset != done_[content]) {
+      if (offset / bs_ == (done_[content] - 1) / bs_) {  // a hole inside the open segment's last block
+        std::memset(arena_.data() + start_ + fill_, 0, std::size_t(offset - done_[content]));
+        fill_ += offset - done_[content];
+      } else {
+        FSIO_TRY(close_segment());
+      }
+    }
     if (!open_ || content != cur_) {
       if (open_) FSIO_TRY(close_segment());
       if (pos_ == cap_) FSIO_TRY(submit());
-      open_ = true, cur_ = content, base_ = offset, start_ = pos_, fill_ = 0;
+      // A segment starts at a block boundary: a range starting inside a block has zeros before it.
+      open_ = true, cur_ = content, base_ = offset / bs_ * bs_, start_ = pos_, fill_ = offset - base_;
+      std::memset(arena_.data() + start_, 0, std::size_t(fill_));
     }
-    return arena_.span().subspan(std::size_t(start_ + fill_),
-                                 std::size_t(std::min<std::uint64_t>(cap_ - start_ - fill_, want)));
+    const std::uint64_t room = std::min(cap_ - start_ - fill_, range_end(content, range_[content]) - offset);
+    return arena_.span().subspan(std::size_t(start_ + fill_), std::size_t(std::min(room, want)));
   }
 
   fsio::Status commit(std::uint32_t content, std::uint64_t offset, std::size_t n) override {
     fill_ += n;
     done_[content] = offset + n;
     if (o_.progress) o_.progress->add(n);
-    if (done_[content] == places_[content].size) return close_segment();
+    if (done_[content] == range_end(content, range_[content]) && range_[content] + 1 < ranges(content))
+      ++range_[content];
+    if (done_[content] == places_[content].size || done_[content] == data_end(content)) return close_segment();
     if (start_ + fill_ == cap_) {  // the arena is full mid-content: the rest starts a new segment
       FSIO_TRY(close_segment());
       return submit();
@@ -57,13 +79,35 @@ class FillSink : public fsio::ContentSink {
     if (open_) FSIO_TRY(close_segment());
     FSIO_TRY(submit());
     for (std::uint32_t c = 0; c < places_.size(); ++c)
-      if (done_[c] != places_[c].size)
+      if (done_[c] != data_end(c) || range_[c] + 1 < ranges(c))
         return make_error(Errc::corrupt, where(c) + ": " + std::to_string(done_[c]) + " bytes read of " +
                                              std::to_string(places_[c].size) + " listed; it changed while read");
     return {};
   }
 
  private:
+  std::size_t ranges(std::uint32_t c) const {
+    return places_[c].sparse ? places_[c].data.size() : places_[c].size > 0 ? 1 : 0;
+  }
+  std::uint64_t range_start(std::uint32_t c, std::size_t k) const {
+    return places_[c].sparse ? places_[c].data[k].offset : 0;
+  }
+  std::uint64_t range_end(std::uint32_t c, std::size_t k) const {
+    return places_[c].sparse ? places_[c].data[k].offset + places_[c].data[k].length : places_[c].size;
+  }
+  std::uint64_t data_end(std::uint32_t c) const { return ranges(c) ? range_end(c, ranges(c) - 1) : 0; }
+
+  // Whether bytes at `offset` are the next the plan expects of `c`: inside
+  // its current data range, where the last ones ended or, if none of the
+  // range came yet, at its start.
+  bool in_range(std::uint32_t c, std::uint64_t offset) const {
+    const std::size_t k = range_[c];
+    if (k >= ranges(c)) return false;
+    const std::uint64_t start = range_start(c, k), end = range_end(c, k);
+    if (offset < start || offset >= end) return false;
+    return offset == (done_[c] > start ? done_[c] : start);
+  }
+
   std::string where(std::uint32_t content) const {
     return content < tree_.contents.size() ? tree_.where(tree_.contents[content].node) : "a content";
   }
@@ -97,7 +141,8 @@ class FillSink : public fsio::ContentSink {
   fsio::IoQueue::Plug plug_;
   const TreeFillOptions& o_;
   TreeFillReport& rep_;
-  std::vector<std::uint64_t> done_;  // per content: bytes received
+  std::vector<std::uint64_t> done_;   // per content: where its last bytes ended
+  std::vector<std::uint32_t> range_;  // per content: the data range being received
   fsio::AlignedBuffer arena_;
   std::uint64_t cap_ = 0;  // the arena's size, whole blocks
   std::uint64_t pos_ = 0;  // where the next segment starts (block-aligned)

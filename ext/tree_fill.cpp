@@ -41,6 +41,26 @@ std::uint16_t type_bits(NodeKind k) {
 
 std::uint64_t blocks_for(std::uint64_t bytes, std::uint32_t bs) { return (bytes + bs - 1) / bs; }
 
+}  // namespace
+
+std::vector<BlockSpan> data_blocks(const fsio::Content& c, std::uint32_t bs) {
+  std::vector<BlockSpan> out;
+  if (!c.sparse) {
+    if (c.size > 0) out.push_back({0, blocks_for(c.size, bs)});
+    return out;
+  }
+  for (const fsio::DataRange& r : c.data) {
+    if (r.length == 0) continue;
+    const std::uint64_t first = r.offset / bs, end = (r.offset + r.length - 1) / bs + 1;
+    if (!out.empty() && first <= out.back().first + out.back().count)
+      out.back().count = std::max(out.back().count, end - out.back().first);
+    else out.push_back({first, end - first});
+  }
+  return out;
+}
+
+namespace {
+
 // Nodes per content: a file's link count.
 std::vector<std::uint32_t> links_per_content(const fsio::Tree& tree) {
   std::vector<std::uint32_t> links(tree.contents.size(), 0);
@@ -96,7 +116,13 @@ TreeCount count_tree(const fsio::Tree& tree, std::uint32_t block_size) {
         if (n.content != fsio::kNoContent) seen[n.content] = true;
         ++c.inodes;
         c.bytes += n.size;
-        c.min_blocks += blocks_for(n.size, block_size);
+        if (n.content == fsio::kNoContent) {
+          c.data_bytes += n.size;
+          c.min_blocks += blocks_for(n.size, block_size);
+          break;
+        }
+        for (const BlockSpan& b : data_blocks(tree.contents[n.content], block_size)) c.min_blocks += b.count;
+        c.data_bytes += data_bytes(tree.contents[n.content]);
         break;
       default: ++c.specials, ++c.inodes; break;
     }
@@ -224,19 +250,21 @@ fsio::Result<std::uint32_t> TreeFill::make_node(std::uint32_t node, const Inode&
   }
 }
 
-// `blocks` blocks for inode `ino`, in runs near its group (after the
-// previous file's, while in the same group), as extents from logical 0.
-fsio::Result<std::vector<Extent>> TreeFill::allocate(std::uint32_t ino, std::uint64_t blocks) {
+// Blocks for inode `ino` at the logical spans `spans`, in runs near its
+// group (after the previous file's, while in the same group), as extents.
+fsio::Result<std::vector<Extent>> TreeFill::allocate(std::uint32_t ino, const std::vector<BlockSpan>& spans) {
   const Layout& l = tx_.fs().layout();
   const std::uint32_t g = l.group_of_inode(ino);
   if (g != goal_group_) goal_group_ = g, goal_ = l.group_first_block(g);
   std::vector<Extent> out;
-  for (std::uint64_t logical = 0; logical < blocks;) {
-    const BlockRun run =
-        FSIO_TRY(tx_.alloc().alloc_blocks(goal_, std::uint32_t(std::min<std::uint64_t>(blocks - logical, 1u << 30))));
-    out.push_back(Extent{std::uint32_t(logical), run.len, run.start, false});
-    goal_ = run.start + run.len;
-    logical += run.len;
+  for (const BlockSpan& span : spans) {
+    for (std::uint64_t logical = span.first, end = span.first + span.count; logical < end;) {
+      const BlockRun run =
+          FSIO_TRY(tx_.alloc().alloc_blocks(goal_, std::uint32_t(std::min<std::uint64_t>(end - logical, 1u << 30))));
+      out.push_back(Extent{std::uint32_t(logical), run.len, run.start, false});
+      goal_ = run.start + run.len;
+      logical += run.len;
+    }
   }
   return normalize_extents(out);
 }
@@ -247,8 +275,12 @@ fsio::Result<std::uint32_t> TreeFill::make_file(std::uint32_t node, const Inode&
   const fsio::TreeNode& n = tree_.nodes[node];
   const std::uint32_t ino = FSIO_TRY(tx_.alloc().alloc_inode(l.group_of_inode(dir.ino), false));
   Inode inode = new_inode(l, ino, std::uint16_t(S_IFREG_ | (n.mode & 07777)), owner_of(node));
-  const std::uint64_t blocks = blocks_for(n.size, l.block_size);
-  std::vector<Extent> extents = FSIO_TRY(allocate(ino, blocks));
+  const fsio::Content dense{n.size, node};
+  const fsio::Content& content = n.content != fsio::kNoContent ? tree_.contents[n.content] : dense;
+  const std::vector<BlockSpan> spans = data_blocks(content, l.block_size);
+  std::uint64_t blocks = 0;
+  for (const BlockSpan& b : spans) blocks += b.count;
+  std::vector<Extent> extents = FSIO_TRY(allocate(ino, spans));
   const std::uint64_t goal = extents.empty() ? goal_ : extents.back().physical + extents.back().len;
   const auto tree_blocks = FSIO_TRY(build_extent_tree(fs, tx_.alloc(), inode, extents, goal));
   FSIO_TRY(set_inode_blocks(inode, blocks + tree_blocks.size(), l));
@@ -264,7 +296,7 @@ fsio::Result<std::uint32_t> TreeFill::make_file(std::uint32_t node, const Inode&
   rep_.extents += extents.size();
   if (n.content != fsio::kNoContent) {
     ino_of_content_[n.content] = ino;
-    places_[n.content] = Placement{std::move(extents), n.size};
+    places_[n.content] = Placement{std::move(extents), n.size, content.sparse, content.data};
   }
   return ino;
 }
@@ -281,7 +313,7 @@ fsio::Result<std::uint32_t> TreeFill::make_symlink(std::uint32_t node, const Ino
   if (target.size() <= kFastSymlinkMax) {
     std::memcpy(inode.raw.data() + offsetof(Ext4Inode, i_block), target.data(), target.size());
   } else {
-    std::vector<Extent> extents = FSIO_TRY(allocate(ino, 1));
+    std::vector<Extent> extents = FSIO_TRY(allocate(ino, {BlockSpan{0, 1}}));
     FSIO_TRY(build_extent_tree(fs, tx_.alloc(), inode, extents, goal_));
     FSIO_TRY(set_inode_blocks(inode, 1, l));
     fsio::AlignedBuffer block(l.block_size);

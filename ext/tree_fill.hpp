@@ -46,12 +46,30 @@ struct TreeFillOptions {
   fsio::Progress* progress = nullptr;
 };
 
+// A run of a file's logical blocks that hold data.
+struct BlockSpan {
+  std::uint64_t first = 0, count = 0;
+};
+// The blocks a content's data takes: all of [0, size) rounded up to a
+// block, or for a sparse one every block a data range touches (a range
+// starting or ending inside a block takes that block whole), in order,
+// spans that touch joined.
+std::vector<BlockSpan> data_blocks(const fsio::Content& c, std::uint32_t block_size);
+// Bytes of data a content holds (its size, or its data ranges' sum).
+inline std::uint64_t data_bytes(const fsio::Content& c) {
+  if (!c.sparse) return c.size;
+  std::uint64_t sum = 0;
+  for (const fsio::DataRange& r : c.data) sum += r.length;
+  return sum;
+}
+
 // What a tree holds, counted from its listing alone (before any filesystem is open).
 struct TreeCount {
   std::uint64_t files = 0, dirs = 0, symlinks = 0, specials = 0;  // nodes below the root
   std::uint64_t hard_links = 0;                                   // file nodes past the first of their content
-  std::uint64_t bytes = 0;                                        // the regular files' data, each content once
-  std::uint64_t inodes = 0;                                       // new inodes it takes
+  std::uint64_t bytes = 0;                                        // the regular files' sizes, each content once
+  std::uint64_t data_bytes = 0;  // of those, the bytes in data ranges (all but a sparse file's holes)
+  std::uint64_t inodes = 0;      // new inodes it takes
   // Blocks it takes at least: file data, a block per directory and per
   // symlink of 60 bytes or more. Extent tree blocks, the blocks directories
   // grow by and htree index blocks come on top.
@@ -91,6 +109,8 @@ class TreeFill {
   struct Placement {
     std::vector<Extent> extents;
     std::uint64_t size = 0;
+    bool sparse = false;  // only `data` arrives; the rest is holes
+    std::vector<fsio::DataRange> data{};
   };
 
  private:
@@ -101,7 +121,7 @@ class TreeFill {
   fsio::Result<std::uint32_t> make_special(std::uint32_t node, const Inode& dir);
   Owner owner_of(std::uint32_t node) const;
   void stamp(Inode& inode, const fsio::TreeNode& n) const;
-  fsio::Result<std::vector<Extent>> allocate(std::uint32_t ino, std::uint64_t blocks);
+  fsio::Result<std::vector<Extent>> allocate(std::uint32_t ino, const std::vector<BlockSpan>& spans);
 
   Transaction& tx_;
   const fsio::Tree& tree_;

@@ -18,7 +18,8 @@
 //   2. read_contents(sink): the bytes of every content (a regular file's
 //      data; hard links and symbolic links followed to one file share one
 //      content), each exactly once and in order from its first byte to its
-//      last, one content at a time, in whatever order is cheapest for the
+//      last (of a sparse content, only its data ranges' bytes, in order),
+//      one content at a time, in whatever order is cheapest for the
 //      source (archive order; the tree's order with read-ahead). The filler
 //      knows from the plan where each content goes, so the order the bytes
 //      arrive in cannot change the image.
@@ -85,10 +86,23 @@ struct TreeNode {
   std::uint32_t content = kNoContent;  // files: index in Tree::contents
 };
 
+// A run of a file's bytes that holds data (what SEEK_DATA finds, a tar's
+// sparse map entry); the rest of a sparse file reads as zeros.
+struct DataRange {
+  std::uint64_t offset = 0, length = 0;
+  bool operator==(const DataRange&) const = default;
+};
+
 // The bytes of one regular file; several nodes may share one.
 struct Content {
   std::uint64_t size = 0;
   std::uint32_t node = 0;  // the first node (in tree order) that holds it, for messages
+  // A file with holes, where the source was asked for them and knows them:
+  // `data` its data ranges (ascending, not overlapping or touching, within
+  // size; none for a file that is one hole), and read_contents gives only
+  // their bytes. Otherwise every byte of [0, size) is given.
+  bool sparse = false;
+  std::vector<DataRange> data{};
 };
 
 struct Tree {
@@ -119,7 +133,8 @@ class ContentSink {
   // Room for bytes [offset, offset + n) of `content`, 0 < n <= want. The
   // source fills a prefix of it and calls commit with the length it wrote
   // (possibly less than the span, never more), before the next reserve.
-  // `offset` is where the previous commit of this content ended.
+  // `offset` is where the previous commit of this content ended, or for a
+  // sparse content where one of its later data ranges starts.
   virtual Result<std::span<std::byte>> reserve(std::uint32_t content, std::uint64_t offset, std::uint64_t want) = 0;
   virtual Status commit(std::uint32_t content, std::uint64_t offset, std::size_t n) = 0;
 };
@@ -129,7 +144,8 @@ class TreeSource {
   virtual ~TreeSource() = default;
   // The tree, in the order described at the top. Called once, first.
   virtual Result<Tree> list() = 0;
-  // Every content of the listed tree of size > 0, as described at the top;
+  // Every content of the listed tree of size > 0 (with data: a sparse one of
+  // no data ranges gets no call), as described at the top;
   // a sink error stops it and is returned as is. A file whose size or
   // identity changed since list() is Errc::corrupt naming it ("changed
   // while mkfat read it"): the image would not be the tree that was planned.

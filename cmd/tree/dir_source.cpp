@@ -107,6 +107,7 @@ class DirSource final : public TreeSource {
   Status list_dir(int dirfd, std::uint32_t self, const std::string& path, Walk& w);
   Result<struct statx> stat_entry(int dirfd, const std::string& name, const std::string& path) const;
   Status add_entry(int dirfd, const std::string& name, std::uint32_t self, const std::string& path, Walk& w);
+  Status find_holes(int dirfd, const std::string& name, Content& c);
   Status read_file(std::uint32_t content, int fd, ContentSink& sink) const;
 
   std::string root_;
@@ -147,6 +148,7 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
     if (fresh) {
       w.tree.contents.push_back({node.size, index});
       files_.push_back({path, id.first, id.second, node.size});
+      if (opt_.holes && sx.stx_blocks * 512 < node.size) FSIO_TRY(find_holes(dirfd, name, w.tree.contents.back()));
     }
     node.content = it->second;
   } else if (node.kind == NodeKind::directory) {
@@ -163,6 +165,22 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
     ::close(fd);
     return st;
   }
+  return {};
+}
+
+// A file whose blocks hold less than its size: its data ranges (SEEK_DATA)
+// into `c` and its FileRef, unless its filesystem cannot say.
+Status DirSource::find_holes(int dirfd, const std::string& name, Content& c) {
+  FileRef& f = files_.back();
+  const int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return errno_error("open " + f.path);
+  auto ranges = data_ranges(fd, f.size, f.path);
+  ::close(fd);
+  if (!ranges) return std::move(ranges).error();
+  if (!*ranges) return {};
+  c.sparse = f.sparse = true;
+  c.data = **ranges;
+  f.data = std::move(**ranges);
   return {};
 }
 
@@ -200,6 +218,7 @@ Result<Tree> DirSource::list() {
 // One file, read by this thread straight into the sink's buffers.
 Status DirSource::read_file(std::uint32_t content, int fd, ContentSink& sink) const {
   const FileRef& f = files_[content];
+  if (f.sparse) return read_ranges(f, content, fd, sink);
   for (std::uint64_t off = 0; off < f.size;) {
     const std::span<std::byte> room = FSIO_TRY(sink.reserve(content, off, f.size - off));
     const std::size_t want = std::size_t(std::min<std::uint64_t>(room.size(), f.size - off));

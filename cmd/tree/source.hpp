@@ -39,6 +39,12 @@ struct SourceOptions {
   // in this directory for the second pass (read_contents); "" is $TMPDIR,
   // else /var/tmp. A seekable standard input (a file) is read twice instead.
   std::string spool_dir;
+  // List files' holes (Content::sparse) and read only their data: a
+  // directory's files through SEEK_DATA/SEEK_HOLE, those whose blocks hold
+  // less than their size (as cp --sparse=auto decides; a file of all its
+  // blocks is read whole), an archive's members from their sparse maps
+  // (GNU, pax 0.0, 0.1, 1.0). Off, every file is read whole, holes as zeros.
+  bool holes = false;
 };
 
 // A directory at `path` (a symbolic link to one is followed, as by cp -r),

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <map>
@@ -89,6 +90,7 @@ class TarSource final : public TreeSource {
   Result<ArchivePtr> start(bool first_pass);
   Error archive_error(archive* a, const std::string& what) const;
   Status deliver(archive* a, const MemberShape& member, ContentSink& sink) const;
+  Status deliver_sparse(archive* a, const MemberShape& member, ContentSink& sink) const;
 
   std::string path_;
   SourceOptions opt_;
@@ -160,12 +162,50 @@ Result<Tree> TarSource::list() {
   }
   if (builder.members() == 0) return make_error(Errc::corrupt, name() + ": an empty archive (no members)");
   auto tree = FSIO_TRY(builder.finish(shape_));
+  if (opt_.holes)
+    for (const MemberShape& m : shape_.members)
+      if (m.sparse && m.content != kNoContent)
+        tree.contents[m.content].sparse = true, tree.contents[m.content].data = m.data;
   tree.label = name();
   tree.separator = ": ";
   return tree;
 }
 
+// A sparse member's data as libarchive gives it, block by block at its
+// offsets. Without SourceOptions::holes the holes between and after the
+// blocks are given as zeros (archive_read_data leaves out a trailing hole).
+Status TarSource::deliver_sparse(archive* a, const MemberShape& m, ContentSink& sink) const {
+  std::uint64_t pos = 0;
+  auto put = [&](const std::byte* bytes, std::uint64_t at, std::uint64_t len) -> Status {
+    for (std::uint64_t done = 0; done < len;) {
+      const std::span<std::byte> room = FSIO_TRY(sink.reserve(m.content, at + done, len - done));
+      const std::size_t n = std::size_t(std::min<std::uint64_t>(room.size(), len - done));
+      if (bytes) std::copy(bytes + done, bytes + done + n, room.data());
+      else std::fill_n(room.data(), n, std::byte{0});
+      FSIO_TRY(sink.commit(m.content, at + done, n));
+      done += n;
+    }
+    return {};
+  };
+  for (;;) {
+    const void* buf = nullptr;
+    std::size_t len = 0;
+    la_int64_t at = 0;
+    const int rc = archive_read_data_block(a, &buf, &len, &at);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN) return archive_error(a, "reading the data of '" + m.raw_path + "'");
+    if (at < 0 || std::uint64_t(at) < pos || std::uint64_t(at) + len > m.size)
+      return make_error(Errc::corrupt, name() + ": the data of '" + m.raw_path + "' at byte " + std::to_string(at) +
+                                           " is out of order or past its size");
+    if (!opt_.holes) FSIO_TRY(put(nullptr, pos, std::uint64_t(at) - pos));
+    FSIO_TRY(put(static_cast<const std::byte*>(buf), std::uint64_t(at), len));
+    pos = std::uint64_t(at) + len;
+  }
+  return opt_.holes ? Status{} : put(nullptr, pos, m.size - pos);
+}
+
 Status TarSource::deliver(archive* a, const MemberShape& m, ContentSink& sink) const {
+  if (m.sparse) return deliver_sparse(a, m, sink);
   for (std::uint64_t off = 0; off < m.size;) {
     const std::span<std::byte> room = FSIO_TRY(sink.reserve(m.content, off, m.size - off));
     const std::size_t want = std::size_t(std::min<std::uint64_t>(room.size(), m.size - off));

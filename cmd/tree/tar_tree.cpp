@@ -51,6 +51,24 @@ std::string member_path(archive_entry* e) {
   return raw ? raw : "";
 }
 
+// libarchive's sparse map of a member of `size` bytes, if it has one: the
+// ranges in order, empty ones (the GNU map's end marker) left out,
+// touching ones joined, each cut at `size`.
+void sparse_map(archive_entry* e, std::uint64_t size, MemberInfo& m) {
+  if (archive_entry_sparse_reset(e) <= 0) return;
+  la_int64_t offset = 0, length = 0;
+  while (archive_entry_sparse_next(e, &offset, &length) == ARCHIVE_OK) {
+    if (offset < 0 || length <= 0 || std::uint64_t(offset) >= size) continue;
+    const std::uint64_t from = std::uint64_t(offset);
+    const std::uint64_t to = std::min<std::uint64_t>(size, from + std::uint64_t(length));
+    if (!m.data.empty() && from < m.data.back().offset + m.data.back().length) return m.data.clear();  // unordered
+    if (!m.data.empty() && from == m.data.back().offset + m.data.back().length)
+      m.data.back().length = to - m.data.back().offset;
+    else m.data.push_back({from, to - from});
+  }
+  m.sparse = true;
+}
+
 MemberInfo member_info(archive_entry* e) {
   MemberInfo m;
   m.path = member_path(e);
@@ -75,6 +93,7 @@ MemberInfo member_info(archive_entry* e) {
   }
   if (n.kind != NodeKind::file) n.size = 0;
   m.has_data = n.kind == NodeKind::file && n.size > 0;
+  if (m.has_data && m.hardlink.empty()) sparse_map(e, n.size, m);
   return m;
 }
 
@@ -130,7 +149,7 @@ Result<std::uint32_t> TarTreeBuilder::find(const std::string& path) const {
 
 Status TarTreeBuilder::add(const MemberInfo& m) {
   const auto index = std::int64_t(shape_.members.size());
-  shape_.members.push_back({m.path, m.attrs.size, kNoContent});
+  shape_.members.push_back({m.path, m.attrs.size, kNoContent, m.sparse, m.data});
   const std::string here = archive_ + ": " + m.path;
   const auto parts = FSIO_TRY(split(m.path, here));
   TreeNode attrs = m.attrs;

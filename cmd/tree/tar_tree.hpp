@@ -31,6 +31,8 @@ struct MemberShape {
   std::string raw_path;  // as member_path() gives it
   std::uint64_t size = 0;
   std::uint32_t content = kNoContent;  // the content its data is, if any node uses it
+  bool sparse = false;                 // a sparse member: its data ranges from the sparse map
+  std::vector<DataRange> data{};
 };
 
 struct TarTree {
@@ -47,6 +49,8 @@ struct MemberInfo {
   TreeNode attrs;         // kind, size, mode, owner, times, rdev, link_target (symlinks)
   std::string hardlink;   // non-empty: a hard link to this path
   bool has_data = false;  // the member carries bytes of its own (size > 0)
+  bool sparse = false;    // a sparse member (GNU or pax sparse): its data ranges, merged, within size
+  std::vector<DataRange> data{};
 };
 MemberInfo member_info(archive_entry* e);
 
