@@ -8,9 +8,10 @@
 # (blocks, 512-byte sectors, logical extents) are worked by hand below;
 # e2fsck -fn is clean, the kernel's read-only mount reads every file equal
 # to the source (cmp) and counts the same blocks (stat %b), debugfs lists
-# the extents at the logical blocks expected.
+# the extents at the logical blocks expected. A fail and tear sweep over
+# every write of a sparse fill leaves no ext4 or a clean one.
 . "$(dirname "$0")/lib.sh"
-need mke2fs e2fsck debugfs tar python3 mount umount losetup cmp
+need mke2fs e2fsck debugfs tar python3 mount umount losetup cmp blkid
 need_root
 MKEXT4=$BUILD/cmd/mkext4
 EXTWB=$BUILD/cmd/extwb
@@ -116,3 +117,28 @@ if [ -x "$BUILD/cmd/mkfat" ] && command -v mcopy > /dev/null; then
   done
   pass "mkfat -d of the sparse tar reads each file whole, holes (a trailing one too) as zeros"
 fi
+
+# A fail and tear sweep over every write of mkext4 -d of the sparse tar:
+# no ext4 blkid sees, or one e2fsck -fn finds clean (tests/cli/mkext4_root_fault.sh's rule).
+fails() {  # fails N: does the run fail at write N?
+  rm -f "$T/x.img"; truncate -s 16M "$T/x.img"
+  ! FSIO_FAULT=fail:$1 "$MKEXT4" -q -F -d "$T/sparse.tar" "$T/x.img" > /dev/null 2>&1
+}
+lo=0 hi=1
+while fails "$hi"; do lo=$hi; hi=$((hi * 2)); done
+while [ $((hi - lo)) -gt 1 ]; do mid=$(((lo + hi) / 2)); if fails "$mid"; then lo=$mid; else hi=$mid; fi; done
+writes=$lo valid=0
+[ "$writes" -gt 5 ] || fail "only $writes writes counted"
+for kind in fail tear; do
+  for n in $(crash_points 1 $((writes + 1))); do
+    rm -f "$T/x.img"; truncate -s 16M "$T/x.img"
+    rc=0; FSIO_FAULT=$kind:$n "$MKEXT4" -q -F -d "$T/sparse.tar" "$T/x.img" > /dev/null 2> "$T/err" || rc=$?
+    if [ "$n" -le "$writes" ] && [ "$rc" -eq 0 ]; then fail "$kind:$n: mkext4 -d said success over a failed write"; fi
+    if blkid -p "$T/x.img" 2> /dev/null | grep -q 'TYPE="ext4"'; then
+      e2fsck -fn "$T/x.img" > "$T/fsck" 2>&1 || { cat "$T/err" "$T/fsck"; fail "$kind:$n left an ext4 e2fsck rejects"; }
+      valid=$((valid + 1))
+    fi
+  done
+done
+[ "$valid" -ge 2 ] || fail "no crash point left a filesystem: the sweep did not reach the end"
+pass "mkext4 -d of sparse files: every crash point over $writes writes leaves no ext4 or a clean one"
