@@ -15,6 +15,7 @@
 #include "cmd/common.hpp"
 #include "cmd/mkext4_args.hpp"
 #include "cmd/mkext4_report.hpp"
+#include "cmd/mkext4_size.hpp"
 #include "cmd/mkext4_tree.hpp"
 #include "ext/mkfs.hpp"
 #include "libfsio/created_file.hpp"
@@ -143,6 +144,23 @@ int main(int argc, char** argv) {
   if (!conf) return fail(conf.error());
   auto target = inspect(a);
   if (!target) return fail(target.error());
+  // -C -d with SIZE auto: the tree listed first, the size chosen for it.
+  std::unique_ptr<Mkext4Tree> tree;
+  if (a.auto_size) {
+    auto opened = Mkext4Tree::open(*a.root);
+    if (!opened) return fail(opened.error());
+    tree = std::move(*opened);
+    Slack slack;
+    if (a.slack) {
+      auto parsed = parse_slack(*a.slack);
+      if (!parsed) return fail(parsed.error());
+      slack = *parsed;
+    }
+    auto chosen = choose_size(tree->tree(), a.req, *target, *conf, slack);
+    if (!chosen) return fail(chosen.error());
+    a.req.size = std::to_string(chosen->mib) + "M";
+    tree->set_chosen(chosen->mib);
+  }
   auto plan = ext::plan_mkfs(a.req, *target, *conf, random16);
   if (!plan) return fail(plan.error());
   // What the target holds matters to a refusal (no -F) or a dry run's
@@ -156,11 +174,13 @@ int main(int argc, char** argv) {
   }
   // -d: the tree listed, checked and counted against the plan, and kept
   // apart from the target, before the first write.
-  std::unique_ptr<Mkext4Tree> tree;
   if (a.root) {
-    auto started = Mkext4Tree::start(*a.root, *plan, *epoch, a.owners);
-    if (!started) return fail(started.error());
-    tree = std::move(*started);
+    if (!tree) {
+      auto opened = Mkext4Tree::open(*a.root);
+      if (!opened) return fail(opened.error());
+      tree = std::move(*opened);
+    }
+    if (auto st = tree->check(*plan, *epoch, a.owners); !st) return fail(st.error());
     if (auto st = tree->check_apart(a.target); !st) return fail(st.error());
   }
   print_plan(a, *plan, a.dry_run);

@@ -103,7 +103,12 @@ Status convert(const Texts& t, Mkext4Args& a) {
     if (!v) return std::move(v).error().wrap("--offset");
     r.offset = *v;
   }
-  if (a.create && !r.size) return usage("-C needs the SIZE of the file to create");
+  a.auto_size = a.create && a.root && (!r.size || *r.size == "auto");
+  if (r.size && *r.size == "auto" && !a.auto_size)
+    return usage("SIZE auto goes with -C and -d: a new image just large enough for the tree");
+  if (a.auto_size) r.size.reset();
+  if (a.slack && !a.auto_size) return usage("--slack goes with -C, -d and SIZE auto (the size is chosen for the tree)");
+  if (a.create && !r.size && !a.auto_size) return usage("-C needs the SIZE of the file to create (or -d and auto)");
   return convert_owners(t, a);
 }
 
@@ -155,6 +160,8 @@ int parse_mkext4(int argc, char** argv, Mkext4Args& a) {
       ->allow_extra_args(false)
       ->type_name("FROM:TO:COUNT");
   app.add_flag("--all-root", a.owners.all_root, "with -d: every file owned by 0:0");
+  one("--slack", a.slack, "with -C -d and SIZE auto: room beyond the tree, a size (64M) or a percentage (10%)")
+      ->type_name("SIZE|PCT");
   app.add_flag("-j", r.journal_flag, "add a journal (the default size)");
   app.add_flag("-n", noaction, "show what would be made; write nothing (as --dry-run)");
   app.add_flag("-F,--force", force, "make it over an existing filesystem or partition table (never over one in use)");
@@ -167,7 +174,8 @@ int parse_mkext4(int argc, char** argv, Mkext4Args& a) {
   app.add_flag("-V", version, "print the version and exit");
   std::optional<std::string> target;
   app.add_option("TARGET", target, "the block device or image file");
-  app.add_option("SIZE", r.size, "the size: blocks (of -b, else 1 KiB), or bytes with K, M, G, T (64M, 1G)");
+  app.add_option("SIZE", r.size,
+                 "the size: blocks (of -b, else 1 KiB), or bytes with K, M, G, T (64M, 1G); auto with -C -d");
   if (int rc = parse(app, argc, argv); rc >= 0) return rc;
   if (version) return std::printf("%s\n", version_line("mkext4").c_str()), exit_ok;
   if (!target)

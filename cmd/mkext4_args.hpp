@@ -25,6 +25,8 @@ struct Mkext4Args {
   std::optional<std::string> offset;  // --offset text
   std::optional<std::string> root;    // -d SRC: a directory or a tar archive ("-": standard input)
   TreeOwners owners;
+  bool auto_size = false;            // -C -d with SIZE auto or none: the size chosen for the tree
+  std::optional<std::string> slack;  // --slack: room left beyond the tree (SIZE auto)
   bool create = false, dry_run = false, json = false, stats = false, quiet = false;
 };
 

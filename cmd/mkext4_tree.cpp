@@ -19,6 +19,12 @@ std::string plural(std::uint64_t n, const char* one, const char* many) {
 
 Result<std::unique_ptr<Mkext4Tree>> Mkext4Tree::start(const std::string& source, const ext::MkfsPlan& plan,
                                                       std::optional<std::int64_t> epoch, const TreeOwners& owners) {
+  auto t = FSIO_TRY(open(source));
+  FSIO_TRY(t->check(plan, epoch, owners));
+  return t;
+}
+
+Result<std::unique_ptr<Mkext4Tree>> Mkext4Tree::open(const std::string& source) {
   std::unique_ptr<Mkext4Tree> t(new Mkext4Tree);
   t->source_ = source;
   tree::SourceOptions so;
@@ -26,25 +32,29 @@ Result<std::unique_ptr<Mkext4Tree>> Mkext4Tree::start(const std::string& source,
   so.holes = true;  // holes stay holes
   t->src_ = FSIO_TRY(tree::open_source(source, so));
   t->tree_ = FSIO_TRY(t->src_->list());
-  const ext::Layout& l = plan.layout.l;
-  t->opt_.clamp = epoch;
-  if (owners.all_root) t->opt_.owner = ext::Owner{0, 0, 0};
-  t->opt_.uid_map = owners.uid_map;
-  t->opt_.gid_map = owners.gid_map;
-  t->opt_.now = ext::Timestamp{plan.params.time, 0};
-  t->opt_.use_reserved = true;  // as mke2fs -d: the reserve is the kernel's rule for users, not the builder's
-  t->opt_.interrupted = [] { return InterruptGuard::requested(); };
-  FSIO_TRY(ext::check_tree(l, t->tree_, t->opt_));
-  t->count_ = ext::count_tree(t->tree_, l.block_size);
-  t->free_blocks_ = plan.layout.free_blocks;
-  t->free_inodes_ = plan.layout.free_inodes;
-  if (t->count_.inodes > t->free_inodes_ || t->count_.min_blocks > t->free_blocks_)
-    return errno_error(ENOSPC, source + ": the tree takes at least " + plural(t->count_.min_blocks, "block", "blocks") +
-                                   " of " + std::to_string(l.block_size) + " bytes and " +
-                                   plural(t->count_.inodes, "inode", "inodes") + "; the new filesystem has " +
-                                   format_count(t->free_blocks_) + " and " + format_count(t->free_inodes_) +
-                                   " free (a larger SIZE, or more inodes with -N or -i)");
   return t;
+}
+
+Status Mkext4Tree::check(const ext::MkfsPlan& plan, std::optional<std::int64_t> epoch, const TreeOwners& owners) {
+  const ext::Layout& l = plan.layout.l;
+  opt_.clamp = epoch;
+  if (owners.all_root) opt_.owner = ext::Owner{0, 0, 0};
+  opt_.uid_map = owners.uid_map;
+  opt_.gid_map = owners.gid_map;
+  opt_.now = ext::Timestamp{plan.params.time, 0};
+  opt_.use_reserved = true;  // as mke2fs -d: the reserve is the kernel's rule for users, not the builder's
+  opt_.interrupted = [] { return InterruptGuard::requested(); };
+  FSIO_TRY(ext::check_tree(l, tree_, opt_));
+  count_ = ext::count_tree(tree_, l.block_size);
+  free_blocks_ = plan.layout.free_blocks;
+  free_inodes_ = plan.layout.free_inodes;
+  if (count_.inodes > free_inodes_ || count_.min_blocks > free_blocks_)
+    return errno_error(ENOSPC, source_ + ": the tree takes at least " + plural(count_.min_blocks, "block", "blocks") +
+                                   " of " + std::to_string(l.block_size) + " bytes and " +
+                                   plural(count_.inodes, "inode", "inodes") + "; the new filesystem has " +
+                                   format_count(free_blocks_) + " and " + format_count(free_inodes_) +
+                                   " free (a larger SIZE, or more inodes with -N or -i)");
+  return {};
 }
 
 Status Mkext4Tree::check_apart(const std::string& target) const {
@@ -82,6 +92,7 @@ std::string Mkext4Tree::summary(bool dry_run) const {
   s += " (" + format_size(count_.bytes) + ", " + plural(count_.inodes, "inode", "inodes");
   if (count_.hard_links) s += ", " + plural(count_.hard_links, "hard link", "hard links");
   s += ")";
+  if (chosen_mib_) s += " in the " + format_count(chosen_mib_) + " MiB chosen for it";
   if (done_)
     s += ": " + format_count(done_->data_blocks) + " data blocks in " + format_count(done_->extents) + " extents";
   return s;
@@ -93,6 +104,8 @@ nlohmann::json Mkext4Tree::json(bool written) const {
                         {"specials", count_.specials}, {"hard_links", count_.hard_links},
                         {"bytes", count_.bytes},       {"data_bytes", count_.data_bytes},
                         {"inodes", count_.inodes},     {"min_blocks", count_.min_blocks}};
+  out["size_auto"] = chosen_mib_ != 0;
+  if (chosen_mib_) out["size_bytes"] = chosen_mib_ << 20;
   if (written && done_) {
     out["data_blocks"] = done_->data_blocks;
     out["extent_tree_blocks"] = done_->tree_blocks;

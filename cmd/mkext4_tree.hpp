@@ -35,8 +35,16 @@ namespace fsio::cli {
 class Mkext4Tree {
  public:
   // `epoch`: SOURCE_DATE_EPOCH's seconds, if set; later times become it.
+  // open() then check(): the order for a given size.
   static Result<std::unique_ptr<Mkext4Tree>> start(const std::string& source, const ext::MkfsPlan& plan,
                                                    std::optional<std::int64_t> epoch, const TreeOwners& owners);
+  // SRC opened and listed (SIZE auto chooses the size from the tree).
+  static Result<std::unique_ptr<Mkext4Tree>> open(const std::string& source);
+  // Every node checked and counted against the plan.
+  Status check(const ext::MkfsPlan& plan, std::optional<std::int64_t> epoch, const TreeOwners& owners);
+  const Tree& tree() const { return tree_; }
+  // SIZE auto: the size chosen, in the summary and the JSON.
+  void set_chosen(std::uint64_t mib) { chosen_mib_ = mib; }
   Status check_apart(const std::string& target) const;
   // Fills the filesystem just formatted on `device` through `queue` (the
   // format's, so FSIO_FAULT counts on) and writes `primary` last. Returns
@@ -59,6 +67,7 @@ class Mkext4Tree {
   ext::TreeFillOptions opt_;
   std::uint64_t free_blocks_ = 0, free_inodes_ = 0;
   std::optional<ext::TreeFillReport> done_;
+  std::uint64_t chosen_mib_ = 0;
 };
 
 }  // namespace fsio::cli
