@@ -1,7 +1,9 @@
-// Owner maps for a tree copy: --uid-map and --gid-map FROM:TO:COUNT, as
-// newuidmap(1) and a user namespace's uid_map read them (the source's ids
-// FROM .. FROM+COUNT-1 become the image's TO .. TO+COUNT-1). Ranges may not
-// overlap on either side, so no two owners of the source become one. An id
+// Owner maps for a tree copy: --uid-map and --gid-map FROM:TO:COUNT, a
+// user namespace's uid_map seen from the source's side (the source's ids
+// FROM .. FROM+COUNT-1 become the image's TO .. TO+COUNT-1; newuidmap(1)
+// writes the inside id first: its "0 100000 65536" is 100000:0:65536).
+// Ranges may not overlap on either side, so no two owners of the source
+// become one. An id
 // no range covers has no owner in the image (the kernel shows it as the
 // overflow id 65534 in a namespace, and refuses to create a file with it):
 // the copy refuses it, naming the file, rather than keep a host's id.

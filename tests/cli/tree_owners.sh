@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Owners of a copied tree (issue 25): mkext4 -d and extwb put, from a
 # directory, a tar and a tar on standard input, with --uid-map/--gid-map
-# FROM:TO:COUNT (the source's ids FROM.. become TO.., as a user namespace's
-# uid_map), --all-root and -E root_owner. The owners expected are worked by
+# FROM:TO:COUNT (the source's ids FROM.. become TO.., a user namespace's
+# uid_map from the source's side), --all-root and -E root_owner. The owners expected are worked by
 # hand from the maps, and seen by the kernel (a read-only loop mount,
 # stat -c %u:%g) and debugfs; every image e2fsck -fn clean. Bad specs, maps
 # that overlap, an id no range covers and contradictory options are refused
