@@ -35,21 +35,34 @@ std::string canonical(const std::string& path) {
 // A missing target is made the way fio makes it: a file of size= bytes (and
 // offset= before it), but never under /dev, where a typo for a device name
 // would otherwise become a file on devtmpfs.
-fsio::Status choose_create_size(BenchJob& job) {
+// An existing regular file shorter than offset= + size= is extended to it, as
+// fio extends it before the job starts (fio unlinks and remakes it; ddbench
+// keeps what the file holds and only grows it).
+fsio::Status choose_create_size(BenchJob& job, std::vector<std::string>& notes) {
+  if (job.options.create_size) return {};
+  const FioJob& spec = *job.spec;
+  const bool sized = !spec.size.is_percent() && spec.size.bytes > 0 && !spec.offset.is_percent();
+  const std::uint64_t end = spec.offset.bytes + spec.offset_increment * job.clone + spec.size.bytes;
   struct stat st {};
-  if (::stat(job.target.c_str(), &st) == 0 || job.options.create_size) return {};
+  if (::stat(job.target.c_str(), &st) == 0) {
+    if (S_ISREG(st.st_mode) && sized && !spec.filesize && std::uint64_t(st.st_size) < end) {
+      job.options.create_size = end;
+      notes.push_back(job.target + ": extended from " + std::to_string(st.st_size) + " to " + std::to_string(end) +
+                      " bytes (offset + size), as fio extends a file too short for the job");
+    }
+    return {};
+  }
   if (job.target.rfind("/dev/", 0) == 0)
     return make_error(Errc::not_found, job.target + ": no such device (ddbench makes no files under /dev)");
-  const FioJob& spec = *job.spec;
   if (!spec.allow_file_create)
     return make_error(Errc::not_found, job.target + ": no such file, and allow_file_create=0 says not to make it");
   if (spec.filesize) {  // fio filesize: the file's own size, whatever size= says
     job.options.create_size = spec.filesize;
     return {};
   }
-  if (spec.size.is_percent() || spec.size.bytes == 0 || spec.offset.is_percent())
+  if (!sized)
     return make_error(Errc::not_found, job.target + ": no such file; give size= in bytes to have it made, as fio does");
-  job.options.create_size = spec.offset.bytes + spec.size.bytes;
+  job.options.create_size = end;
   return {};
 }
 
@@ -63,9 +76,9 @@ fsio::Result<fsio::Device> open_null_job(const BenchJob& job) {
   return open_null_target(job.target, spec.offset.bytes + spec.offset_increment * job.clone + spec.size.bytes);
 }
 
-fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed) {
+fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed, std::vector<std::string>& notes) {
   BenchOptions& o = job.options;
-  if (!o.null_engine) FSIO_TRY(choose_create_size(job));
+  if (!o.null_engine) FSIO_TRY(choose_create_size(job, notes));
   // O_EXCL claims a block device for this process; a second job on the same
   // device must not ask again (the kernel would say EBUSY to ourselves).
   if (bench_writes(o.rw)) o.exclusive = claimed.insert(canonical(job.target)).second;
@@ -187,7 +200,7 @@ fsio::Status open_targets(std::vector<BenchJob>& jobs, std::vector<fsio::Device>
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     BenchJob& job = jobs[k];
     failed = k;
-    auto dev = FSIO_TRY(open_job(job, claimed));
+    auto dev = FSIO_TRY(open_job(job, claimed, notes));
     if (!dev.direct_fallback().empty()) notes.push_back(dev.direct_fallback());
     devs.push_back(std::move(dev));
     if (devs.back().created() && bench_reads(job.options.rw)) FSIO_TRY(lay_out(job.target, devs.back().size()));
