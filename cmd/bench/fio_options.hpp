@@ -34,8 +34,10 @@ struct FioJob {
   std::vector<double> percentiles = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
   bool clat_percentiles = true;
   unsigned kb_base = 1024;
+  bool extend_short_file = false;      // fio's jobs: a regular file shorter than offset + size grows to it
   bool allow_file_create = true;       // false: a missing file is an error (fio allow_file_create=0)
   bool unlink = false;                 // remove a file this run created when the job is done
+  unsigned flow_id = 0;                // fio flow_id: the flow group of a job with flow=
   std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
   bool disk_util = true;               // report the disk's statistics
   // The options as written in the job's own section or after its --name,

@@ -10,6 +10,8 @@
 #include <climits>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <thread>
@@ -45,7 +47,7 @@ fsio::Status choose_create_size(BenchJob& job, std::vector<std::string>& notes) 
   const std::uint64_t end = spec.offset.bytes + spec.offset_increment * job.clone + spec.size.bytes;
   struct stat st {};
   if (::stat(job.target.c_str(), &st) == 0) {
-    if (S_ISREG(st.st_mode) && sized && !spec.filesize && std::uint64_t(st.st_size) < end) {
+    if (spec.extend_short_file && S_ISREG(st.st_mode) && sized && !spec.filesize && std::uint64_t(st.st_size) < end) {
       job.options.create_size = end;
       notes.push_back(job.target + ": extended from " + std::to_string(st.st_size) + " to " + std::to_string(end) +
                       " bytes (offset + size), as fio extends a file too short for the job");
@@ -223,6 +225,14 @@ DiskCounters read_disks_before(const std::vector<fsio::Device>& devs) {
   return c;
 }
 
+// One job; a job that has ended leaves its flow group (fio's flow_exit_job),
+// so the others are no longer held to its share.
+fsio::Result<BenchResult> run_job(fsio::Device& dev, const BenchOptions& o, fsio::Progress* progress) {
+  auto r = run_bench(dev, o, progress);
+  if (o.flow.group) o.flow.group->leave(o.flow.weight);
+  return r;
+}
+
 // The jobs wave by wave: a wave is a job and the ones after it up to the next
 // stonewall, each on a thread of its own when there are several. After a
 // failed wave, `failed` is the index of its first failed job and that job's
@@ -234,11 +244,11 @@ fsio::Status run_waves(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& d
     while (end < jobs.size() && !jobs[end].stonewall) ++end;
     if (first > 0 && fsio::InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
     if (end - first == 1) {
-      out[first] = run_bench(devs[first], jobs[first].options, progress);
+      out[first] = run_job(devs[first], jobs[first].options, progress);
     } else {
       std::vector<std::thread> threads;
       for (std::size_t k = first; k < end; ++k)
-        threads.emplace_back([&, k] { out[k] = run_bench(devs[k], jobs[k].options, progress); });
+        threads.emplace_back([&, k] { out[k] = run_job(devs[k], jobs[k].options, progress); });
       for (auto& t : threads) t.join();
     }
     for (std::size_t k = first; k < end; ++k)
@@ -271,6 +281,9 @@ std::vector<BenchResult> collect_results(const std::vector<BenchJob>& jobs, std:
 std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
   std::vector<BenchJob> out;
   unsigned group = 0;
+  // fio's flow groups: every job with a weight joins its flow_id's group
+  // when the job file is read, whichever wave it runs in.
+  std::map<unsigned, std::shared_ptr<FlowGroup>> flows;
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     const FioJob& j = jobs[k];
     if (k > 0 && (j.stonewall || j.new_group)) ++group;  // fio: stonewall implies new_group
@@ -284,6 +297,12 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
       b.options = j.bench;
       // Copies of a random job take different orders, as fio's do.
       b.options.order_salt = out.size();
+      if (j.bench.flow.weight) {
+        auto& g = flows[j.flow_id];
+        if (!g) g = std::make_shared<FlowGroup>();
+        g->join(j.bench.flow.weight);
+        b.options.flow.group = g;
+      }
       b.default_name = j.filename.empty();
       b.target = b.default_name
                      ? (j.directory.empty() ? "" : j.directory + "/") + j.name + "." + std::to_string(c) + ".0"

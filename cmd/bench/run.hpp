@@ -32,6 +32,7 @@
 
 #include "cmd/bench/distribution.hpp"
 #include "cmd/bench/pattern.hpp"
+#include "cmd/bench/throttle.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/engine.hpp"
 #include "libfsio/result.hpp"
@@ -108,6 +109,8 @@ struct BenchOptions {
   bool serialize_overlap = false;            // fio serialize_overlap: accepted only at iodepth 1
   bool verify_fatal = false;                 // stop at the first mismatch (fio verify_fatal), else count all
   bool gtod_reduce = false;                  // fio gtod_reduce: no latencies, no bw/iops windows reported
+  BenchRate rate;                            // fio rate, rate_iops, rate_min, rate_process
+  BenchFlow flow;                            // fio flow, flow_id, flow_sleep
   bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
   std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order
   std::uint64_t order_salt = 0;              // mixed into the random order's key only (copies of a job differ)
