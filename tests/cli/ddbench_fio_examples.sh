@@ -191,3 +191,52 @@ random_generator=lfsr
 EOF
 both generator 'io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20'
 grep -q "note: random_generator=lfsr" "$T/generator.dd.d/err.txt" || fail "no random_generator note"
+
+# rate and rate_iops cap a job as fio's do: 1 MiB at 1 MiB/s, 400 writes at
+# 400/s. Wide bounds (a busy machine slows a job, never speeds it past the cap).
+cat >"$T/rate.fio" <<'EOF2'
+[bytes]
+ioengine=null
+size=1m
+rw=read
+rate=1m
+[requests]
+ioengine=null
+size=1600k
+rw=write
+rate_iops=,400
+EOF2
+both rate 'all(0.5 * 2**20 < io(j)["bw_bytes"] < 1.1 * 2**20 for j in (f, d))
+           and all(200 < io(j,1,"write")["iops"] < 440 for j in (f, d))
+           and io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20'
+
+# flow: two jobs of one flow_id do I/O 1:3 (the first held to 500/s, the
+# second capped at 2000/s, so its share, 1500/s, is what holds it).
+cat >"$T/flow.fio" <<'EOF2'
+[global]
+ioengine=null
+size=1g
+time_based
+runtime=1
+[one]
+flow=1
+rate_iops=500
+[three]
+flow=3
+rate_iops=2000
+EOF2
+both flow 'all(2.4 < io(j,1)["total_ios"] / io(j,0)["total_ios"] < 3.6 for j in (f, d))'
+
+# Two jobs on one file, the second past its end: the file grows to the
+# second's offset + size, as fio lays it out.
+cat >"$T/extend.fio" <<'EOF2'
+[global]
+filename=shared.dat
+size=1m
+rw=write
+[first]
+[second]
+offset=8m
+EOF2
+both extend 'os.path.getsize(F + "/shared.dat") == os.path.getsize(D + "/shared.dat") == 9 << 20
+             and io(f,1,"write")["io_bytes"] == io(d,1,"write")["io_bytes"] == 1 << 20'
