@@ -228,6 +228,7 @@ fsio::Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string
 
   if (c.fio_mode) {
     FSIO_TRY(fio_jobs(c, a, files, globals, env));
+    FSIO_TRY(resolve_wait_for(c.jobs));
   } else {
     if (targets.empty() &&
         std::none_of(globals.begin(), globals.end(), [](const FioLine& l) { return l.key == "filename"; }))

@@ -118,6 +118,8 @@ const std::vector<Entry>& table() {
       {{"stonewall", FioArg::optional, "wait for every earlier job to finish first"},
        SET(j.stonewall = FSIO_TRY(bool_of(l)))},
       {{"wait_for_previous", FioArg::optional, "the same as stonewall"}, SET(j.stonewall = FSIO_TRY(bool_of(l)))},
+      {{"wait_for", FioArg::required, "wait for the job of that name, the one just before (as a stonewall)"},
+       SET(j.wait_for = l)},
       {{"new_group", FioArg::optional, "start a new reporting group"}, SET(j.new_group = FSIO_TRY(bool_of(l)))},
       {{"group_reporting", FioArg::optional, "report each group as one job"},
        SET(j.group_reporting = FSIO_TRY(bool_of(l)))},
@@ -339,6 +341,25 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
     if (entry->info.arg == FioArg::none && l->has_value)
       return make_error(Errc::invalid_argument, where + label(*l) + ": takes no value");
     FSIO_TRY(entry->apply(job, *l));
+  }
+  return {};
+}
+
+fsio::Status resolve_wait_for(std::vector<FioJob>& jobs) {
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    FioJob& j = jobs[k];
+    if (!j.wait_for) continue;
+    const FioLine& l = *j.wait_for;
+    const bool named =
+        std::any_of(jobs.begin(), jobs.begin() + std::ptrdiff_t(k), [&](const FioJob& p) { return p.name == l.value; });
+    if (!named) return bad(l, "no job of that name before this one");
+    const FioJob& prev = jobs[k - 1];
+    const bool alone = k == 1 || prev.stonewall || prev.wait_previous;
+    if (prev.name != l.value || !alone)
+      return bad(l,
+                 "ddbench runs jobs in waves (stonewall); it can wait for a job only when that job is the one "
+                 "just before and starts a wave of its own");
+    j.wait_previous = true;
   }
   return {};
 }

@@ -4,6 +4,7 @@
 // the reason; an unknown name is refused too. Nothing is silently ignored.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,6 +27,8 @@ struct FioJob {
   std::uint64_t filesize = 0;     // fio filesize: the file's size; size= then caps the bytes moved
   unsigned numjobs = 1;
   bool stonewall = false;                 // wait for every earlier job (fio stonewall, wait_for_previous)
+  std::optional<FioLine> wait_for;        // fio wait_for=NAME, until resolved against the jobs before
+  bool wait_previous = false;             // wait for the job before (wait_for it): a stonewall, no new group
   bool new_group = false;                 // start a new reporting group (stonewall does too)
   bool group_reporting = false;           // report the group as one job
   std::string bw_log, lat_log, iops_log;  // log file prefixes; empty: no log
@@ -76,5 +79,11 @@ FioJob terse_defaults();
 // reads). Errors name the line's origin and the option:
 // "job.fio:7: bs '12Q': unknown unit 'Q'", "command line: --fallocate: ...".
 fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines);
+
+// fio's wait_for=NAME, where ddbench's waves do what it does: NAME is the
+// job just before, which starts a wave of its own (the first job, a
+// stonewall, or a wait_for itself), so waiting for it is waiting for every
+// job before. Anything else is refused, naming the line.
+fsio::Status resolve_wait_for(std::vector<FioJob>& jobs);
 
 }  // namespace bench

@@ -48,7 +48,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"pre_read", "ddbench always reads from the device (invalidate drops the cache)"},
       {"allow_mounted_write", "ddbench never writes to a mounted target"},
       {"overwrite", files},
-      {"wait_for", "use stonewall to order jobs"},
       {"startdelay", "jobs start together, or after a stonewall"},
       {"fill_device", "give size= or use the whole target"},
       {"number_ios", "use io_size="},

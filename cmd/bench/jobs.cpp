@@ -293,7 +293,7 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
       b.name = j.name;
       b.clone = c;
       b.group = group;
-      b.stonewall = j.stonewall && c == 0;
+      b.stonewall = (j.stonewall || j.wait_previous) && c == 0;
       b.options = j.bench;
       // Copies of a random job take different orders, as fio's do.
       b.options.order_salt = out.size();

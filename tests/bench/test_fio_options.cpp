@@ -314,5 +314,42 @@ TEST_F(FioCommand, NumjobsAndGroupsExpandAsFiosDo) {
   EXPECT_NE(jobs[0].options.order_salt, jobs[1].options.order_salt);
 }
 
+// fio's wait_for=NAME, as examples/waitfor.fio chains it: each job waits
+// for the one before, which ran alone; that is a stonewall without a new
+// reporting group. Waiting past a job, or for a job sharing its wave, is refused.
+TEST(FioOptions, WaitForTheJobJustBeforeIsAStonewall) {
+  auto jobs_of = [](std::initializer_list<std::pair<const char*, const char*>> spec) {
+    std::vector<FioJob> jobs;
+    for (const auto& [name, wait] : spec) {
+      FioJob j = fio_defaults();
+      j.name = name;
+      if (*wait) {
+        EXPECT_TRUE(apply_fio_lines(j, {line(std::string("wait_for=") + wait)}).has_value());
+      }
+      jobs.push_back(j);
+    }
+    return jobs;
+  };
+  auto chain = jobs_of({{"writers", ""}, {"readers", "writers"}, {"writers2", "readers"}});
+  ASSERT_TRUE(resolve_wait_for(chain).has_value());
+  EXPECT_FALSE(chain[0].wait_previous);
+  EXPECT_TRUE(chain[1].wait_previous && chain[2].wait_previous);
+  EXPECT_FALSE(chain[1].stonewall || chain[1].new_group);
+  const auto jobs = expand_fio_jobs(chain);
+  EXPECT_TRUE(jobs[1].stonewall && jobs[2].stonewall);
+  EXPECT_EQ(jobs[1].group, 0u);  // fio's wait_for starts no reporting group
+
+  auto past = jobs_of({{"a", ""}, {"b", ""}, {"c", "a"}});
+  auto st = resolve_wait_for(past);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("job.fio:1: wait_for 'a': ddbench runs jobs in waves"), std::string::npos);
+  auto shared = jobs_of({{"a", ""}, {"b", ""}, {"c", "b"}});  // b runs beside a
+  EXPECT_FALSE(resolve_wait_for(shared));
+  auto missing = jobs_of({{"a", ""}, {"b", "zz"}});
+  st = resolve_wait_for(missing);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("no job of that name"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace bench

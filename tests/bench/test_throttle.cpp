@@ -12,7 +12,7 @@ namespace {
 
 using namespace fsio;
 
-FioJob applied(std::initializer_list<const char*> lines) {
+FioJob rate_applied(std::initializer_list<const char*> lines) {
   FioJob j = fio_defaults();
   std::vector<FioLine> v;
   for (const char* l : lines) v.push_back(split_fio_option(l, "job.fio:1"));
@@ -21,7 +21,7 @@ FioJob applied(std::initializer_list<const char*> lines) {
   return j;
 }
 
-std::string refusal(const char* text) {
+std::string rate_refusal(const char* text) {
   FioJob j = fio_defaults();
   auto st = apply_fio_lines(j, {split_fio_option(text, "job.fio:1")});
   EXPECT_FALSE(st.has_value()) << text;
@@ -31,34 +31,34 @@ std::string refusal(const char* text) {
 using Pair = std::array<std::uint64_t, 2>;
 
 TEST(Throttle, RateTakesAValuePerDirectionAsBsDoes) {
-  EXPECT_EQ(applied({"rate=1m"}).bench.rate.bytes, (Pair{1048576, 1048576}));
-  EXPECT_EQ(applied({"rate=500k,"}).bench.rate.bytes, (Pair{512000, 0}));  // reads only
-  EXPECT_EQ(applied({"rate=,2m"}).bench.rate.bytes, (Pair{0, 2097152}));   // writes only
-  EXPECT_EQ(applied({"rate=1m,500k,1k"}).bench.rate.bytes, (Pair{1048576, 512000}));
-  EXPECT_EQ(applied({"kb_base=1000", "rate=1m"}).bench.rate.bytes, (Pair{1000000, 1000000}));
-  EXPECT_EQ(applied({"rate_iops=100,50"}).bench.rate.ios, (Pair{100, 50}));
-  EXPECT_EQ(applied({"ratemin=1024"}).bench.rate.min_bytes, (Pair{1024, 1024}));
-  EXPECT_EQ(applied({"rate_min=,4k"}).bench.rate.min_bytes, (Pair{0, 4096}));
-  EXPECT_EQ(applied({"rate_iops_min=10"}).bench.rate.min_ios, (Pair{10, 10}));
-  EXPECT_EQ(applied({"ratecycle=250"}).bench.rate.cycle_ms, 250u);
+  EXPECT_EQ(rate_applied({"rate=1m"}).bench.rate.bytes, (Pair{1048576, 1048576}));
+  EXPECT_EQ(rate_applied({"rate=500k,"}).bench.rate.bytes, (Pair{512000, 0}));  // reads only
+  EXPECT_EQ(rate_applied({"rate=,2m"}).bench.rate.bytes, (Pair{0, 2097152}));   // writes only
+  EXPECT_EQ(rate_applied({"rate=1m,500k,1k"}).bench.rate.bytes, (Pair{1048576, 512000}));
+  EXPECT_EQ(rate_applied({"kb_base=1000", "rate=1m"}).bench.rate.bytes, (Pair{1000000, 1000000}));
+  EXPECT_EQ(rate_applied({"rate_iops=100,50"}).bench.rate.ios, (Pair{100, 50}));
+  EXPECT_EQ(rate_applied({"ratemin=1024"}).bench.rate.min_bytes, (Pair{1024, 1024}));
+  EXPECT_EQ(rate_applied({"rate_min=,4k"}).bench.rate.min_bytes, (Pair{0, 4096}));
+  EXPECT_EQ(rate_applied({"rate_iops_min=10"}).bench.rate.min_ios, (Pair{10, 10}));
+  EXPECT_EQ(rate_applied({"ratecycle=250"}).bench.rate.cycle_ms, 250u);
   EXPECT_EQ(fio_defaults().bench.rate.cycle_ms, 1000u);
-  EXPECT_TRUE(applied({"rate_process=poisson"}).bench.rate.poisson);
-  EXPECT_FALSE(applied({"rate_process=linear"}).bench.rate.poisson);
-  EXPECT_NE(refusal("rate_process=burst").find("expected linear or poisson"), std::string::npos);
-  EXPECT_NE(refusal("rate=12Q").find("rate '12Q'"), std::string::npos);
+  EXPECT_TRUE(rate_applied({"rate_process=poisson"}).bench.rate.poisson);
+  EXPECT_FALSE(rate_applied({"rate_process=linear"}).bench.rate.poisson);
+  EXPECT_NE(rate_refusal("rate_process=burst").find("expected linear or poisson"), std::string::npos);
+  EXPECT_NE(rate_refusal("rate=12Q").find("rate '12Q'"), std::string::npos);
 }
 
 TEST(Throttle, FlowOptionsAndTheOnesBesideThem) {
-  const FioJob j = applied({"flow_id=3", "flow=8", "flow_sleep=100"});
+  const FioJob j = rate_applied({"flow_id=3", "flow=8", "flow_sleep=100"});
   EXPECT_EQ(j.flow_id, 3u);
   EXPECT_EQ(j.bench.flow.weight, 8u);
   EXPECT_EQ(j.bench.flow.sleep_us, 100u);
-  EXPECT_NE(refusal("flow=1001").find("flow"), std::string::npos);  // fio's FLOW_MAX_WEIGHT is 1000
+  EXPECT_NE(rate_refusal("flow=1001").find("flow"), std::string::npos);  // fio's FLOW_MAX_WEIGHT is 1000
   // threads= is fio's tiobench profile option: without profile=tiobench it does nothing.
-  (void)applied({"threads=1"});
+  (void)rate_applied({"threads=1"});
   // verify_interval: every 512-byte sector is checked anyway; a finer interval is said.
-  EXPECT_TRUE(applied({"verify_interval=512"}).notes.empty());
-  EXPECT_EQ(applied({"verify_interval=256"}).notes.size(), 1u);
+  EXPECT_TRUE(rate_applied({"verify_interval=512"}).notes.empty());
+  EXPECT_EQ(rate_applied({"verify_interval=256"}).notes.size(), 1u);
 }
 
 TEST(Throttle, LinearRateIsTheTimeTheIssuedBytesTakeAtTheRate) {
@@ -118,7 +118,7 @@ TEST(Throttle, FlowLetsJobsRunInTheRatioOfTheirWeights) {
   EXPECT_EQ(b, before + 100);
 }
 
-BenchOptions null_read(std::uint64_t ios_per_s) {
+BenchOptions rated_null_read(std::uint64_t ios_per_s) {
   BenchOptions o;
   o.rw = BenchRw::read;
   o.bs = 4096;
@@ -129,7 +129,7 @@ BenchOptions null_read(std::uint64_t ios_per_s) {
 }
 
 TEST(Throttle, ARatedRunTakesAtLeastTheTimeTheRateAllows) {
-  BenchOptions o = null_read(200);
+  BenchOptions o = rated_null_read(200);
   auto dev = open_null_target("null", 100 * 4096);
   ASSERT_TRUE(dev) << dev.error().message();
   auto r = run_bench(*dev, o);
@@ -140,8 +140,8 @@ TEST(Throttle, ARatedRunTakesAtLeastTheTimeTheRateAllows) {
 }
 
 TEST(Throttle, AJobBelowRateMinEndsWithAnError) {
-  BenchOptions o = null_read(100);  // capped at 100 requests/s ...
-  o.rate.min_ios = {1000, 0};       // ... and asked for at least 1000
+  BenchOptions o = rated_null_read(100);  // capped at 100 requests/s ...
+  o.rate.min_ios = {1000, 0};             // ... and asked for at least 1000
   o.rate.cycle_ms = 100;
   auto dev = open_null_target("null", 1000 * 4096);
   ASSERT_TRUE(dev) << dev.error().message();
