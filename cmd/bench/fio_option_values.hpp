@@ -41,5 +41,6 @@ fsio::Status apply_rate_min(FioJob& j, const FioLine& l);
 fsio::Status apply_rate_iops(FioJob& j, const FioLine& l);
 fsio::Status apply_rate_iops_min(FioJob& j, const FioLine& l);
 fsio::Status apply_rate_process(FioJob& j, const FioLine& l);
+fsio::Status apply_blockalign(FioJob& j, const FioLine& l);
 
 }  // namespace bench::detail

@@ -1,4 +1,4 @@
-// fio's rate options: a value per direction as bs= takes them ("R" for
+// fio's rate options (and blockalign): a value per direction as bs= takes them ("R" for
 // both, "R,W", ",W" for writes only, "R," for reads only; a third value,
 // for trims, is accepted and has nothing to cap: ddbench does not trim).
 #include <array>
@@ -52,6 +52,15 @@ fsio::Status apply_rate_iops(FioJob& j, const FioLine& l) {
 
 fsio::Status apply_rate_iops_min(FioJob& j, const FioLine& l) {
   j.bench.rate.min_ios = FSIO_TRY(per_direction(l, Unit::count, j.kb_base));
+  return {};
+}
+
+// blockalign=A (or A,A): one alignment for both directions.
+fsio::Status apply_blockalign(FioJob& j, const FioLine& l) {
+  const auto v = FSIO_TRY(per_direction(l, Unit::bytes, j.kb_base));
+  if (v[0] && v[1] && v[0] != v[1]) return bad(l, "an alignment per direction is not supported (give one value)");
+  j.bench.blockalign = v[0] ? v[0] : v[1];
+  if (j.bench.blockalign % 512 != 0) return bad(l, "must be a multiple of 512");
   return {};
 }
 

@@ -52,8 +52,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"fill_device", "give size= or use the whole target"},
       {"number_ios", "use io_size="},
       {"offset_align", "offsets are multiples of the smallest block size"},
-      {"ba", "offsets are multiples of the smallest block size"},
-      {"blockalign", "offsets are multiples of the smallest block size"},
       {"bs_unaligned", "block sizes must suit direct I/O"},
       {"percentage_random", "a job is either sequential or random"},
       {"allrandrepeat", "use randseed="},

@@ -81,6 +81,9 @@ struct BenchOptions {
   // are drawn as fio draws them (min + max x U[0,1), rounded down to a
   // multiple of min, at most max), replacing bs and bssplit.
   std::array<BsRange, 2> bsrange;
+  // fio's blockalign for random I/O: offsets are multiples of this (0: of the
+  // smallest block size); any other value turns the random map off, as in fio.
+  std::uint64_t blockalign = 0;
   std::int64_t seq_add = 0;   // fio's rw=TYPE:N on sequential I/O: bytes skipped (< 0: back) after each request
   std::uint64_t size = 0;     // bytes to cover from offset; 0: to the end of the target
   std::uint64_t offset = 0;   // start of the range, bytes into the target

@@ -11,8 +11,17 @@ Workload::Workload(const BenchOptions& o, const BenchRange& r, bool readback, st
   len_ = r.end - r.begin;
   unit_ = o.min_bs();
   random_ = bench_random(o.rw);
+  blocks_ = r.blocks;
+  if (random_ && o.blockalign && o.blockalign != unit_) {
+    // fio's last_block: the blocks of blockalign that fit, less what a
+    // smallest request would need past a smaller alignment; no random map.
+    const std::uint64_t tail = unit_ > o.blockalign ? unit_ - o.blockalign : 0;
+    blocks_ = std::max<std::uint64_t>((len_ > tail ? len_ - tail : 0) / o.blockalign, 1);
+    unit_ = o.blockalign;
+    no_map_ = true;
+  }
   if (random_ && o.distribution.kind != RandomDistribution::Kind::uniform)
-    picker_.emplace(o.distribution, r.blocks, o.seed + o.order_salt * 0x9e3779b97f4a7c15ULL);
+    picker_.emplace(o.distribution, blocks_, o.seed + o.order_salt * 0x9e3779b97f4a7c15ULL);
   readback_ = readback;
   endless_ = endless;
   // Replays draw the same sizes in the same order as the pass they check.
@@ -91,8 +100,8 @@ bool Workload::next(NextIo& out) {
     std::uint64_t block = 0;
     if (picker_) {
       block = picker_->next(double(rand() >> 11) / 9007199254740992.0, rand());
-    } else if (o_.norandommap) {
-      block = rand() % range_.blocks;
+    } else if (o_.norandommap || no_map_) {
+      block = rand() % blocks_;
     } else {
       if (rnext_ == range_.blocks) {
         rnext_ = 0;  // every block done once: start the same order over

@@ -351,5 +351,15 @@ TEST(FioOptions, WaitForTheJobJustBeforeIsAStonewall) {
   EXPECT_NE(st.error().message().find("no job of that name"), std::string::npos);
 }
 
+// fio's blockalign (ba): one alignment for random offsets; per direction
+// only when both agree.
+TEST(FioOptions, BlockalignIsOneAlignment) {
+  EXPECT_EQ(applied({"blockalign=4k"}).bench.blockalign, 4096u);
+  EXPECT_EQ(applied({"ba=8k,8k"}).bench.blockalign, 8192u);
+  EXPECT_EQ(applied({"ba=,4k"}).bench.blockalign, 4096u);
+  EXPECT_NE(refusal({"ba=4k,8k"}).find("an alignment per direction"), std::string::npos);
+  EXPECT_NE(refusal({"ba=100"}).find("multiple of 512"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace bench
