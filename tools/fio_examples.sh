@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --fio) run_fio=1; shift ;;
     --ddbench) ddbench=$2; shift 2 ;;
-    -h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
