@@ -202,6 +202,8 @@ const std::vector<Entry>& table() {
       {{"log_avg_msec", FioArg::required, "average the logs over windows of this many ms (0: every I/O)"},
        SET(j.bench.log_window_ms = unsigned(FSIO_TRY(uint_of(l, 0, 3600000))))},
       {{"log_offset", FioArg::optional, "log each I/O's offset"}, SET(j.log_offset = FSIO_TRY(bool_of(l)))},
+      {{"log_prio", FioArg::optional, "log each I/O's priority value (always 0x0000: ddbench sets none)"},
+       SET(j.log_prio = FSIO_TRY(bool_of(l)))},
       {{"per_job_logs", FioArg::optional, "1: PREFIX_bw.N.log per job; 0: one PREFIX_bw.log shared"},
        SET(j.per_job_logs = FSIO_TRY(bool_of(l)))},
       {{"bw_avg_time", FioArg::required, "window of the bw and iops statistics in ms (default 500)"},

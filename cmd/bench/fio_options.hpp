@@ -33,6 +33,7 @@ struct FioJob {
   bool group_reporting = false;           // report the group as one job
   std::string bw_log, lat_log, iops_log;  // log file prefixes; empty: no log
   bool log_offset = false;
+  bool log_prio = false;     // fio log_prio: the logs' last column is the priority value (0x0000: none set)
   bool per_job_logs = true;  // false: jobs with one log prefix share PREFIX_bw.log (fio per_job_logs=0)
   std::vector<double> percentiles = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
   bool clat_percentiles = true;

@@ -116,7 +116,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"log_hist_msec", "use write_lat_log"},
       {"log_hist_coarseness", "use write_lat_log"},
       {"write_hist_log", "use write_lat_log"},
-      {"log_prio", "ddbench sets no I/O priorities"},
       {"log_compression", "logs are plain text"},
       {"log_compression_cpus", "logs are plain text"},
       {"log_store_compressed", "logs are plain text"},

@@ -261,3 +261,14 @@ EOF2
 both blockalign 'all(sum(1 for l in open(x + "/ba_iops.1.log")) == 8192
                      and all(int(l.split(",")[4]) % 4096 == 0 for l in open(x + "/ba_iops.1.log"))
                      and len({l.split(",")[4] for l in open(x + "/ba_iops.1.log")}) <= 1024 for x in (F, D))'
+
+# log_prio: the logs' last column is the I/O's priority value as fio prints
+# it; with no priority set (ddbench sets none), 0x0000 on every line.
+cat >"$T/prio.fio" <<'EOF2'
+[prio]
+ioengine=null
+size=64k
+write_lat_log=prio
+log_prio=1
+EOF2
+both prio 'all([l.rstrip("\n").split(", ")[-1] for l in open(x + "/prio_clat.1.log")] == ["0x0000"] * 16 for x in (F, D))'
