@@ -47,6 +47,7 @@ class Workload {
   }
   std::uint64_t pick_size(BenchDir d);
   std::uint64_t holed_offset(BenchDir d);
+  std::uint64_t place(BenchDir dir, std::uint64_t size);
   void start_loop();
 
   const BenchOptions& o_;

@@ -272,3 +272,22 @@ write_lat_log=prio
 log_prio=1
 EOF2
 both prio 'all([l.rstrip("\n").split(", ")[-1] for l in open(x + "/prio_clat.1.log")] == ["0x0000"] * 16 for x in (F, D))'
+
+# verify on mixed workloads (t0002's and t0026's jobs): the writes are read
+# back and checked, the pass's reads are not; fio's verify reads count in
+# read.* and ddbench's do not (README), so only the written bytes compare.
+cat >"$T/mixverify.fio" <<'EOF2'
+[global]
+filename=mixed.dat
+size=2m
+verify=md5
+[seq]
+rw=rw
+bsrange=512-64k
+[rand]
+stonewall
+rw=randrw
+rwmixread=30
+EOF2
+both mixverify 'all(d["jobs"][n]["ddbench"]["verify"]["ok"] and
+                    d["jobs"][n]["ddbench"]["verify"]["bytes_checked"] == io(d,n,"write")["io_bytes"] > 0 for n in (0, 1))'
