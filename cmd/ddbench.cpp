@@ -65,7 +65,7 @@ Status write_logs(const Report& rep) {
       const std::string number = s.per_job_logs ? "." + std::to_string(j.number) : "";
       const std::string path = prefix + "_" + bench_log_suffix(kind) + number + ".log";
       const bool append = !written.insert(path).second;
-      return write_file(path, format_bench_log(j.result, kind, windowed, s.log_offset), append);
+      return write_file(path, format_bench_log(j.result, kind, windowed, s.log_offset, s.log_prio), append);
     };
     if (!s.bw_log.empty()) FSIO_TRY(one(s.bw_log, BenchLogKind::bw));
     if (!s.iops_log.empty()) FSIO_TRY(one(s.iops_log, BenchLogKind::iops));

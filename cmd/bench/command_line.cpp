@@ -139,12 +139,23 @@ fsio::Status read_args(DdbenchCommand& c, Args& a, const std::vector<std::string
 
 // fio's "job options" and "global options": key and value as written, bare
 // flags left out as fio leaves them out.
+// fio's reports name an option by its own name, not the alias written:
+// blockalign= is reported as "ba".
+std::string reported_name(const std::string& key) {
+  static const std::pair<const char*, const char*> aliases[] = {
+      {"blockalign", "ba"}, {"ratemin", "rate_min"}, {"ratecycle", "rate_cycle"}};
+  for (const auto& [alias, name] : aliases)
+    if (key == alias) return name;
+  return key;
+}
+
 void add_written(std::vector<std::pair<std::string, std::string>>& out, const std::vector<FioLine>& lines) {
   for (const auto& l : lines) {
     if (!l.has_value) continue;
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == l.key; });
+    const std::string key = reported_name(l.key);
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first == key; });
     if (it != out.end()) it->second = l.value;
-    else out.emplace_back(l.key, l.value);
+    else out.emplace_back(key, l.value);
   }
 }
 
@@ -228,6 +239,7 @@ fsio::Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string
 
   if (c.fio_mode) {
     FSIO_TRY(fio_jobs(c, a, files, globals, env));
+    FSIO_TRY(resolve_wait_for(c.jobs));
   } else {
     if (targets.empty() &&
         std::none_of(globals.begin(), globals.end(), [](const FioLine& l) { return l.key == "filename"; }))

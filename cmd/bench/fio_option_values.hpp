@@ -35,5 +35,12 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l);
 fsio::Status apply_verify(FioJob& j, const FioLine& l);
 fsio::Status apply_sync(FioJob& j, const FioLine& l);
 fsio::Status apply_percentiles(FioJob& j, const FioLine& l);
+// fio_rate_options.cpp: rate=R[,W], rate_min, rate_iops, rate_iops_min.
+fsio::Status apply_rate(FioJob& j, const FioLine& l);
+fsio::Status apply_rate_min(FioJob& j, const FioLine& l);
+fsio::Status apply_rate_iops(FioJob& j, const FioLine& l);
+fsio::Status apply_rate_iops_min(FioJob& j, const FioLine& l);
+fsio::Status apply_rate_process(FioJob& j, const FioLine& l);
+fsio::Status apply_blockalign(FioJob& j, const FioLine& l);
 
 }  // namespace bench::detail

@@ -66,6 +66,10 @@ const std::vector<Entry>& table() {
       {{"bsrange", FioArg::required, "request sizes drawn from MIN-MAX as fio draws them [,MIN-MAX for writes]"},
        apply_bsrange},
       {{"blocksize_range", FioArg::required, "the same as bsrange"}, apply_bsrange},
+      {{"blockalign", FioArg::required,
+        "random offsets are multiples of this (another than bs turns off the random map)"},
+       apply_blockalign},
+      {{"ba", FioArg::required, "the same as blockalign"}, apply_blockalign},
       {{"size", FioArg::required, "bytes to cover, or a percentage of the target"},
        SET(j.size = FSIO_TRY(size_or_percent(l, j.kb_base)))},
       {{"filesize", FioArg::required, "the size of the job's one file; size= then caps the bytes at it"},
@@ -118,11 +122,17 @@ const std::vector<Entry>& table() {
       {{"stonewall", FioArg::optional, "wait for every earlier job to finish first"},
        SET(j.stonewall = FSIO_TRY(bool_of(l)))},
       {{"wait_for_previous", FioArg::optional, "the same as stonewall"}, SET(j.stonewall = FSIO_TRY(bool_of(l)))},
+      {{"wait_for", FioArg::required, "wait for the job of that name, the one just before (as a stonewall)"},
+       SET(j.wait_for = l)},
       {{"new_group", FioArg::optional, "start a new reporting group"}, SET(j.new_group = FSIO_TRY(bool_of(l)))},
       {{"group_reporting", FioArg::optional, "report each group as one job"},
        SET(j.group_reporting = FSIO_TRY(bool_of(l)))},
       {{"thread", FioArg::optional, "accepted: ddbench always runs jobs as threads"},
        SET((void)j; (void)FSIO_TRY(bool_of(l)))},
+      {{"threads", FioArg::required,
+        "fio's tiobench profile's thread count: without profile=tiobench it does "
+        "nothing, in fio as in ddbench"},
+       SET((void)j; (void)FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max())))},
       {{"verify", FioArg::optional, "check the data: write, read back and check; read: check the stamps"},
        apply_verify},
       {{"do_verify", FioArg::optional, "0: a verify write only stamps its data (a later job checks it)"},
@@ -131,6 +141,15 @@ const std::vector<Entry>& table() {
        SET(j.bench.verify_fatal = FSIO_TRY(bool_of(l)))},
       {{"verify_dump", FioArg::optional, "write a bad block and what it should hold to FILE.OFFSET.received/expected"},
        SET(j.bench.verify_dump = FSIO_TRY(bool_of(l)))},
+      {{"verify_interval", FioArg::required,
+        "accepted: ddbench checks every 512-byte sector, so every interval fio would check is checked"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         const std::uint64_t v = FSIO_TRY(size_of(l, j.kb_base));
+         if (v % 512 != 0)
+           j.notes.push_back("verify_interval=" + l.value +
+                             ": ddbench checks whole 512-byte sectors; a mismatch is reported by its sector");
+         return {};
+       }},
       {{"io_submit_mode", FioArg::required, "inline or offload: ddbench submits from the job's thread either way"},
        [](FioJob& j, const FioLine& l) -> fsio::Status {
          if (l.value == "offload")
@@ -183,6 +202,8 @@ const std::vector<Entry>& table() {
       {{"log_avg_msec", FioArg::required, "average the logs over windows of this many ms (0: every I/O)"},
        SET(j.bench.log_window_ms = unsigned(FSIO_TRY(uint_of(l, 0, 3600000))))},
       {{"log_offset", FioArg::optional, "log each I/O's offset"}, SET(j.log_offset = FSIO_TRY(bool_of(l)))},
+      {{"log_prio", FioArg::optional, "log each I/O's priority value (always 0x0000: ddbench sets none)"},
+       SET(j.log_prio = FSIO_TRY(bool_of(l)))},
       {{"per_job_logs", FioArg::optional, "1: PREFIX_bw.N.log per job; 0: one PREFIX_bw.log shared"},
        SET(j.per_job_logs = FSIO_TRY(bool_of(l)))},
       {{"bw_avg_time", FioArg::required, "window of the bw and iops statistics in ms (default 500)"},
@@ -211,6 +232,25 @@ const std::vector<Entry>& table() {
        }},
       {{"gtod_reduce", FioArg::optional, "report no latencies and no bw/iops windows (all 0), as fio"},
        SET(j.bench.gtod_reduce = FSIO_TRY(bool_of(l)))},
+      {{"rate", FioArg::required, "cap bytes per second: R for both directions, R,W, or ,W / R, for one"}, apply_rate},
+      {{"rate_min", FioArg::required, "end the job with an error if a rate_cycle falls below this many bytes/s"},
+       apply_rate_min},
+      {{"ratemin", FioArg::required, "the same as rate_min"}, apply_rate_min},
+      {{"rate_iops", FioArg::required, "cap requests per second (R, R,W, ,W or R,)"}, apply_rate_iops},
+      {{"rate_iops_min", FioArg::required, "end the job with an error below this many requests/s"},
+       apply_rate_iops_min},
+      {{"rate_cycle", FioArg::required, "the window rate_min is checked over, ms (default 1000)"},
+       SET(j.bench.rate.cycle_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
+      {{"ratecycle", FioArg::required, "the same as rate_cycle"},
+       SET(j.bench.rate.cycle_ms = unsigned(FSIO_TRY(uint_of(l, 1, 3600000))))},
+      {{"rate_process", FioArg::required, "linear (even gaps) or poisson (exponential gaps at the rate)"},
+       apply_rate_process},
+      {{"flow_id", FioArg::required, "the flow group of this job's flow= (default 0)"},
+       SET(j.flow_id = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
+      {{"flow", FioArg::required, "weight 1-1000: jobs of one flow_id do I/O in the ratio of their weights"},
+       SET(j.bench.flow.weight = unsigned(FSIO_TRY(uint_of(l, 0, 1000))))},
+      {{"flow_sleep", FioArg::required, "us to wait, once in flight I/O is done, when over the flow share"},
+       SET(j.bench.flow.sleep_us = unsigned(FSIO_TRY(uint_of(l, 0, std::numeric_limits<unsigned>::max()))))},
       {{"percentile_list", FioArg::required, "completion-latency percentiles, e.g. 50:99:99.9"}, apply_percentiles},
       {{"clat_percentiles", FioArg::optional, "report completion-latency percentiles (default 1)"},
        SET(j.clat_percentiles = FSIO_TRY(bool_of(l)))},
@@ -270,6 +310,7 @@ FioJob fio_defaults() {
   j.bench.direct = false;
   j.bench.batch = 1;  // fio's iodepth_batch_submit: each request submitted as soon as it is ready
   j.bench.merge = false;
+  j.extend_short_file = true;
   return j;
 }
 
@@ -306,6 +347,25 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
     if (entry->info.arg == FioArg::none && l->has_value)
       return make_error(Errc::invalid_argument, where + label(*l) + ": takes no value");
     FSIO_TRY(entry->apply(job, *l));
+  }
+  return {};
+}
+
+fsio::Status resolve_wait_for(std::vector<FioJob>& jobs) {
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    FioJob& j = jobs[k];
+    if (!j.wait_for) continue;
+    const FioLine& l = *j.wait_for;
+    const bool named =
+        std::any_of(jobs.begin(), jobs.begin() + std::ptrdiff_t(k), [&](const FioJob& p) { return p.name == l.value; });
+    if (!named) return bad(l, "no job of that name before this one");
+    const FioJob& prev = jobs[k - 1];
+    const bool alone = k == 1 || prev.stonewall || prev.wait_previous;
+    if (prev.name != l.value || !alone)
+      return bad(l,
+                 "ddbench runs jobs in waves (stonewall); it can wait for a job only when that job is the one "
+                 "just before and starts a wave of its own");
+    j.wait_previous = true;
   }
   return {};
 }

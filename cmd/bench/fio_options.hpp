@@ -4,6 +4,7 @@
 // the reason; an unknown name is refused too. Nothing is silently ignored.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -26,16 +27,21 @@ struct FioJob {
   std::uint64_t filesize = 0;     // fio filesize: the file's size; size= then caps the bytes moved
   unsigned numjobs = 1;
   bool stonewall = false;                 // wait for every earlier job (fio stonewall, wait_for_previous)
+  std::optional<FioLine> wait_for;        // fio wait_for=NAME, until resolved against the jobs before
+  bool wait_previous = false;             // wait for the job before (wait_for it): a stonewall, no new group
   bool new_group = false;                 // start a new reporting group (stonewall does too)
   bool group_reporting = false;           // report the group as one job
   std::string bw_log, lat_log, iops_log;  // log file prefixes; empty: no log
   bool log_offset = false;
+  bool log_prio = false;     // fio log_prio: the logs' last column is the priority value (0x0000: none set)
   bool per_job_logs = true;  // false: jobs with one log prefix share PREFIX_bw.log (fio per_job_logs=0)
   std::vector<double> percentiles = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
   bool clat_percentiles = true;
   unsigned kb_base = 1024;
+  bool extend_short_file = false;      // fio's jobs: a regular file shorter than offset + size grows to it
   bool allow_file_create = true;       // false: a missing file is an error (fio allow_file_create=0)
   bool unlink = false;                 // remove a file this run created when the job is done
+  unsigned flow_id = 0;                // fio flow_id: the flow group of a job with flow=
   std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
   bool disk_util = true;               // report the disk's statistics
   // The options as written in the job's own section or after its --name,
@@ -74,5 +80,11 @@ FioJob terse_defaults();
 // reads). Errors name the line's origin and the option:
 // "job.fio:7: bs '12Q': unknown unit 'Q'", "command line: --fallocate: ...".
 fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines);
+
+// fio's wait_for=NAME, where ddbench's waves do what it does: NAME is the
+// job just before, which starts a wave of its own (the first job, a
+// stonewall, or a wait_for itself), so waiting for it is waiting for every
+// job before. Anything else is refused, naming the line.
+fsio::Status resolve_wait_for(std::vector<FioJob>& jobs);
 
 }  // namespace bench

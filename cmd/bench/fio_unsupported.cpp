@@ -9,7 +9,8 @@ namespace bench {
 // names with their reasons, read from top to bottom against fio's
 // --cmdhelp=all; nothing in it is a step to name apart.
 const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options() {
-  static const char* const rate = "ddbench runs as fast as the device goes; it does not throttle";
+  static const char* const rate =
+      "ddbench does not pause between requests or aim at a latency (rate=, rate_iops= and flow= throttle)";
   static const char* const files = "ddbench runs one target per job (use one job per file)";
   static const char* const buffers = "ddbench fills write buffers with one incompressible pattern";
   static const char* const verify = "ddbench's verify stamps every sector and checks it all; it has no knobs";
@@ -20,12 +21,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
   static const char* const timing = "ddbench always measures submission, completion and total latency";
   static const char* const uring = "io_uring tuning options are not supported (ddbench sets up its own ring)";
   static const std::vector<std::pair<const char*, const char*>> list = {
-      {"rate", rate},
-      {"rate_min", rate},
-      {"rate_iops", rate},
-      {"rate_iops_min", rate},
-      {"rate_process", rate},
-      {"rate_cycle", rate},
       {"rate_ignore_thinktime", rate},
       {"thinktime", rate},
       {"thinktime_spin", rate},
@@ -37,9 +32,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"latency_percentile", rate},
       {"latency_run", rate},
       {"max_latency", rate},
-      {"flow", rate},
-      {"flow_id", rate},
-      {"flow_sleep", rate},
       {"nrfiles", files},
       {"openfiles", files},
       {"file_service_type", files},
@@ -56,13 +48,10 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"pre_read", "ddbench always reads from the device (invalidate drops the cache)"},
       {"allow_mounted_write", "ddbench never writes to a mounted target"},
       {"overwrite", files},
-      {"wait_for", "use stonewall to order jobs"},
       {"startdelay", "jobs start together, or after a stonewall"},
       {"fill_device", "give size= or use the whole target"},
       {"number_ios", "use io_size="},
       {"offset_align", "offsets are multiples of the smallest block size"},
-      {"ba", "offsets are multiples of the smallest block size"},
-      {"blockalign", "offsets are multiples of the smallest block size"},
       {"bs_unaligned", "block sizes must suit direct I/O"},
       {"percentage_random", "a job is either sequential or random"},
       {"allrandrepeat", "use randseed="},
@@ -72,7 +61,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"iodepth_batch_complete_max", "ddbench reaps a whole batch with --batch, else one at a time"},
       {"iodepth_low", "ddbench refills the queue as soon as requests complete"},
       {"verify_only", verify},
-      {"verify_interval", verify},
       {"verify_offset", verify},
       {"verify_pattern", verify},
       {"verify_async", verify},
@@ -128,7 +116,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"log_hist_msec", "use write_lat_log"},
       {"log_hist_coarseness", "use write_lat_log"},
       {"write_hist_log", "use write_lat_log"},
-      {"log_prio", "ddbench sets no I/O priorities"},
       {"log_compression", "logs are plain text"},
       {"log_compression_cpus", "logs are plain text"},
       {"log_store_compressed", "logs are plain text"},

@@ -10,6 +10,8 @@
 #include <climits>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <thread>
@@ -35,21 +37,34 @@ std::string canonical(const std::string& path) {
 // A missing target is made the way fio makes it: a file of size= bytes (and
 // offset= before it), but never under /dev, where a typo for a device name
 // would otherwise become a file on devtmpfs.
-fsio::Status choose_create_size(BenchJob& job) {
+// An existing regular file shorter than offset= + size= is extended to it, as
+// fio extends it before the job starts (fio unlinks and remakes it; ddbench
+// keeps what the file holds and only grows it).
+fsio::Status choose_create_size(BenchJob& job, std::vector<std::string>& notes) {
+  if (job.options.create_size) return {};
+  const FioJob& spec = *job.spec;
+  const bool sized = !spec.size.is_percent() && spec.size.bytes > 0 && !spec.offset.is_percent();
+  const std::uint64_t end = spec.offset.bytes + spec.offset_increment * job.clone + spec.size.bytes;
   struct stat st {};
-  if (::stat(job.target.c_str(), &st) == 0 || job.options.create_size) return {};
+  if (::stat(job.target.c_str(), &st) == 0) {
+    if (spec.extend_short_file && S_ISREG(st.st_mode) && sized && !spec.filesize && std::uint64_t(st.st_size) < end) {
+      job.options.create_size = end;
+      notes.push_back(job.target + ": extended from " + std::to_string(st.st_size) + " to " + std::to_string(end) +
+                      " bytes (offset + size), as fio extends a file too short for the job");
+    }
+    return {};
+  }
   if (job.target.rfind("/dev/", 0) == 0)
     return make_error(Errc::not_found, job.target + ": no such device (ddbench makes no files under /dev)");
-  const FioJob& spec = *job.spec;
   if (!spec.allow_file_create)
     return make_error(Errc::not_found, job.target + ": no such file, and allow_file_create=0 says not to make it");
   if (spec.filesize) {  // fio filesize: the file's own size, whatever size= says
     job.options.create_size = spec.filesize;
     return {};
   }
-  if (spec.size.is_percent() || spec.size.bytes == 0 || spec.offset.is_percent())
+  if (!sized)
     return make_error(Errc::not_found, job.target + ": no such file; give size= in bytes to have it made, as fio does");
-  job.options.create_size = spec.offset.bytes + spec.size.bytes;
+  job.options.create_size = end;
   return {};
 }
 
@@ -63,9 +78,9 @@ fsio::Result<fsio::Device> open_null_job(const BenchJob& job) {
   return open_null_target(job.target, spec.offset.bytes + spec.offset_increment * job.clone + spec.size.bytes);
 }
 
-fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed) {
+fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed, std::vector<std::string>& notes) {
   BenchOptions& o = job.options;
-  if (!o.null_engine) FSIO_TRY(choose_create_size(job));
+  if (!o.null_engine) FSIO_TRY(choose_create_size(job, notes));
   // O_EXCL claims a block device for this process; a second job on the same
   // device must not ask again (the kernel would say EBUSY to ourselves).
   if (bench_writes(o.rw)) o.exclusive = claimed.insert(canonical(job.target)).second;
@@ -187,7 +202,7 @@ fsio::Status open_targets(std::vector<BenchJob>& jobs, std::vector<fsio::Device>
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     BenchJob& job = jobs[k];
     failed = k;
-    auto dev = FSIO_TRY(open_job(job, claimed));
+    auto dev = FSIO_TRY(open_job(job, claimed, notes));
     if (!dev.direct_fallback().empty()) notes.push_back(dev.direct_fallback());
     devs.push_back(std::move(dev));
     if (devs.back().created() && bench_reads(job.options.rw)) FSIO_TRY(lay_out(job.target, devs.back().size()));
@@ -210,6 +225,14 @@ DiskCounters read_disks_before(const std::vector<fsio::Device>& devs) {
   return c;
 }
 
+// One job; a job that has ended leaves its flow group (fio's flow_exit_job),
+// so the others are no longer held to its share.
+fsio::Result<BenchResult> run_job(fsio::Device& dev, const BenchOptions& o, fsio::Progress* progress) {
+  auto r = run_bench(dev, o, progress);
+  if (o.flow.group) o.flow.group->leave(o.flow.weight);
+  return r;
+}
+
 // The jobs wave by wave: a wave is a job and the ones after it up to the next
 // stonewall, each on a thread of its own when there are several. After a
 // failed wave, `failed` is the index of its first failed job and that job's
@@ -221,11 +244,11 @@ fsio::Status run_waves(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& d
     while (end < jobs.size() && !jobs[end].stonewall) ++end;
     if (first > 0 && fsio::InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
     if (end - first == 1) {
-      out[first] = run_bench(devs[first], jobs[first].options, progress);
+      out[first] = run_job(devs[first], jobs[first].options, progress);
     } else {
       std::vector<std::thread> threads;
       for (std::size_t k = first; k < end; ++k)
-        threads.emplace_back([&, k] { out[k] = run_bench(devs[k], jobs[k].options, progress); });
+        threads.emplace_back([&, k] { out[k] = run_job(devs[k], jobs[k].options, progress); });
       for (auto& t : threads) t.join();
     }
     for (std::size_t k = first; k < end; ++k)
@@ -258,6 +281,9 @@ std::vector<BenchResult> collect_results(const std::vector<BenchJob>& jobs, std:
 std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
   std::vector<BenchJob> out;
   unsigned group = 0;
+  // fio's flow groups: every job with a weight joins its flow_id's group
+  // when the job file is read, whichever wave it runs in.
+  std::map<unsigned, std::shared_ptr<FlowGroup>> flows;
   for (std::size_t k = 0; k < jobs.size(); ++k) {
     const FioJob& j = jobs[k];
     if (k > 0 && (j.stonewall || j.new_group)) ++group;  // fio: stonewall implies new_group
@@ -267,10 +293,16 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
       b.name = j.name;
       b.clone = c;
       b.group = group;
-      b.stonewall = j.stonewall && c == 0;
+      b.stonewall = (j.stonewall || j.wait_previous) && c == 0;
       b.options = j.bench;
       // Copies of a random job take different orders, as fio's do.
       b.options.order_salt = out.size();
+      if (j.bench.flow.weight) {
+        auto& g = flows[j.flow_id];
+        if (!g) g = std::make_shared<FlowGroup>();
+        g->join(j.bench.flow.weight);
+        b.options.flow.group = g;
+      }
       b.default_name = j.filename.empty();
       b.target = b.default_name
                      ? (j.directory.empty() ? "" : j.directory + "/") + j.name + "." + std::to_string(c) + ".0"

@@ -18,13 +18,17 @@ const char* bench_log_suffix(BenchLogKind kind) {
 
 namespace {
 
+// The priority column: fio's high-priority bit (0: ddbench sets no
+// priorities), or with log_prio the I/O's priority value as fio prints it
+// (0x0000: none set).
 void line(std::string& out, std::uint64_t t_ms, std::uint64_t value, unsigned dir, std::uint64_t bs,
-          const std::uint64_t* offset) {
-  char b[128];
+          const std::uint64_t* offset, bool log_prio) {
+  const char* prio = log_prio ? "0x0000" : "0";
+  char b[160];
   if (offset)
-    std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %" PRIu64 ", 0\n", t_ms, value, dir, bs,
-                  *offset);
-  else std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", 0\n", t_ms, value, dir, bs);
+    std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %" PRIu64 ", %s\n", t_ms, value, dir, bs,
+                  *offset, prio);
+  else std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %s\n", t_ms, value, dir, bs, prio);
   out += b;
 }
 
@@ -58,19 +62,21 @@ bool event_value(const BenchIoEvent& e, BenchLogKind kind, std::uint64_t& value)
 
 }  // namespace
 
-std::string format_bench_log(const BenchResult& r, BenchLogKind kind, bool windowed, bool log_offset) {
+std::string format_bench_log(const BenchResult& r, BenchLogKind kind, bool windowed, bool log_offset, bool log_prio) {
   std::string out;
   const std::uint64_t zero = 0;
   if (windowed) {
     for (const auto& s : r.log_samples) {
       std::uint64_t v = 0;
-      if (window_value(s, kind, r.log_window_ms, v)) line(out, s.t_ms, v, s.dir, 0, log_offset ? &zero : nullptr);
+      if (window_value(s, kind, r.log_window_ms, v))
+        line(out, s.t_ms, v, s.dir, 0, log_offset ? &zero : nullptr, log_prio);
     }
     return out;
   }
   for (const auto& e : r.io_events) {
     std::uint64_t v = 0;
-    if (event_value(e, kind, v)) line(out, e.t_ns / 1000000u, v, e.dir, e.bytes, log_offset ? &e.offset : nullptr);
+    if (event_value(e, kind, v))
+      line(out, e.t_ns / 1000000u, v, e.dir, e.bytes, log_offset ? &e.offset : nullptr, log_prio);
   }
   return out;
 }

@@ -44,6 +44,8 @@ void Runner::begin_pass(const PassSpec& spec, BenchResult& res) {
   ramping_ = spec.measured && o_.ramp_time > 0;
   ramp_end_ = ramping_ ? t0_ + std::uint64_t(o_.ramp_time * 1e9) : 0;
   deadline_ns_ = 0;
+  held_ = false;
+  rate_gate_.start(o_.rate, o_.min_bs(), t0_, o_.seed);
   if (spec.measured && !ramping_) start_measuring(t0_);
 }
 
@@ -58,6 +60,9 @@ void Runner::start_measuring(std::uint64_t t) {
   const bool reads = bench_reads(o_.rw), writes = bench_writes(o_.rw);
   stat_sampler_.start(o_.stat_window_ms, t, reads, writes, &res_->stat_samples);
   log_sampler_.start(o_.log_window_ms, t, reads, writes, &res_->log_samples);
+  floor_from_ = t;
+  floor_check_ = t + std::uint64_t(o_.rate.cycle_ms) * 1000000;
+  floor_bytes_ = floor_ios_ = {};
 }
 
 fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
@@ -73,8 +78,12 @@ fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
         if (auto st = sync_now(); !st) fail(std::move(st).error());
         continue;
       }
-      // Nothing in flight and nothing taken: the workload is done.
+      // Nothing in flight and nothing taken: the workload is done, or held back.
       if (!stop_ && !exhausted_ && taken > 0) continue;
+      if (!stop_ && !exhausted_ && held_) {
+        wait_held();
+        continue;
+      }
       break;
     }
     if (auto st = reap(); !st) return st;
@@ -101,7 +110,7 @@ fsio::Status Runner::reap() {
   // least one completion, or with --batch (no merging) enough to free a
   // whole batch, like fio's iodepth_batch_complete_min.
   const unsigned batch = o_.batch;
-  const bool more = !stop_ && !exhausted_ && !sync_due();
+  const bool more = !stop_ && !exhausted_ && !sync_due() && !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
   unsigned min_complete = 1;
   if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < depth_) min_complete = 0;
   else if (batch > 1 && !merge_ && more && free_.size() < batch)
@@ -248,6 +257,7 @@ void Runner::check_clock(std::uint64_t t) {
     stop_ = true;
     res_->runtime_capped = o_.time_based || work_->more();
   }
+  if (!stop_ && !ramping_ && spec_->measured && o_.rate.floors() && t >= floor_check_) check_rate_min(t);
   if (!stop_ && fsio::InterruptGuard::requested()) {
     stop_ = true;
     res_->interrupted = true;

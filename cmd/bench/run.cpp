@@ -121,10 +121,12 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   if (o.fadvise) hint_access(dev, range, o.rw);
 
   detail::Runner runner(dev, o, range, std::move(engine), progress);
-  const bool pure_write = bench_writes(o.rw) && !bench_mixed(o.rw);
-  // The measured pass; a read with --verify checks what it reads.
+  const bool writes = bench_writes(o.rw);
+  // The measured pass; a read with --verify checks what it reads. A mixed
+  // one stamps its writes and checks no read, as fio: what its reads find
+  // may never have been written.
   detail::PassSpec measured;
-  measured.stamp = o.verify && pure_write;
+  measured.stamp = o.verify && writes;
   measured.check = o.verify && !bench_writes(o.rw);
   if (auto st = runner.pass(measured, res); !st) {
     fsio::Error e = std::move(st).error();
@@ -139,7 +141,7 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   }
 
   // --verify on a write: read back exactly the blocks the pass wrote.
-  if (o.verify && o.do_verify && pure_write && !res.interrupted) {
+  if (o.verify && o.do_verify && writes && !res.interrupted) {
     if (!dev.direct()) {
       // Read back from the device, not from the pages just written.
       FSIO_TRY(dev.flush());
@@ -147,7 +149,9 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
     }
     detail::PassSpec back;
     back.readback = true;
-    back.bytes = std::min(runner.issued_bytes(), range.end - range.begin);
+    // A mixed pass is replayed whole (its writes may land anywhere in it);
+    // a pure write's first pass over the range holds every block it wrote.
+    back.bytes = bench_mixed(o.rw) ? runner.issued_bytes() : std::min(runner.issued_bytes(), range.end - range.begin);
     back.check = true;
     back.measured = false;
     FSIO_TRY(runner.pass(back, res));

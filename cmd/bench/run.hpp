@@ -32,6 +32,7 @@
 
 #include "cmd/bench/distribution.hpp"
 #include "cmd/bench/pattern.hpp"
+#include "cmd/bench/throttle.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/engine.hpp"
 #include "libfsio/result.hpp"
@@ -80,6 +81,9 @@ struct BenchOptions {
   // are drawn as fio draws them (min + max x U[0,1), rounded down to a
   // multiple of min, at most max), replacing bs and bssplit.
   std::array<BsRange, 2> bsrange;
+  // fio's blockalign for random I/O: offsets are multiples of this (0: of the
+  // smallest block size); any other value turns the random map off, as in fio.
+  std::uint64_t blockalign = 0;
   std::int64_t seq_add = 0;   // fio's rw=TYPE:N on sequential I/O: bytes skipped (< 0: back) after each request
   std::uint64_t size = 0;     // bytes to cover from offset; 0: to the end of the target
   std::uint64_t offset = 0;   // start of the range, bytes into the target
@@ -108,6 +112,8 @@ struct BenchOptions {
   bool serialize_overlap = false;            // fio serialize_overlap: accepted only at iodepth 1
   bool verify_fatal = false;                 // stop at the first mismatch (fio verify_fatal), else count all
   bool gtod_reduce = false;                  // fio gtod_reduce: no latencies, no bw/iops windows reported
+  BenchRate rate;                            // fio rate, rate_iops, rate_min, rate_process
+  BenchFlow flow;                            // fio flow, flow_id, flow_sleep
   bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
   std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order
   std::uint64_t order_salt = 0;              // mixed into the random order's key only (copies of a job differ)

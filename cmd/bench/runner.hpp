@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cmd/bench/run.hpp"
+#include "cmd/bench/throttle.hpp"
 #include "cmd/bench/workload.hpp"
 #include "libfsio/buffer.hpp"
 
@@ -101,6 +102,9 @@ class Runner {
   fsio::Status sync_now();
   void check_clock(std::uint64_t t);
   void start_measuring(std::uint64_t t);
+  bool held();  // a throttle (rate, flow) holds the next request back
+  void wait_held();
+  void check_rate_min(std::uint64_t t);
 
   fsio::Device& dev_;
   const BenchOptions& o_;
@@ -137,6 +141,14 @@ class Runner {
   std::uint64_t restarts_seen_ = 0;
   std::optional<fsio::Error> failure_;
   Sampler stat_sampler_, log_sampler_;
+  // Throttles (fio's rate and flow): the next request waits until hold_until_.
+  RateGate rate_gate_;
+  bool held_ = false;           // the last fill stopped at a throttle
+  bool held_flow_ = false;      // by the flow group (else by the rate)
+  std::uint64_t flow_own_ = 0;  // this job's requests, as its flow group counts them
+  // rate_min: the window being checked, and what was done at its start.
+  std::uint64_t floor_from_ = 0, floor_check_ = 0;
+  std::array<std::uint64_t, 2> floor_bytes_{}, floor_ios_{};
 
   // Last member, so it is destroyed first: an engine torn down after a
   // failed reap waits for the kernel to finish with arena_'s buffers.

@@ -11,8 +11,17 @@ Workload::Workload(const BenchOptions& o, const BenchRange& r, bool readback, st
   len_ = r.end - r.begin;
   unit_ = o.min_bs();
   random_ = bench_random(o.rw);
+  blocks_ = r.blocks;
+  if (random_ && o.blockalign && o.blockalign != unit_) {
+    // fio's last_block: the blocks of blockalign that fit, less what a
+    // smallest request would need past a smaller alignment; no random map.
+    const std::uint64_t tail = unit_ > o.blockalign ? unit_ - o.blockalign : 0;
+    blocks_ = std::max<std::uint64_t>((len_ > tail ? len_ - tail : 0) / o.blockalign, 1);
+    unit_ = o.blockalign;
+    no_map_ = true;
+  }
   if (random_ && o.distribution.kind != RandomDistribution::Kind::uniform)
-    picker_.emplace(o.distribution, r.blocks, o.seed + o.order_salt * 0x9e3779b97f4a7c15ULL);
+    picker_.emplace(o.distribution, blocks_, o.seed + o.order_salt * 0x9e3779b97f4a7c15ULL);
   readback_ = readback;
   endless_ = endless;
   // Replays draw the same sizes in the same order as the pass they check.
@@ -74,25 +83,14 @@ std::uint64_t Workload::holed_offset(BenchDir dir) {
   return std::uint64_t(pos);
 }
 
-bool Workload::next(NextIo& out) {
-  if (left_ == 0) {
-    if (loops_left_ <= 1) return false;
-    start_loop();
-  }
-  BenchDir dir = dir_read;
-  if (readback_) dir = dir_read;
-  else if (bench_mixed(o_.rw)) dir = rand() % 100 < o_.rwmixread ? dir_read : dir_write;
-  else dir = bench_writes(o_.rw) ? dir_write : dir_read;
-  // A read-back draws its sizes as the writes it replays did.
-  const std::uint64_t size = pick_size(readback_ ? dir_write : dir);
-
-  std::uint64_t off = 0;
+// Where the next request of `size` in direction `dir` goes, in the window.
+std::uint64_t Workload::place(BenchDir dir, std::uint64_t size) {
   if (random_) {
     std::uint64_t block = 0;
     if (picker_) {
       block = picker_->next(double(rand() >> 11) / 9007199254740992.0, rand());
-    } else if (o_.norandommap) {
-      block = rand() % range_.blocks;
+    } else if (o_.norandommap || no_map_) {
+      block = rand() % blocks_;
     } else {
       if (rnext_ == range_.blocks) {
         rnext_ = 0;  // every block done once: start the same order over
@@ -101,25 +99,45 @@ bool Workload::next(NextIo& out) {
       }
       block = order_(rnext_++);
     }
-    off = block * unit_;
-  } else if (o_.seq_add) {
-    off = holed_offset(dir);
-    cursor_[dir] = off + size;
-  } else {
-    if (cursor_[dir] >= len_) {
-      cursor_[dir] = 0;
-      wrapped_ = true;
-      ++restarts_;
-    }
-    off = cursor_[dir];
-    cursor_[dir] += size;
+    return block * unit_;
   }
-  out.dir = dir;
-  out.offset = range_.begin + off;
-  out.full = std::min(size, len_ - off);
-  left_ -= std::min(out.full, left_);
-  issued_ += out.full;
-  return true;
+  if (o_.seq_add) {
+    const std::uint64_t off = holed_offset(dir);
+    cursor_[dir] = off + size;
+    return off;
+  }
+  if (cursor_[dir] >= len_) {
+    cursor_[dir] = 0;
+    wrapped_ = true;
+    ++restarts_;
+  }
+  const std::uint64_t off = cursor_[dir];
+  cursor_[dir] += size;
+  return off;
+}
+
+bool Workload::next(NextIo& out) {
+  while (true) {
+    if (left_ == 0) {
+      if (loops_left_ <= 1) return false;
+      start_loop();
+    }
+    BenchDir dir = dir_read;
+    if (bench_mixed(o_.rw)) dir = rand() % 100 < o_.rwmixread ? dir_read : dir_write;
+    else dir = bench_writes(o_.rw) || readback_ ? dir_write : dir_read;
+    // A read-back draws its sizes (and a mixed one its directions) as the
+    // pass it replays did, and reads where that pass wrote, skipping its reads.
+    const std::uint64_t size = pick_size(dir);
+    const std::uint64_t off = place(dir, size);
+    const std::uint64_t full = std::min(size, len_ - off);
+    left_ -= std::min(full, left_);
+    if (readback_ && dir == dir_read) continue;
+    out.dir = readback_ ? dir_read : dir;
+    out.offset = range_.begin + off;
+    out.full = full;
+    issued_ += out.full;
+    return true;
+  }
 }
 
 }  // namespace bench::detail

@@ -47,6 +47,7 @@ class Workload {
   }
   std::uint64_t pick_size(BenchDir d);
   std::uint64_t holed_offset(BenchDir d);
+  std::uint64_t place(BenchDir dir, std::uint64_t size);
   void start_loop();
 
   const BenchOptions& o_;
@@ -54,7 +55,9 @@ class Workload {
   BlockOrder order_;
   std::optional<BlockPicker> picker_;  // random_distribution other than uniform
   std::uint64_t len_ = 0;
-  std::uint64_t unit_ = 0;
+  std::uint64_t unit_ = 0;    // random offsets are multiples of this
+  std::uint64_t blocks_ = 0;  // of unit_, in the range
+  bool no_map_ = false;       // blockalign turned the random map off
   bool random_ = false;
   bool readback_ = false;
   bool endless_ = false;

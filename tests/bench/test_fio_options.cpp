@@ -187,9 +187,9 @@ TEST(FioOptions, VerifyTypesMapOntoOurStamps) {
 }
 
 TEST(FioOptions, UnsupportedOptionsAreNamedWithTheReason) {
-  const std::string m = refusal({"rate_iops=100"});
-  EXPECT_NE(m.find("job.fio:1: rate_iops: fio's rate_iops is not supported by ddbench: "), std::string::npos) << m;
-  EXPECT_NE(m.find("throttle"), std::string::npos) << m;
+  const std::string m = refusal({"thinktime=100"});
+  EXPECT_NE(m.find("job.fio:1: thinktime: fio's thinktime is not supported by ddbench: "), std::string::npos) << m;
+  EXPECT_NE(m.find("does not pause"), std::string::npos) << m;
   EXPECT_NE(refusal({"wibble=1"}).find("wibble: unknown option"), std::string::npos);
   EXPECT_NE(refusal({"bs"}).find("bs: needs a value"), std::string::npos);
   EXPECT_NE(refusal({"bs=12Q"}).find("bs '12Q': unknown unit 'Q'"), std::string::npos);
@@ -312,6 +312,53 @@ TEST_F(FioCommand, NumjobsAndGroupsExpandAsFiosDo) {
   EXPECT_TRUE(jobs[3].stonewall);
   EXPECT_EQ(jobs[3].target, "/tmp/c.0.0");
   EXPECT_NE(jobs[0].options.order_salt, jobs[1].options.order_salt);
+}
+
+// fio's wait_for=NAME, as examples/waitfor.fio chains it: each job waits
+// for the one before, which ran alone; that is a stonewall without a new
+// reporting group. Waiting past a job, or for a job sharing its wave, is refused.
+TEST(FioOptions, WaitForTheJobJustBeforeIsAStonewall) {
+  auto jobs_of = [](std::initializer_list<std::pair<const char*, const char*>> spec) {
+    std::vector<FioJob> jobs;
+    for (const auto& [name, wait] : spec) {
+      FioJob j = fio_defaults();
+      j.name = name;
+      if (*wait) {
+        EXPECT_TRUE(apply_fio_lines(j, {line(std::string("wait_for=") + wait)}).has_value());
+      }
+      jobs.push_back(j);
+    }
+    return jobs;
+  };
+  auto chain = jobs_of({{"writers", ""}, {"readers", "writers"}, {"writers2", "readers"}});
+  ASSERT_TRUE(resolve_wait_for(chain).has_value());
+  EXPECT_FALSE(chain[0].wait_previous);
+  EXPECT_TRUE(chain[1].wait_previous && chain[2].wait_previous);
+  EXPECT_FALSE(chain[1].stonewall || chain[1].new_group);
+  const auto jobs = expand_fio_jobs(chain);
+  EXPECT_TRUE(jobs[1].stonewall && jobs[2].stonewall);
+  EXPECT_EQ(jobs[1].group, 0u);  // fio's wait_for starts no reporting group
+
+  auto past = jobs_of({{"a", ""}, {"b", ""}, {"c", "a"}});
+  auto st = resolve_wait_for(past);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("job.fio:1: wait_for 'a': ddbench runs jobs in waves"), std::string::npos);
+  auto shared = jobs_of({{"a", ""}, {"b", ""}, {"c", "b"}});  // b runs beside a
+  EXPECT_FALSE(resolve_wait_for(shared));
+  auto missing = jobs_of({{"a", ""}, {"b", "zz"}});
+  st = resolve_wait_for(missing);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.error().message().find("no job of that name"), std::string::npos);
+}
+
+// fio's blockalign (ba): one alignment for random offsets; per direction
+// only when both agree.
+TEST(FioOptions, BlockalignIsOneAlignment) {
+  EXPECT_EQ(applied({"blockalign=4k"}).bench.blockalign, 4096u);
+  EXPECT_EQ(applied({"ba=8k,8k"}).bench.blockalign, 8192u);
+  EXPECT_EQ(applied({"ba=,4k"}).bench.blockalign, 4096u);
+  EXPECT_NE(refusal({"ba=4k,8k"}).find("an alignment per direction"), std::string::npos);
+  EXPECT_NE(refusal({"ba=100"}).find("multiple of 512"), std::string::npos);
 }
 
 }  // namespace

@@ -39,6 +39,9 @@ TEST(BenchLog, EveryRequestWithoutWindows) {
   r.io_events = {{1500000, 8192, 4096, dir_write, 3000, 1000}};
   EXPECT_EQ(format_bench_log(r, BenchLogKind::clat, false, false), "1, 3000, 1, 4096, 0\n");
   EXPECT_EQ(format_bench_log(r, BenchLogKind::lat, false, true), "1, 4000, 1, 4096, 8192, 0\n");
+  // log_prio: the priority value as fio prints it (log_prio=1, no priority set: 0x0000).
+  EXPECT_EQ(format_bench_log(r, BenchLogKind::lat, false, true, true), "1, 4000, 1, 4096, 8192, 0x0000\n");
+  EXPECT_EQ(format_bench_log(r, BenchLogKind::clat, false, false, true), "1, 3000, 1, 4096, 0x0000\n");
   EXPECT_EQ(format_bench_log(r, BenchLogKind::iops, false, false), "1, 1, 1, 4096, 0\n");
   // 4096 bytes in 4 us: 1.024e9 bytes/s, 1000000 KiB/s.
   EXPECT_EQ(format_bench_log(r, BenchLogKind::bw, false, false), "1, 1000000, 1, 4096, 0\n");

@@ -191,3 +191,103 @@ random_generator=lfsr
 EOF
 both generator 'io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20'
 grep -q "note: random_generator=lfsr" "$T/generator.dd.d/err.txt" || fail "no random_generator note"
+
+# rate and rate_iops cap a job as fio's do: 1 MiB at 1 MiB/s, 400 writes at
+# 400/s. Wide bounds (a busy machine slows a job, never speeds it past the cap).
+cat >"$T/rate.fio" <<'EOF2'
+[bytes]
+ioengine=null
+size=1m
+rw=read
+rate=1m
+[requests]
+ioengine=null
+size=1600k
+rw=write
+rate_iops=,400
+EOF2
+both rate 'all(0.5 * 2**20 < io(j)["bw_bytes"] < 1.1 * 2**20 for j in (f, d))
+           and all(200 < io(j,1,"write")["iops"] < 440 for j in (f, d))
+           and io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20'
+
+# flow: two jobs of one flow_id do I/O 1:3. The first is held to 500/s for
+# 2 s; the second, capped at 4000/s (8 times as much without flow), runs
+# for the first second, so it should do about 3 x 500. It ends first: a job
+# that ends leaves its group, and the other is held by its rate alone then.
+cat >"$T/flow.fio" <<'EOF2'
+[global]
+ioengine=null
+size=1g
+time_based
+[one]
+flow=1
+rate_iops=500
+runtime=2
+[three]
+flow=3
+rate_iops=4000
+runtime=1
+EOF2
+both flow 'all(1.8 < io(j,1)["total_ios"] / (io(j,0)["total_ios"] / 2) < 4.2 for j in (f, d))'
+
+# Two jobs on one file, the second past its end: the file grows to the
+# second's offset + size, as fio lays it out.
+cat >"$T/extend.fio" <<'EOF2'
+[global]
+filename=shared.dat
+size=1m
+rw=write
+[first]
+[second]
+offset=8m
+EOF2
+both extend 'os.path.getsize(F + "/shared.dat") == os.path.getsize(D + "/shared.dat") == 9 << 20
+             and io(f,1,"write")["io_bytes"] == io(d,1,"write")["io_bytes"] == 1 << 20'
+
+# blockalign: random 512-byte reads at 4 KiB boundaries only (the random map
+# off: fio turns it off anyway, and warns into its JSON output unless told),
+# as jesd219.fio asks; per-I/O logs say where.
+cat >"$T/blockalign.fio" <<'EOF2'
+[ba]
+ioengine=null
+size=4m
+rw=randread
+bs=512
+blockalign=4k
+norandommap
+write_iops_log=ba
+log_offset=1
+EOF2
+both blockalign 'all(sum(1 for l in open(x + "/ba_iops.1.log")) == 8192
+                     and all(int(l.split(",")[4]) % 4096 == 0 for l in open(x + "/ba_iops.1.log"))
+                     and len({l.split(",")[4] for l in open(x + "/ba_iops.1.log")}) <= 1024 for x in (F, D))'
+
+# log_prio: the logs' last column is the I/O's priority value as fio prints
+# it; with no priority set (ddbench sets none), 0x0000 on every line.
+cat >"$T/prio.fio" <<'EOF2'
+[prio]
+ioengine=null
+size=64k
+write_lat_log=prio
+log_prio=1
+EOF2
+both prio 'all([l.rstrip("\n").split(", ")[-1] for l in open(x + "/prio_clat.1.log")] == ["0x0000"] * 16 for x in (F, D))'
+
+# verify on mixed workloads (t0002's and t0026's jobs): the writes are read
+# back and checked, the pass's reads are not; fio's verify reads count in
+# read.* and ddbench's do not (README), so only the written bytes compare.
+cat >"$T/mixverify.fio" <<'EOF2'
+[global]
+filename=mixed.dat
+size=2m
+verify=md5
+[seq]
+rw=rw
+bsrange=512-64k
+[rand]
+stonewall
+rw=randrw
+rwmixread=30
+EOF2
+both mixverify 'all(d["jobs"][n]["ddbench"]["verify"]["ok"] and
+                    d["jobs"][n]["ddbench"]["verify"]["bytes_checked"] == io(d,n,"write")["io_bytes"] > 0 for n in (0, 1))'

@@ -1,0 +1,75 @@
+// The runner's throttles: fio's rate (linear or Poisson), rate_min and flow.
+#include <sched.h>
+#include <time.h>
+
+#include <algorithm>
+#include <string>
+
+#include "cmd/bench/runner.hpp"
+#include "libfsio/size.hpp"
+
+namespace bench::detail {
+
+using fsio::Errc;
+using fsio::make_error;
+
+// Only the measured pass is throttled (fio rates the job's own I/O; the
+// verify read-back is ddbench's, not a rated phase). The flow group counts
+// a request when it lets it go, as fio counts it before it gets the I/O.
+bool Runner::held() {
+  held_ = held_flow_ = false;
+  if (!spec_->measured) return false;
+  if (o_.rate.limits() && rate_gate_.ready_at() > now_ns()) {
+    held_ = true;
+    return true;
+  }
+  if (o_.flow.group && !o_.flow.group->admit(flow_own_, o_.flow.weight)) {
+    held_ = held_flow_ = true;
+    return true;
+  }
+  return false;
+}
+
+// Nothing in flight and the next request held: sleep until the rate lets it
+// go, or flow_sleep (fio sleeps once its requests are all in, as here), but
+// never past the runtime.
+void Runner::wait_held() {
+  const std::uint64_t t = now_ns();
+  std::uint64_t until = held_flow_ ? t + std::uint64_t(o_.flow.sleep_us) * 1000 : rate_gate_.ready_at();
+  if (deadline_ns_) until = std::min(until, deadline_ns_);
+  if (until > t) {
+    const std::uint64_t ns = until - t;
+    const timespec ts{time_t(ns / 1000000000), long(ns % 1000000000)};
+    ::nanosleep(&ts, nullptr);
+  } else {
+    ::sched_yield();  // flow_sleep=0: try again at once, but let the jobs it waits for run
+  }
+  check_clock(now_ns());
+}
+
+// fio's rate_min (and rate_iops_min): over each rate_cycle, each direction
+// the job does must have kept up the floor, else the job ends with an error.
+void Runner::check_rate_min(std::uint64_t t) {
+  const double secs = double(t - floor_from_) / 1e9;
+  const bool active[2] = {bench_reads(o_.rw), bench_writes(o_.rw)};
+  for (unsigned d = 0; d < 2; ++d) {
+    const BenchDirResult& r = res_->dir[d];
+    const double bps = double(r.io_bytes - floor_bytes_[d]) / secs;
+    const double iops = double(r.ios - floor_ios_[d]) / secs;
+    const char* name = d == dir_read ? "read" : "write";
+    if (active[d] && work_->more() && o_.rate.min_bytes[d] && bps < double(o_.rate.min_bytes[d]))
+      return fail(make_error(Errc::io, std::string(name) + " rate " + std::to_string(std::uint64_t(bps)) +
+                                           " bytes/s over the last " + std::to_string(o_.rate.cycle_ms) +
+                                           " ms is below rate_min=" + std::to_string(o_.rate.min_bytes[d])));
+    if (active[d] && work_->more() && o_.rate.min_ios[d] && iops < double(o_.rate.min_ios[d]))
+      return fail(make_error(Errc::io, std::string(name) + " rate " + std::to_string(std::uint64_t(iops)) +
+                                           " IOPS over the last " + std::to_string(o_.rate.cycle_ms) +
+                                           " ms is below rate_iops_min=" + std::to_string(o_.rate.min_ios[d])));
+    floor_bytes_[d] = r.io_bytes;
+    floor_ios_[d] = r.ios;
+  }
+  floor_from_ = t;
+  floor_check_ = t + std::uint64_t(o_.rate.cycle_ms) * 1000000;
+}
+
+}  // namespace bench::detail
