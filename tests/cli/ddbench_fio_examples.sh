@@ -214,6 +214,9 @@ both rate 'all(0.5 * 2**20 < io(j)["bw_bytes"] < 1.1 * 2**20 for j in (f, d))
 # 2 s; the second, capped at 4000/s (8 times as much without flow), runs
 # for the first second, so it should do about 3 x 500. It ends first: a job
 # that ends leaves its group, and the other is held by its rate alone then.
+# fio 3.33's own flow drifts under load (1:1.6 seen with the machine busy),
+# so for fio only that flow holds at all (under 4.2, not 8); ddbench must
+# come near 1:3.
 cat >"$T/flow.fio" <<'EOF2'
 [global]
 ioengine=null
@@ -228,7 +231,8 @@ flow=3
 rate_iops=4000
 runtime=1
 EOF2
-both flow 'all(1.8 < io(j,1)["total_ios"] / (io(j,0)["total_ios"] / 2) < 4.2 for j in (f, d))'
+both flow '1.0 < io(f,1)["total_ios"] / (io(f,0)["total_ios"] / 2) < 4.2
+           and 1.8 < io(d,1)["total_ios"] / (io(d,0)["total_ios"] / 2) < 4.2'
 
 # Two jobs on one file, the second past its end: the file grows to the
 # second's offset + size, as fio lays it out.
