@@ -92,7 +92,10 @@ for l in "${loops[0]}" "${loops[1]}"; do
   blkid -p "$l" > /dev/null 2>&1 && fail "$l: a filesystem signature after a refused range"
 done
 pass "a bmap range whose SHA-256 does not match: refused before any of it was written"
-sed 's/chksum="\(.\)/chksum="0/' "$T/fat.bmap" > "$T/edited.bmap"
+# The first digit of each range's checksum changed (to 1 where it was 0:
+# writing 0 over a 0 left one bmap in sixteen unchanged).
+perl -pe 's/chksum="(.)/"chksum=\"" . ($1 eq "0" ? "1" : "0")/e' "$T/fat.bmap" > "$T/edited.bmap"
+cmp -s "$T/fat.bmap" "$T/edited.bmap" && fail "the bmap edit changed nothing"
 before=$(shas "${loops[0]}")
 expect_rc 1 "$FSIMG" restore --force --bmap "$T/edited.bmap" "$T/fat.img" "${loops[0]}"
 grep -q "BmapFileChecksum says .*: the bmap was changed after bmaptool made it" "$T/err" ||
