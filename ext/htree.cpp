@@ -350,12 +350,17 @@ fsio::Status htree_add(Filesystem& fs, Allocator& alloc, Inode& dir, std::string
   const std::uint32_t leaf_logical = path.frames.back().block(path.at.back());
   const std::uint64_t leaf_phys = FSIO_TRY(physical_of(fs, dir, leaf_logical));
   std::span<std::byte> leaf = FSIO_TRY(fs.meta(leaf_phys));
-  auto names = FSIO_TRY(leaf_names(fs, dir, leaf, leaf_logical, path.version));
+  // The leaf is checked before it is changed; its names are hashed only
+  // when it must split (most adds fit, and hashing every name of the leaf
+  // on each add made a tree fill spend most of its time here).
+  FSIO_TRY(for_each_dirent(leaf, dir.ino, dir.generation(), leaf_logical, true, l,
+                           [](const DirEntry&) -> fsio::Status { return {}; }));
   if (insert_in_block(leaf, name, ino, file_type, l)) {
     seal_leaf_block(leaf, dir, l);
     fs.mark_dirty(leaf_phys, MetaKind::directory);
     return {};
   }
+  auto names = FSIO_TRY(leaf_names(fs, dir, leaf, leaf_logical, path.version));
   return split_leaf(fs, alloc, dir, path, leaf_logical, std::move(names), name, ino, file_type);
 }
 
