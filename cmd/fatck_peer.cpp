@@ -77,6 +77,14 @@ const char* refusal(int c) {
   }
 }
 
+// -c N: a DOS code page iconv knows.
+bool codepage_ok(const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(text, &end, 10);
+  return *text && !*end && !errno && n > 0 && n <= 0xFFFF && fat::check_codepage("UTF-8", unsigned(n));
+}
+
 // fsck.fat's -F NUM: digits (a sign allowed, as strtol reads them), 0 to 255.
 bool parse_fat_table(const char* text, long& out) {
   char* end = nullptr;
@@ -107,14 +115,9 @@ int parse(int argc, char** argv, PeerArgs& a) {
       case 'r': a.rw = true, a.interactive = true; break;
       case 'v': a.verbose = true; break;
       case 'w': a.write_now = true; break;
-      case 'c': {
-        char* end = nullptr;
-        errno = 0;
-        const long n = std::strtol(optarg, &end, 10);
-        if (!*optarg || *end || errno || n <= 0 || n > 0xFFFF || !fat::check_codepage("UTF-8", unsigned(n)))
-          return refuse(a, std::string("Invalid codepage : ") + optarg);
+      case 'c':
+        if (!codepage_ok(optarg)) return refuse(a, std::string("Invalid codepage : ") + optarg);
         break;
-      }
       case 'F':
         if (!parse_fat_table(optarg, a.fat_table)) {
           std::fprintf(stderr, "Invalid FAT table : %s\n", optarg);
