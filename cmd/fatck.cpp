@@ -26,6 +26,7 @@ constexpr int kUsage = 16, kOperational = 8, kLeft = 4, kFixed = 1;
 
 struct Args {
   std::string target, offset;
+  std::uint32_t fat_copy = 0;  // -F: fsck.fat's numbering, 1 the first copy; 0 automatic
   bool check_only = false, repair = false, dry_run = false, verbose = false, json = false, force = false, quiet = false;
 };
 
@@ -70,6 +71,7 @@ int run(const Args& a) {
                  "meanwhile can show up as damage\n",
                  a.target.c_str(), fsio::describe_use(*(*target)->in_use).c_str());
   if (auto st = fat::open_check_volume(**target); !st) return fail(a, st.error(), code_for(st.error()));
+  if (auto st = fat::choose_fat_copy(**target, a.fat_copy); !st) return fail(a, st.error(), code_for(st.error()));
   fat::Volume& vol = *(*target)->volume;
   const bool bar = !a.quiet && !a.json && fsio::stderr_is_terminal();
   std::optional<fsio::Progress> progress(std::in_place, "fatck", fat::check_work(vol), bar);
@@ -121,6 +123,11 @@ int main(int argc, char** argv) {
   app.add_flag("--json", a.json, "one JSON document on stdout: findings, repairs, counts, exit code");
   app.add_flag("-q,--quiet", a.quiet, "print nothing on a clean volume");
   app.add_option("--offset", a.offset, "start of the filesystem: sectors, or bytes with a suffix (1MiB)");
+  app.add_option("-F,--fat-copy", a.fat_copy,
+                 "the FAT copy to read, as fsck.fat -F counts: 1 the first (copy 0 in the findings), 2 the "
+                 "second; 0 chooses as fsck.fat does (the default). -a writes it over the others where they differ")
+      ->check(CLI::Range(0u, 255u))
+      ->type_name("NUM");
   if (int rc = fsio::cli::parse(app, argc, argv); rc >= 0) return rc == fsio::cli::exit_ok ? rc : kUsage;
   a.repair = a.repair || yes || preen;
   if (interactive) {

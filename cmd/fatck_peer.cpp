@@ -6,8 +6,11 @@
 #include <getopt.h>
 #include <strings.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -29,6 +32,7 @@ struct PeerArgs {
   std::string tool, target;
   bool rw = true, interactive = true;  // fsck.fat's default is -r
   bool salvage = false, boot_only = false, verbose = false, write_now = false;
+  long fat_table = 0;  // -F: 1 the first FAT copy, 2 the second; 0 chosen as read_fat does
 };
 
 void usage(const std::string& tool) {
@@ -40,6 +44,7 @@ void usage(const std::string& tool) {
                "  -b              make read-only boot sector check\n"
                "  -c N            use DOS codepage N to decode short file names (default: 850)\n"
                "  -f              salvage unused chains to files\n"
+               "  -F NUM          specify FAT table NUM used for filesystem access\n"
                "  -n              no-op, check non-interactively without changing\n"
                "  -p              same as -a, for compat with other *fsck\n"
                "  -v              verbose mode\n"
@@ -47,7 +52,7 @@ void usage(const std::string& tool) {
                "  -w              write changes to disk immediately\n"
                "  -y              same as -a, for compat with other *fsck\n"
                "  --help          print this message\n"
-               "Refused, each with its reason: -A, -d, -F, -l, -r (and no mode), -S, -t, -u, -U, -V.\n"
+               "Refused, each with its reason: -A, -d, -l, -r (and no mode), -S, -t, -u, -U, -V.\n"
                "See fatck(8), \"Under fsck.fat's names\".\n",
                tool.c_str());
 }
@@ -63,7 +68,6 @@ const char* refusal(int c) {
     case 'A': return "-A: the Atari variant is not supported by fatck";
     case 'd': return "-d: dropping files by name is not supported by fatck";
     case 'u': return "-u: undeleting files is not supported by fatck";
-    case 'F': return "-F: choosing the FAT copy is not supported; fatck reads copy 0 unless its FAT[0] is damaged";
     case 'l': return "-l: listing every path is not supported by fatck";
     case 'S': return "-S: the stricter short-name rule is not supported by fatck";
     case 't': return "-t: testing clusters for bad sectors is not supported by fatck";
@@ -71,6 +75,22 @@ const char* refusal(int c) {
     case 'V': return "-V: a verification pass is not supported; run it again with -n to verify";
     default: return nullptr;
   }
+}
+
+// -c N: a DOS code page iconv knows.
+bool codepage_ok(const char* text) {
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(text, &end, 10);
+  return *text && !*end && !errno && n > 0 && n <= 0xFFFF && fat::check_codepage("UTF-8", unsigned(n));
+}
+
+// fsck.fat's -F NUM: digits (a sign allowed, as strtol reads them), 0 to 255.
+bool parse_fat_table(const char* text, long& out) {
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtol(text, &end, 10);
+  return *text && !std::isspace(static_cast<unsigned char>(*text)) && !*end && !errno && out >= 0 && out <= 255;
 }
 
 // Reads argv as fsck.fat does: the mode options in order, the last one wins.
@@ -95,14 +115,16 @@ int parse(int argc, char** argv, PeerArgs& a) {
       case 'r': a.rw = true, a.interactive = true; break;
       case 'v': a.verbose = true; break;
       case 'w': a.write_now = true; break;
-      case 'c': {
-        char* end = nullptr;
-        errno = 0;
-        const long n = std::strtol(optarg, &end, 10);
-        if (!*optarg || *end || errno || n <= 0 || n > 0xFFFF || !fat::check_codepage("UTF-8", unsigned(n)))
-          return refuse(a, std::string("Invalid codepage : ") + optarg);
+      case 'c':
+        if (!codepage_ok(optarg)) return refuse(a, std::string("Invalid codepage : ") + optarg);
         break;
-      }
+      case 'F':
+        if (!parse_fat_table(optarg, a.fat_table)) {
+          std::fprintf(stderr, "Invalid FAT table : %s\n", optarg);
+          usage(a.tool);
+          return kUsage;
+        }
+        break;
       case kVariant:
         if (!strcasecmp(optarg, "atari")) return refuse(a, "--variant=atari: not supported by fatck");
         if (strcasecmp(optarg, "standard")) return refuse(a, std::string("Unknown variant: ") + optarg);
@@ -130,12 +152,46 @@ int parse(int argc, char** argv, PeerArgs& a) {
   return -1;
 }
 
+void print_finding(const PeerArgs& a, const fat::CheckFinding& f) {
+  if (f.severity == fat::Severity::info && !a.verbose) return;
+  // With -F fsck.fat says which copy it uses, and nothing of how they differ.
+  if (a.fat_table && f.kind == fat::CheckKind::copies_differ) return;
+  std::printf("%s\n  %s\n", f.where.c_str(), f.message.c_str());
+  if (!f.action.empty()) std::printf("  %s\n", f.action.c_str());
+}
+
+// The boot area's findings, then (with -F) read_fat's "Using first FAT."
+// (before its "Fixing first cluster in FAT.", our repair of FAT[0]), then
+// the rest.
 void print_findings(const PeerArgs& a, const fat::CheckResult& r) {
-  for (const auto& f : r.findings) {
-    if (f.severity == fat::Severity::info && !a.verbose) continue;
-    std::printf("%s\n  %s\n", f.where.c_str(), f.message.c_str());
-    if (!f.action.empty()) std::printf("  %s\n", f.action.c_str());
+  std::size_t at = r.boot_findings;
+  for (std::size_t i = 0; i < r.boot_findings && at == r.boot_findings; ++i)
+    if (r.findings[i].kind == fat::CheckKind::fat0_reserved && r.findings[i].severity == fat::Severity::error) at = i;
+  for (std::size_t i = 0; i <= r.findings.size(); ++i) {
+    if (i == at && a.fat_table)
+      a.fat_table <= 2 ? std::printf("Using %s FAT.\n", a.fat_table == 1 ? "first" : "second")
+                       : std::printf("Using FAT %ld.\n", a.fat_table);
+    if (i < r.findings.size()) print_finding(a, r.findings[i]);
   }
+}
+
+// fsck.fat read_fat without -F gives up, writing nothing, when no copy's
+// FAT[0] has its reserved bits: the one read (the first intact one) is not
+// intact either.
+bool gives_up(const PeerArgs& a, const fat::CheckResult& r, const fat::Volume& vol) {
+  if (a.fat_table) return false;
+  for (std::size_t i = 0; i < r.boot_findings; ++i) {
+    const auto& f = r.findings[i];
+    if (f.kind != fat::CheckKind::fat0_reserved || f.severity != fat::Severity::error) continue;
+    for (std::size_t j = 0; j < i; ++j) print_finding(a, r.findings[j]);
+    std::fprintf(stderr, "%s\n",
+                 vol.layout().num_fats < 2 ? "First FAT appears to be corrupt and second FAT does not exist. Giving "
+                                             "up. Run fsck.fat with -F 1 option."
+                                           : "Both FATs appear to be corrupt. Giving up. Run fsck.fat with non-zero "
+                                             "-F option.");
+    return true;
+  }
+  return false;
 }
 
 // The summary line: every entry checked and every FSCKnnnn.REC made (fsck.fat
@@ -153,6 +209,7 @@ int check(const PeerArgs& a, fat::CheckTarget& target) {
   opts.salvage = a.salvage;
   auto result = fat::check_volume(vol, opts);
   if (!result) return report(a.tool.c_str(), result.error()) == exit_interrupted ? exit_interrupted : kChanged;
+  if (gives_up(a, *result, vol)) return kChanged;  // fsck.fat's die(): exit 1
   print_findings(a, *result);
   const bool changed = result->count(fat::Severity::error) > 0;
   if (a.rw && !result->plan.empty()) {
@@ -196,6 +253,14 @@ int fsck_main(int argc, char** argv) {
     return rc == exit_interrupted ? rc : kChanged;
   }
   if (a.boot_only) return kClean;
+  if (a.fat_table > (*target)->volume->layout().num_fats) {
+    std::fprintf(stderr, "Requested FAT table %ld does not exist.\n", a.fat_table);  // fsck.fat's die(): exit 1
+    return kChanged;
+  }
+  if (auto st = fat::choose_fat_copy(**target, std::uint32_t(a.fat_table)); !st) {
+    const int rc = report(a.tool.c_str(), st.error());
+    return rc == exit_interrupted ? rc : kChanged;
+  }
   return check(a, **target);
 }
 

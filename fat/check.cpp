@@ -137,6 +137,7 @@ fsio::Status Checker::run() {
   FSIO_TRY(walk_tree());
   FSIO_TRY(name_first_owners());
   FSIO_TRY(closing_pass());
+  result_.boot_findings = after_boot_;  // the copies' findings went in there
   fsinfo();
   label();
   return {};
@@ -206,8 +207,8 @@ void Checker::reserved_entries() {
   if ((fat0 & extd) != extd) {
     const std::uint32_t fixed = extd | l_.media;
     error(CheckKind::fat0_reserved, "FAT[0]",
-          "FAT[0] is " + std::to_string(fat0) +
-              ": its reserved bits are not all set (both FAT copies appear to be corrupt)",
+          "FAT[0] of copy " + std::to_string(fat_.read_copy()) + ", the copy read, is " + std::to_string(fat0) +
+              ": its reserved bits are not all set (fsck.fat: it appears to be corrupt)",
           "Setting FAT[0] to " + std::to_string(fixed) + " (BPB_Media with every reserved bit set).");
     plan_.fat0 = fixed;
   }

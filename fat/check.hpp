@@ -129,6 +129,9 @@ struct CheckOptions {
 
 struct CheckResult {
   std::vector<CheckFinding> findings;
+  // How many findings, first in `findings`, are the boot area's (boot
+  // sector, FSInfo, dirty bits, FAT[0..1]); the FAT's and the tree's follow.
+  std::size_t boot_findings = 0;
   std::array<std::uint64_t, kCheckKinds> omitted{};  // findings not kept, by kind
   std::array<std::uint64_t, kCheckKinds> omitted_errors{};
   std::uint64_t omitted_unfixable = 0;

@@ -69,4 +69,19 @@ fsio::Status open_check_volume(CheckTarget& t) {
   return {};
 }
 
+fsio::Status choose_fat_copy(CheckTarget& t, std::uint32_t number) {
+  if (number == 0) return {};
+  const std::uint32_t copies = t.volume->layout().num_fats;
+  if (number > copies)
+    return make_error(Errc::not_found, "FAT copy " + std::to_string(number) +
+                                           " (-F counts from 1) does not exist: the volume has " +
+                                           std::to_string(copies) + (copies == 1 ? " copy" : " copies"))
+        .at(t.device->path());
+  if (number - 1 == t.volume->fat().read_copy()) return {};
+  VolumeOptions vo;
+  vo.fat_cache.read_copy = number - 1;
+  t.volume = std::make_unique<Volume>(FSIO_TRY(Volume::open(*t.queue, vo)));
+  return {};
+}
+
 }  // namespace fat

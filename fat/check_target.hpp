@@ -12,6 +12,7 @@
 //
 // The copy read is copy 0 unless its FAT[0] lacks the reserved bits and
 // another copy's has them: fsck.fat (read_fat) then uses the second copy.
+// choose_fat_copy (fsck.fat -F) names it instead.
 #pragma once
 
 #include <memory>
@@ -56,5 +57,12 @@ fsio::Result<std::unique_ptr<CheckTarget>> open_check_target(const std::string& 
 // Volume::open's (Errc::corrupt or unsupported: not a FAT volume we can
 // read), naming the path.
 fsio::Status open_check_volume(CheckTarget& target);
+
+// fsck.fat -F NUM: read FAT copy `number` instead of the one
+// open_check_volume chose, counted as fsck.fat counts them: 1 the first
+// copy (copy 0 in fatck's messages), 2 the second, ...; 0 keeps the choice.
+// A repair then writes that copy over the others where they differ.
+// Errc::not_found, naming the path, when the volume has fewer copies.
+fsio::Status choose_fat_copy(CheckTarget& target, std::uint32_t number);
 
 }  // namespace fat

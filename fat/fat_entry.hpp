@@ -64,6 +64,10 @@ constexpr std::uint32_t entry_mask(FatType type) {
 // Linux, except FAT32 FAT[2] for which mkfs.fat writes 0x0FFFFFF8.
 constexpr std::uint32_t bad_cluster(FatType type) { return entry_mask(type) - 8; }
 constexpr std::uint32_t end_of_chain(FatType type) { return entry_mask(type); }
+// The mark fsck.fat 4.2 writes where it ends a chain (fsck.fat.h FAT_EOF,
+// 0xff8 | FAT_EXTD, through set_fat(fs, n, -1)): 0xFF8, 0xFFF8, 0x0FFFFFF8.
+// fatck's repairs write it so that their images are fsck.fat's byte for byte.
+constexpr std::uint32_t fsck_end_of_chain(FatType type) { return entry_mask(type) & ~0x7u; }
 
 // Bytes that entries 0..count-1 occupy in one FAT copy (FAT12: 1.5 per
 // entry, rounded up). A FAT copy must hold cluster_count + 2 entries.

@@ -143,7 +143,7 @@ fsio::Status Repairer::cut() {
   if (!plan_.fat0 && plan_.cut.size() == 0) return {};
   FSIO_TRY(begin("cut chains"));
   if (plan_.fat0) FSIO_TRY(fat_.set(0, *plan_.fat0));
-  const std::uint32_t eoc = end_of_chain(l_.type);
+  const std::uint32_t eoc = fsck_end_of_chain(l_.type);  // fsck.fat's value, not mkfs.fat's
   for (std::uint32_t n = plan_.cut.next_set(0); n < plan_.cut.size(); n = plan_.cut.next_set(n + 1)) {
     FSIO_TRY(fat_.set(n, eoc));
     ++rep_.entries_cut;

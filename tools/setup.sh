@@ -11,6 +11,8 @@ packages=(
   liblzma-dev libexpat1-dev libssl-dev
   libgtest-dev nlohmann-json3-dev
   dosfstools mtools e2fsprogs e2tools fdisk fio mandoc strace util-linux time
+  # fatck_dosfstools: dosfstools' test images are hex dumps (xxd -r).
+  xxd
   # fsimg restore's tests: bmaptool create makes the maps, xz and zstd the images.
   bmap-tools xz-utils zstd
   # The fuzz build only (tools/fuzz.sh): Debian 12's clang is clang 14, whose

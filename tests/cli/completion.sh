@@ -55,6 +55,7 @@ same_options() {  # same_options FILE FUNCTION WHAT HELP-OPTIONS WORD...
 help_line -r "$FATCK" | grep -q 'not supported' || fail "fatck --help no longer says -r is not supported"
 same_options "$c/fatck" _fsio_fatck "fatck" "$(help_opts "$FATCK" | tr ' ' '\n' | grep -vx -- -r | paste -sd' ')" fatck
 expect "--verbose --version" "$(complete_words "$c/fatck" _fsio_fatck fatck --v)" "fatck --v"
+expect "0 1 2" "$(complete_words "$c/fatck" _fsio_fatck fatck -n --fat-copy '')" "fatck --fat-copy"
 got=$(cd "$T" && touch disk.img && complete_words "$c/fatck" _fsio_fatck fatck -a dis)
 expect "disk.img" "$got" "fatck TARGET"
 

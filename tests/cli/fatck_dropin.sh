@@ -11,7 +11,9 @@
 #     same entries in each, and every file reads back the same with mtype:
 #     a lost chain kept as FSCK0000.REC holds the lost file's bytes.
 # Then the command-line answers: a missing device (6), usage errors (2),
-# -b, and the options fatck refuses by name.
+# -b, -F (a copy chosen, one that does not exist, bad values), and the
+# options fatck refuses by name. Last, -F NUM on an image whose two FAT
+# copies differ: fsck.fat's lines, exit codes and the same image bytes.
 . "$(dirname "$0")/lib.sh"
 need fsck.fat mkfs.fat mcopy mmd mdir mtype python3
 REAL=$(command -v fsck.fat)
@@ -116,7 +118,9 @@ pass "fsck.vfat -a kept the lost 5000-byte chain as FSCK0000.REC (5120 bytes), i
 # Command lines: the same exit codes as fsck.fat.
 cp "$T/base12.img" "$T/c.img"
 for args in "-n $T/none.img" "-a $T/none.img" "-Z $T/c.img" "" "-n $T/c.img $T/c.img" "-c 999999 -n $T/c.img" \
-            "--variant=bogus -n $T/c.img" "-w -n $T/c.img" "-b $T/c.img" "--help" "-n -a $T/c.img"; do
+            "--variant=bogus -n $T/c.img" "-w -n $T/c.img" "-b $T/c.img" "--help" "-n -a $T/c.img" \
+            "-n -F 1 $T/c.img" "-n -F 0 $T/c.img" "-n -F 3 $T/c.img" "-a -F 255 $T/c.img" "-n -F 256 $T/c.img" \
+            "-n -F -1 $T/c.img" "-n -F x $T/c.img" "-n -F 1x $T/c.img" "-b -F 7 $T/c.img" "-n -F"; do
   rr=0 ro=0
   # shellcheck disable=SC2086
   "$REAL" $args > "$T/real.out" 2>&1 || rr=$?
@@ -126,18 +130,70 @@ for args in "-n $T/none.img" "-a $T/none.img" "-Z $T/c.img" "" "-n $T/c.img $T/c
   pass "dosfsck ${args//$T\//}: exit $ro, as fsck.fat"
 done
 # What fatck does not do is refused by name, as a usage error.
-for opt in -A -l -S -t -U -V "-d /X" "-u /X" "-F 1" -r "--codepage=850" "--variant=atari"; do
+for opt in -A -l -S -t -U -V "-d /X" "-u /X" -r "--codepage=850" "--variant=atari"; do
   # shellcheck disable=SC2086
   expect_rc 2 "$T/bin/fsck.fat" -n $opt "$T/c.img"
   grep -q -- "${opt%%[ =]*}" "$T/err" || fail "fsck.fat $opt: the refusal does not name the option"
 done
 expect_rc 2 "$T/bin/fsck.fat" "$T/c.img"
 grep -q "interactive" "$T/err" || fail "fsck.fat without -a or -n: not refused as interactive"
-pass "-A -l -S -t -U -V -d -u -F -r --codepage --variant=atari and no mode: refused by name, exit 2"
+pass "-A -l -S -t -U -V -d -u -r --codepage --variant=atari and no mode: refused by name, exit 2"
+# -F NUM on FAT16 whose copy 1 differs from copy 0 in one entry: "Using first
+# FAT." or "Using second FAT." as fsck.fat prints it, the same exit code and,
+# repaired, the same bytes (the chosen copy over the other); a check writes
+# nothing. 0 is fsck.fat's own choice. Copy 0's FAT[0] zeroed as well: without
+# -F fsck.fat takes copy 1 ("FATs differ - using second FAT."), with -F 1 it
+# mends copy 0's FAT[0]; copy 1's zeroed too, and it gives up (exit 1,
+# nothing written) unless -F names one.
+cp --sparse=always "$T/base16.img" "$T/differ.img"
+python3 "$CORRUPT" "$T/differ.img" copies-differ 1 >/dev/null
+cp --sparse=always "$T/differ.img" "$T/fat0.img"
+python3 "$CORRUPT" "$T/fat0.img" fat0 >/dev/null
+for spec in "differ|-a -F 1|Using first FAT." "differ|-a -F 2|Using second FAT." "differ|-n -F 2|Using second FAT." \
+            "differ|-a -F 0|" "differ|-a|" "fat0|-a|" "fat0|-n|" "fat0|-a -F 1|Using first FAT." \
+            "fat0|-a -F 2|Using second FAT."; do
+  IFS='|' read -r img cl line <<<"$spec"
+  cp --sparse=always "$T/$img.img" "$T/real.img"
+  cp --sparse=always "$T/$img.img" "$T/ours.img"
+  # shellcheck disable=SC2086
+  rc=$(run_pair fsck.fat "$img $cl" $cl) || exit 1
+  cmp "$T/real.img" "$T/ours.img" || fail "$img: fsck.fat $cl: fatck's image differs from fsck.fat's"
+  if [ -n "$line" ]; then
+    grep -qx "$line" "$T/real.out" || fail "$img: fsck.fat $cl no longer prints '$line'"
+    grep -qx "$line" "$T/ours.out" || { cat "$T/ours.out"; fail "$img: fsck.fat $cl: fatck does not print '$line'"; }
+  fi
+  pass "$img: fsck.fat $cl: exit $rc${line:+, '$line'}, the image fsck.fat's byte for byte"
+done
+# fat0 zeroes copy 0's FAT[0] only: take copy 1's away too, and fsck.fat gives up.
+cp --sparse=always "$T/fat0.img" "$T/both.img"
+fat_at=$(( $(od -An -tu2 -j14 -N2 "$T/both.img") * 512 + $(od -An -tu2 -j22 -N2 "$T/both.img") * 512 ))
+printf '\0\0' | dd of="$T/both.img" bs=1 seek="$fat_at" conv=notrunc status=none
+for cl in "-a" "-n"; do
+  cp --sparse=always "$T/both.img" "$T/real.img"
+  cp --sparse=always "$T/both.img" "$T/ours.img"
+  rr=0 ro=0
+  "$REAL" $cl "$T/real.img" > "$T/real.out" 2>&1 || rr=$?
+  "$T/bin/fsck.fat" $cl "$T/ours.img" > "$T/ours.out" 2>&1 || ro=$?
+  [ "$rr" = 1 ] && [ "$ro" = 1 ] || fail "both FAT[0]s damaged, fsck.fat $cl: fatck exited $ro, fsck.fat $rr (want 1)"
+  grep -q "Both FATs appear to be corrupt" "$T/ours.out" || { cat "$T/ours.out"; fail "both FAT[0]s: no give-up message"; }
+  cmp -s "$T/ours.img" "$T/both.img" || fail "both FAT[0]s damaged, fsck.fat $cl: fatck wrote"
+done
+pass "both FAT[0]s damaged, no -F: fatck gives up as fsck.fat does (exit 1, nothing written)"
+
 # Under its own name fatck keeps e2fsck's codes.
 cp --sparse=always "$T/base16.img" "$T/ours.img"
 python3 "$CORRUPT" "$T/ours.img" forget /BLOB.BIN >/dev/null
 expect_rc 4 "$BUILD/cmd/fatck" -n "$T/ours.img"
 expect_rc 8 "$BUILD/cmd/fatck" -n "$T/none.img"
 expect_rc 16 "$BUILD/cmd/fatck" -Z "$T/ours.img"
-pass "under its own name fatck still exits 4, 8 and 16"
+# -F counts as fsck.fat's: -F 2 reads copy 1 and writes it over copy 0.
+cp --sparse=always "$T/differ.img" "$T/ours.img"
+cp --sparse=always "$T/differ.img" "$T/real.img"
+expect_rc 1 "$BUILD/cmd/fatck" -a --fat-copy 2 "$T/ours.img"
+grep -q "Using copy 1: writing it over copy 0" "$T/out" || fail "fatck -F 2 did not read copy 1"
+expect_rc 1 "$REAL" -a -F 2 "$T/real.img"
+cmp "$T/real.img" "$T/ours.img" || fail "fatck -a -F 2 and fsck.fat -a -F 2 made different images"
+expect_rc 8 "$BUILD/cmd/fatck" -n -F 3 "$T/ours.img"
+grep -q "FAT copy 3 .*does not exist: the volume has 2 copies" "$T/err" || fail "fatck -F 3: $(cat "$T/err")"
+expect_rc 16 "$BUILD/cmd/fatck" -n -F 256 "$T/ours.img"
+pass "under its own name fatck still exits 4, 8 and 16; -F 2 reads the second copy, -F 3 of 2 exits 8"

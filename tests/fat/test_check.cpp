@@ -172,6 +172,32 @@ TEST(Check, LoopInADirectoryChainIsCut) {
   EXPECT_EQ(test::mtools("mtype", img.path, "::DIR/F39.TXT"), std::string(139, char('a' + 39 % 26)));
 }
 
+// A chain cut by the repair ends with the mark fsck.fat 4.2 writes (FAT_EOF:
+// 0xFF8, 0xFFF8, 0x0FFFFFF8), not mkfs.fat's 0x...FFF: the repaired image is
+// fsck.fat -a's byte for byte, on each FAT type.
+class CutMark : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(CutMark, IsFsckFatsAndTheImageIsItsByteForByte) {
+  SKIP_WITHOUT_PEERS();
+  Img img(GetParam().kib, GetParam().args);
+  img.put("LOOP.BIN", 9000, 'l');
+  const auto chain = img.chain(img.lookup("/LOOP.BIN").first_cluster);
+  ASSERT_EQ(img.corrupt("loop /LOOP.BIN").exit_code, 0);
+  const std::string theirs = img.dir / "theirs";
+  support::run("cp --sparse=always " + img.path + " " + theirs);
+  EXPECT_EQ(support::run("fsck.fat -a " + theirs).exit_code, 1);
+  img.repair();
+  auto v = img.open();
+  const FatType type = (*v)->layout().type;
+  EXPECT_EQ((*v)->fat().get(chain.back()).value(), fsck_end_of_chain(type));
+  EXPECT_EQ(fsck_end_of_chain(type), type == FatType::fat12 ? 0xFF8u : type == FatType::fat16 ? 0xFFF8u : 0x0FFFFFF8u);
+  EXPECT_EQ(support::run("cmp " + img.path + " " + theirs).exit_code, 0) << "fatck's repair is not fsck.fat's";
+}
+
+INSTANTIATE_TEST_SUITE_P(Check, CutMark,
+                         ::testing::Values(Shape{1440, "-F 12"}, Shape{16384, "-F 16 -s 1"},
+                                           Shape{40000, "-F 32 -s 1"}));
+
 // /D2's next-to-last cluster points at /D1's last: D2 is cut before it
 // (the second of the two), the files in its last cluster lose their entries
 // and their clusters are reclaimed, as fsck.fat does.
