@@ -160,13 +160,19 @@ void print_finding(const PeerArgs& a, const fat::CheckFinding& f) {
   if (!f.action.empty()) std::printf("  %s\n", f.action.c_str());
 }
 
+// Where among the boot area's findings FAT[0] of the copy read is found
+// damaged (its reserved bits not set), or r.boot_findings when it is not.
+std::size_t fat0_damaged_at(const fat::CheckResult& r) {
+  for (std::size_t i = 0; i < r.boot_findings; ++i)
+    if (r.findings[i].kind == fat::CheckKind::fat0_reserved && r.findings[i].severity == fat::Severity::error) return i;
+  return r.boot_findings;
+}
+
 // The boot area's findings, then (with -F) read_fat's "Using first FAT."
 // (before its "Fixing first cluster in FAT.", our repair of FAT[0]), then
 // the rest.
 void print_findings(const PeerArgs& a, const fat::CheckResult& r) {
-  std::size_t at = r.boot_findings;
-  for (std::size_t i = 0; i < r.boot_findings && at == r.boot_findings; ++i)
-    if (r.findings[i].kind == fat::CheckKind::fat0_reserved && r.findings[i].severity == fat::Severity::error) at = i;
+  const std::size_t at = fat0_damaged_at(r);
   for (std::size_t i = 0; i <= r.findings.size(); ++i) {
     if (i == at && a.fat_table)
       a.fat_table <= 2 ? std::printf("Using %s FAT.\n", a.fat_table == 1 ? "first" : "second")
@@ -179,19 +185,15 @@ void print_findings(const PeerArgs& a, const fat::CheckResult& r) {
 // FAT[0] has its reserved bits: the one read (the first intact one) is not
 // intact either.
 bool gives_up(const PeerArgs& a, const fat::CheckResult& r, const fat::Volume& vol) {
-  if (a.fat_table) return false;
-  for (std::size_t i = 0; i < r.boot_findings; ++i) {
-    const auto& f = r.findings[i];
-    if (f.kind != fat::CheckKind::fat0_reserved || f.severity != fat::Severity::error) continue;
-    for (std::size_t j = 0; j < i; ++j) print_finding(a, r.findings[j]);
-    std::fprintf(stderr, "%s\n",
-                 vol.layout().num_fats < 2 ? "First FAT appears to be corrupt and second FAT does not exist. Giving "
-                                             "up. Run fsck.fat with -F 1 option."
-                                           : "Both FATs appear to be corrupt. Giving up. Run fsck.fat with non-zero "
-                                             "-F option.");
-    return true;
-  }
-  return false;
+  const std::size_t at = fat0_damaged_at(r);
+  if (a.fat_table || at == r.boot_findings) return false;
+  for (std::size_t j = 0; j < at; ++j) print_finding(a, r.findings[j]);
+  std::fprintf(stderr, "%s\n",
+               vol.layout().num_fats < 2 ? "First FAT appears to be corrupt and second FAT does not exist. Giving "
+                                           "up. Run fsck.fat with -F 1 option."
+                                         : "Both FATs appear to be corrupt. Giving up. Run fsck.fat with non-zero "
+                                           "-F option.");
+  return true;
 }
 
 // The summary line: every entry checked and every FSCKnnnn.REC made (fsck.fat
