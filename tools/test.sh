@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: unit tests, CLI tests against the real
-# peer tools (fsck.fat, mtools, blkid, fio), man page lint; fourteen CLI tests
+# peer tools (fsck.fat, mtools, blkid, fio), man page lint; seventeen CLI tests
 # again with the psync engine forced (FSIO_ENGINE=psync: the path a host
 # without io_uring takes; the 'psync' suite); and the unit tests plus the
 # refusal/fault/verify CLI tests again under ASan/UBSan (the 'sanitize'
