@@ -1,5 +1,5 @@
-// Progress bar and interrupt handling on Boost.Asio. Each object runs its own
-// io_context on a std::jthread: the timer and the signal handler run there,
+// Progress bar on Boost.Asio, interrupt handling on sigaction. A progress
+// bar runs its own io_context on a std::jthread: its timer runs there,
 // never on the thread doing I/O, so the data path pays one relaxed atomic add
 // per batch and nothing else. This is the one place in the library that
 // prints: the progress line goes to stderr by design.
@@ -177,41 +177,43 @@ void ProgressLines::phase(std::size_t line, std::string what, std::uint64_t tota
 }
 
 namespace {
+
 std::atomic<int> g_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the handler may only touch a lock-free atomic");
+
+// A plain handler, not an Asio signal_set: the flag is all the work, so a
+// thread, an io_context and an epoll set per run (a quarter of a millisecond
+// of every mkext4 run) bought nothing. Everything here is async-signal-safe.
+extern "C" void on_interrupt(int sig) {
+  int none = 0;
+  if (g_signal.compare_exchange_strong(none, sig)) return;  // first signal: stop at the next check
+  // Second signal: the user means it. The default action back, and the
+  // signal again: it stays pending while this handler runs, then kills.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  (void)::sigaction(sig, &dfl, nullptr);
+  (void)std::raise(sig);
 }
 
-struct InterruptGuard::Impl {
-  asio::io_context io;
-  asio::signal_set signals{io, SIGINT, SIGTERM};
-  std::jthread thread;
+}  // namespace
 
-  void wait() {
-    signals.async_wait([this](const boost::system::error_code& ec, int sig) {
-      if (ec) return;
-      int none = 0;
-      if (g_signal.compare_exchange_strong(none, sig)) {
-        wait();  // first signal: the work stops cleanly at its next check
-        return;
-      }
-      // Second signal: the user means it. Give the signal its default
-      // action back and deliver it again, so a stuck tool still dies.
-      boost::system::error_code ignored;
-      signals.clear(ignored);
-      std::signal(sig, SIG_DFL);
-      std::raise(sig);
-    });
-  }
+struct InterruptGuard::Impl {
+  struct sigaction old_int {
+  }, old_term{};
 };
 
 InterruptGuard::InterruptGuard() : impl_(std::make_unique<Impl>()) {
   g_signal.store(0);
-  impl_->wait();
-  impl_->thread = std::jthread([impl = impl_.get()] { impl->io.run(); });
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigfillset(&sa.sa_mask);  // as Asio's was: no other signal inside it; no SA_RESTART (EINTR wakes waits)
+  (void)::sigaction(SIGINT, &sa, &impl_->old_int);
+  (void)::sigaction(SIGTERM, &sa, &impl_->old_term);
 }
 
 InterruptGuard::~InterruptGuard() {
-  impl_->io.stop();
-  impl_->thread.join();
+  (void)::sigaction(SIGINT, &impl_->old_int, nullptr);
+  (void)::sigaction(SIGTERM, &impl_->old_term, nullptr);
 }
 
 bool InterruptGuard::requested() { return g_signal.load() != 0; }
