@@ -31,6 +31,7 @@ class AlignedBuffer {
 
  private:
   struct Free {
+    std::size_t mapped;  // (value-initialised: 0) bytes mapped with mmap (a huge buffer); 0: from aligned_alloc
     void operator()(std::byte* p) const;
   };
   std::unique_ptr<std::byte[], Free> data_;
