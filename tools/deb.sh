@@ -38,6 +38,9 @@ mapfile -t elves < <(find "$pkg/usr/bin" "$pkg/usr/sbin" "$pkg/usr/lib" -type f 
 # larger and dpkg-deb's compression take a minute).
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "${elves[@]}"
 depends=$(cd "$work" && dpkg-shlibdeps -O -S"$pkg" "${elves[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# libarchive is opened with dlopen when a tar is read (cmd/tree/libarchive.hpp),
+# so dpkg-shlibdeps cannot see it: named here, with its soname's package.
+depends="$depends, libarchive13"
 cat > "$pkg/DEBIAN/control" <<CONTROL
 Package: fsio
 Version: $version

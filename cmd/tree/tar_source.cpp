@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 
+#include "cmd/tree/libarchive.hpp"
 #include "cmd/tree/source.hpp"
 #include "cmd/tree/tar_tree.hpp"
 #include "libfsio/pipe.hpp"
@@ -128,6 +129,7 @@ Error TarSource::archive_error(archive* a, const std::string& what) const {
 }
 
 Result<ArchivePtr> TarSource::start(bool first_pass) {
+  FSIO_TRY(load_libarchive());
   ArchivePtr a(archive_read_new());
   if (!a) return make_error(Errc::io, "libarchive: out of memory");
   archive_read_support_filter_gzip(a.get());

@@ -173,3 +173,24 @@ if [ -n "$host" ] && cg=$(slow_cgroup disk "$host" 65536); then
 else
   skip_part "no cgroup write throttle for the disk under $T"
 fi
+
+# libarchive is opened only when a tar is read: without it (hidden by a bind
+# mount in a private mount namespace) a tar is refused naming the library,
+# before the target is created, and a directory still goes in.
+lib=$(python3 -c 'import ctypes.util; print(ctypes.util.find_library("archive") or "")')
+real=$(for d in /lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+  [ -e "$d/$lib" ] && readlink -f "$d/$lib" && break; done)
+if [ "$(id -u)" -eq 0 ] && [ -n "$real" ] && command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+  mkdir -p "$T/la/d" && echo a > "$T/la/d/a" && tar -cf "$T/la/t.tar" -C "$T/la/d" .
+  unshare -m bash -c "mount --bind /dev/null '$real' &&
+    { '$MKEXT4' -q -d '$T/la/t.tar' '$T/la/t.img' 8M 2>'$T/la/err'; echo \$? > '$T/la/rc';
+      '$MKEXT4' -q -d '$T/la/d' '$T/la/d.img' 8M; echo \$? > '$T/la/drc'; }"
+  [ "$(cat "$T/la/rc")" = 1 ] || fail "a tar without libarchive: exit $(cat "$T/la/rc"), not 1"
+  grep -q "needs libarchive (libarchive.so.13)" "$T/la/err" || fail "a tar without libarchive: $(cat "$T/la/err")"
+  [ ! -e "$T/la/t.img" ] || fail "a tar without libarchive left $T/la/t.img behind"
+  [ "$(cat "$T/la/drc")" = 0 ] || fail "a directory without libarchive: exit $(cat "$T/la/drc")"
+  e2fsck -fn "$T/la/d.img" >/dev/null 2>&1 || fail "e2fsck -fn rejects the image of the directory"
+  pass "without libarchive: a tar refused naming it, nothing created; a directory still goes in"
+else
+  skip_part "hiding libarchive needs root and unshare -m"
+fi
