@@ -2,6 +2,7 @@
 #include "cmd/mkext4_tree.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 
 #include "cmd/tree/source.hpp"
 #include "libfsio/apart.hpp"
@@ -13,6 +14,14 @@ namespace {
 
 std::string plural(std::uint64_t n, const char* one, const char* many) {
   return format_count(n) + " " + (n == 1 ? one : many);
+}
+
+// What an interrupted fill leaves: the format is on the target, but not
+// one superblock (they are written last), so no filesystem at all.
+Error interrupted_fill() {
+  return make_error(Errc::interrupted,
+                    "interrupted while filling the new filesystem: the target holds no filesystem (its superblocks "
+                    "are written last); make it again to finish");
 }
 
 }  // namespace
@@ -69,16 +78,24 @@ Result<IoStats> Mkext4Tree::fill(std::unique_ptr<Device> device, std::unique_ptr
   opt_.progress = progress;
   ext::Transaction tx(*fs, opt_.now);
   tx.split_primary = true;
+  // write_mkfs wrote no superblock (it erased the old ones) and the commit
+  // writes them all after the tree: until then no filesystem is visible, so
+  // metadata goes out as the cache fills and memory stays bounded.
+  tx.early_writes = true;
+  if (const char* env = std::getenv("FSIO_META_CACHE"); env && *env)  // tests: a small cache spills often
+    opt_.cache_bytes = FSIO_TRY_CTX(fsio::parse_size(env), "FSIO_META_CACHE");
   ext::Inode root = FSIO_TRY(fs->read_inode(ext::EXT2_ROOT_INO));
   ext::TreeFill fill(tx, tree_, opt_);
   if (auto st = fill.plan(root, false); !st) {
+    if (st.error().code == Errc::interrupted) return interrupted_fill();
     if (st.error().sys_errno != ENOSPC) return std::move(st).error();
     return std::move(st).error().wrap("the tree (" + format_count(count_.inodes) + " inodes, at least " +
                                       format_count(count_.min_blocks) + " blocks) does not fit the " +
                                       format_count(free_blocks_) + " blocks free after formatting");
   }
   FSIO_TRY(tx.prepare());  // every refusal before the first byte of data
-  FSIO_TRY(fill.write_data(*src_));
+  if (auto st = fill.write_data(*src_); !st)
+    return st.error().code == Errc::interrupted ? interrupted_fill() : std::move(st).error();
   FSIO_TRY(tx.commit());  // the links, then the superblocks: the primary last
   done_ = fill.report();
   return fs->queue().stats();

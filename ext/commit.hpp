@@ -56,6 +56,23 @@ class Transaction {
   // tree): its second sector goes out first, flushed, then the block with
   // the magic, as write_mkfs writes it.
   bool split_primary = false;
+  // No superblock on the device describes this filesystem until commit()
+  // writes them (mkext4 -d: write_mkfs held back the primary and the
+  // backups, and erased the old ones): metadata may then go out before the
+  // commit, in any order, so the cache can be kept small (spill_if_over).
+  bool early_writes = false;
+  // With early_writes, the cache written out and emptied when it holds more
+  // than `limit` bytes; otherwise nothing. Only between whole operations:
+  // no span from Filesystem::meta() may be held across it.
+  fsio::Status spill_if_over(std::uint64_t limit) {
+    if (!early_writes || fs_.cached_bytes() <= limit) return {};
+    ++spills_;
+    return fs_.spill();
+  }
+  std::uint64_t spills() const { return spills_; }
+
+ private:
+  std::uint64_t spills_ = 0;
 };
 
 // Sets i_atime/i_ctime/i_mtime/i_crtime and their _extra words (where the

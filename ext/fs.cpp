@@ -154,6 +154,7 @@ fsio::Status Filesystem::prefetch(const std::vector<Extent>& runs, std::uint64_t
 }
 
 std::span<std::byte> Filesystem::meta_new(std::uint64_t block, MetaKind kind) {
+  spilled_freed_.erase(block);  // metadata again: written with its new bytes
   Cached& c = cache_[block];
   if (c.buf.size() == 0) c.buf = fsio::AlignedBuffer(l_.block_size);
   else c.buf.zero();
@@ -168,14 +169,15 @@ void Filesystem::mark_dirty(std::uint64_t block, MetaKind kind) {
   // A block allocated in this transaction stays "fresh" whatever else
   // touches it; otherwise the latest stage wins.
   Cached& c = it->second;
-  if (!c.dirty) c.kind = kind;
+  if (!c.dirty) c.kind = spilled_fresh_.count(block) ? MetaKind::fresh : kind;
   else if (c.kind != MetaKind::fresh && kind > c.kind) c.kind = kind;
   c.dirty = true;
 }
 
 bool Filesystem::is_fresh(std::uint64_t block) const {
   auto it = cache_.find(block);
-  return it != cache_.end() && it->second.dirty && it->second.kind == MetaKind::fresh;
+  if (it != cache_.end() && it->second.dirty && it->second.kind == MetaKind::fresh) return true;
+  return spilled_fresh_.count(block) != 0;
 }
 
 std::vector<std::uint64_t> Filesystem::dirty_blocks(MetaKind kind) const {
@@ -190,7 +192,41 @@ void Filesystem::mark_clean(std::uint64_t block) {
   if (auto it = cache_.find(block); it != cache_.end()) it->second.dirty = false;
 }
 
-void Filesystem::forget(std::uint64_t block) { cache_.erase(block); }
+void Filesystem::forget(std::uint64_t block) {
+  cache_.erase(block);
+  spilled_fresh_.erase(block);
+  if (spilled_.erase(block)) spilled_freed_.insert(block);
+}
+
+fsio::Status Filesystem::zero_spilled_frees() {
+  if (spilled_freed_.empty()) return {};
+  std::vector<std::uint64_t> blocks(spilled_freed_.begin(), spilled_freed_.end());
+  std::sort(blocks.begin(), blocks.end());
+  const fsio::AlignedBuffer zeros(l_.block_size);
+  auto plug = q_->plug();
+  for (std::uint64_t b : blocks) plug.write(b * l_.block_size, zeros.span());
+  FSIO_TRY(plug.finish());
+  spilled_freed_.clear();
+  return {};
+}
+
+fsio::Status Filesystem::spill() {
+  // Every cached block, clean ones too: a bitmap the allocator built for a
+  // BLOCK_UNINIT group is cached clean but is on no disk, and one read back
+  // must find it. A block read from the device is written as it was.
+  std::vector<std::uint64_t> all;
+  all.reserve(cache_.size());
+  for (const auto& [block, c] : cache_) all.push_back(block);
+  std::sort(all.begin(), all.end());
+  auto plug = q_->plug();
+  for (std::uint64_t b : all) plug.write(b * l_.block_size, cache_.at(b).buf.span());
+  FSIO_TRY(plug.finish());
+  for (std::uint64_t b : all)
+    if (const Cached& c = cache_.at(b); c.dirty && c.kind == MetaKind::fresh) spilled_fresh_.insert(b);
+  spilled_.insert(all.begin(), all.end());
+  cache_.clear();
+  return {};
+}
 
 BlockReader Filesystem::reader() {
   return [this](std::uint64_t block) -> fsio::Result<std::span<const std::byte>> {

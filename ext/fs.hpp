@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ext/dirent.hpp"
@@ -102,6 +103,21 @@ class Filesystem {
   void mark_clean(std::uint64_t block);
   // Drops a cached block (freed in this transaction) so it is neither written nor reused stale.
   void forget(std::uint64_t block);
+  // Bytes the cache holds now.
+  std::uint64_t cached_bytes() const { return std::uint64_t(cache_.size()) * l_.block_size; }
+  // Writes every cached block (block order, one plugged batch) and
+  // empties the cache: later uses read the blocks back, and blocks that were
+  // fresh stay fresh (is_fresh). It skips the commit's order, so it is only
+  // for a device no filesystem can be seen on until the commit's
+  // superblocks (mkext4 -d: Transaction::early_writes). No span from meta()
+  // may be held across it.
+  fsio::Status spill();
+  // Zeros over the blocks spill() wrote that were freed since and not made
+  // metadata again (a directory's old extent tree blocks): without, free
+  // space would hold them, and the image would depend on when the cache
+  // spilled. Before any file data is written (Transaction::prepare), since
+  // such a block may have become a file's.
+  fsio::Status zero_spilled_frees();
   BlockReader reader();
 
   // Inodes. read_inode checks the number, the checksum and i_extra_isize.
@@ -154,6 +170,9 @@ class Filesystem {
   std::vector<GroupDesc> groups_;
   std::vector<bool> dirty_groups_;
   std::unordered_map<std::uint64_t, Cached> cache_;
+  std::unordered_set<std::uint64_t> spilled_fresh_;  // fresh blocks spill() wrote and dropped
+  std::unordered_set<std::uint64_t> spilled_;        // every block spill() wrote
+  std::unordered_set<std::uint64_t> spilled_freed_;  // of those, freed since and not meta_new'd
 };
 
 // Splits "/a//b/c" into {"a", "b", "c"}.

@@ -66,9 +66,10 @@ struct MkfsReport {
 // offset 0 is the filesystem's block 0; the window must hold fs_bytes()).
 // Errc::interrupted when InterruptGuard fired: the message says what the
 // target holds then. No error is wrapped with the device path: IoQueue and
-// Device name it. With `held_primary` phase 4 is left out: the primary
-// superblock's 1024 bytes go there instead, for mkext4 -d to write once the
-// tree is in (until then the target holds no filesystem blkid recognises).
+// Device name it. With `held_primary` phases 3 and 4 are left out: the
+// primary superblock's 1024 bytes go there instead, for mkext4 -d's commit
+// to write with the backups once the tree is in (until then the target
+// holds no superblock, primary or backup, that blkid or e2fsck would find).
 fsio::Result<MkfsReport> write_mkfs(fsio::IoQueue& queue, MkfsPlan& plan, fsio::Progress* progress,
                                     std::vector<std::byte>* held_primary = nullptr);
 

@@ -152,8 +152,14 @@ fsio::Status write_superblocks(fsio::IoQueue& q, const MkfsBuilder& b, MkfsRepor
                                std::vector<std::byte>* held_primary) {
   const Layout& l = b.layout();
   const auto primary = b.superblock(0);
-  if (held_primary) held_primary->assign(primary.begin(), primary.end());
-  const bool halves = io_unit(q) == 512 && !held_primary;
+  if (held_primary) {
+    // mkext4 -d: no superblock yet, the backups neither; the fill's commit
+    // writes them all (ext/commit.cpp), so until it does no filesystem is
+    // visible, not even to e2fsck's search of the backups.
+    held_primary->assign(primary.begin(), primary.end());
+    return {};
+  }
+  const bool halves = io_unit(q) == 512;
   std::vector<Patch> patches;
   for (std::uint32_t g = 1; g < l.group_count; ++g)
     if (l.group_has_super(g)) {
@@ -166,7 +172,6 @@ fsio::Status write_superblocks(fsio::IoQueue& q, const MkfsBuilder& b, MkfsRepor
     FSIO_TRY_CTX(q.flush(), "flush after the backup superblocks");
     ++rep.flushes;
   }
-  if (held_primary) return {};
   const std::span<const std::byte> first(primary.data(), halves ? 512 : primary.size());
   FSIO_TRY(write_bytes(q, kSuperblockOffset, first, "writing the superblock"));
   FSIO_TRY_CTX(q.flush(), "flush after the superblock");

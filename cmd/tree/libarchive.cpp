@@ -63,10 +63,10 @@ fsio::Status load_libarchive() {
 }  // namespace fsio::tree
 
 // RET NAME PARAMS ARGS: `RET NAME PARAMS` calls the library's NAME with ARGS.
-#define FSIO_LA(ret, name, params, args)                                               \
-  extern "C" ret name params {                                                         \
-    static const auto real = fsio::tree::resolve<decltype(&::name)>(#name);            \
-    return real args;                                                                  \
+#define FSIO_LA(ret, name, params, args)                                    \
+  extern "C" ret name params {                                              \
+    static const auto real = fsio::tree::resolve<decltype(&::name)>(#name); \
+    return real args;                                                       \
   }
 
 using Ar = struct archive;

@@ -6,7 +6,7 @@
 # target holds either no filesystem blkid recognises or a complete one
 # e2fsck -fn finds clean.
 . "$(dirname "$0")/lib.sh"
-need e2fsck blkid
+need e2fsck blkid debugfs
 MKEXT4=$BUILD/cmd/mkext4
 export SOURCE_DATE_EPOCH=1700000000
 mkdir -p "$T/src/d/e" "$T/src/many"
@@ -18,25 +18,50 @@ fails() {  # fails N: does the run fail at write N?
   rm -f "$T/x.img"; truncate -s 16M "$T/x.img"
   ! FSIO_FAULT=fail:$1 "$MKEXT4" -q -F -d "$T/src" "$T/x.img" >/dev/null 2>&1
 }
-lo=0 hi=1
-while fails "$hi"; do lo=$hi; hi=$((hi * 2)); done
-while [ $((hi - lo)) -gt 1 ]; do mid=$(((lo + hi) / 2)); if fails "$mid"; then lo=$mid; else hi=$mid; fi; done
-writes=$lo
-[ "$writes" -gt 10 ] || fail "only $writes writes counted"
-valid=0 none=0
-for kind in fail tear; do
-  for n in $(crash_points 1 $((writes + 1))); do
-    rm -f "$T/x.img"; truncate -s 16M "$T/x.img"
-    rc=0; FSIO_FAULT=$kind:$n "$MKEXT4" -q -F -d "$T/src" "$T/x.img" >/dev/null 2>"$T/err" || rc=$?
-    if [ "$n" -le "$writes" ] && [ "$rc" -eq 0 ]; then fail "$kind:$n: mkext4 -d said success over a failed write"; fi
-    if [ "$n" -gt "$writes" ] && [ "$rc" -ne 0 ]; then cat "$T/err"; fail "$kind:$n: a fault past the end failed"; fi
-    if blkid -p "$T/x.img" 2>/dev/null | grep -q 'TYPE="ext4"'; then
-      e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/err" "$T/fsck"; fail "$kind:$n left an ext4 e2fsck rejects"; }
-      valid=$((valid + 1))
-    else
-      none=$((none + 1))
-    fi
+# sweep [ENV...]: every crash point, with ENV set for mkext4. Where blkid
+# sees no ext4, e2fsck (which also searches the backup superblocks) must
+# find no superblock either, or the backups the commit writes after
+# everything they describe, and repair their filesystem with the tree whole.
+sweep() {
+  local valid=0 none=0 backup=0 n kind rc writes
+  writes=$(env "$@" bash -c "$(declare -f fails); MKEXT4='$MKEXT4' T='$T'; lo=0 hi=1
+    while fails \$hi; do lo=\$hi; hi=\$((hi * 2)); done
+    while [ \$((hi - lo)) -gt 1 ]; do mid=\$(((lo + hi) / 2)); if fails \$mid; then lo=\$mid; else hi=\$mid; fi; done
+    echo \$lo")
+  [ "$writes" -gt 10 ] || fail "$*: only $writes writes counted"
+  for kind in fail tear; do
+    for n in $(crash_points 1 $((writes + 1))); do
+      rm -f "$T/x.img"; truncate -s 16M "$T/x.img"
+      rc=0; env "$@" FSIO_FAULT=$kind:$n "$MKEXT4" -q -F -d "$T/src" "$T/x.img" >/dev/null 2>"$T/err" || rc=$?
+      if [ "$n" -le "$writes" ] && [ "$rc" -eq 0 ]; then fail "$*: $kind:$n: mkext4 -d said success over a failed write"; fi
+      if [ "$n" -gt "$writes" ] && [ "$rc" -ne 0 ]; then cat "$T/err"; fail "$*: $kind:$n: a fault past the end failed"; fi
+      if blkid -p "$T/x.img" 2>/dev/null | grep -q 'TYPE="ext4"'; then
+        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/err" "$T/fsck"; fail "$*: $kind:$n left an ext4 e2fsck rejects"; }
+        valid=$((valid + 1))
+      else
+        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || true
+        if grep -q "Bad magic number in super-block while trying to open" "$T/fsck"; then
+          none=$((none + 1))
+        elif grep -q "trying backup blocks" "$T/fsck"; then
+          # The backups, written after everything they describe: the groups
+          # mkext4 left uninitialised are e2fsck's to fix (libext2fs
+          # initialises every group when it opens a backup), and the tree is there.
+          e2fsck -fy "$T/x.img" >"$T/fix" 2>&1 || true
+          e2fsck -fn "$T/x.img" >"$T/fsck2" 2>&1 || { cat "$T/fsck" "$T/fix" "$T/fsck2"; fail "$*: $kind:$n: e2fsck -fy does not repair the filesystem of the backup superblocks"; }
+          [ "$(debugfs -R 'cat /many/f60' "$T/x.img" 2>/dev/null)" = "file 60" ] || fail "$*: $kind:$n: the repaired filesystem lost /many/f60"
+          backup=$((backup + 1))
+        else
+          cat "$T/err" "$T/fsck"; fail "$*: $kind:$n: no ext4 for blkid, but e2fsck neither finds none nor a backup"
+        fi
+      fi
+    done
   done
-done
-[ "$valid" -ge 2 ] || fail "no crash point left a filesystem: the sweep did not reach the end"
-pass "mkext4 -d: $((valid + none)) crash points over $writes writes; $valid left a clean ext4, the rest none"
+  [ "$valid" -ge 2 ] || fail "$*: no crash point left a filesystem: the sweep did not reach the end"
+  pass "mkext4 -d ${*:-(default cache)}: $((valid + none + backup)) crash points over $writes writes; $valid left a" \
+    "clean ext4, $none no superblock at all, $backup only the backups (e2fsck -fy repairs it, the tree intact)"
+}
+sweep
+# A metadata cache of 8 KiB: the fill writes its metadata out early, many
+# times (mkext4 -d may: nothing on the target is a filesystem until the
+# commit's superblocks).
+sweep FSIO_META_CACHE=8K
