@@ -1,11 +1,20 @@
 // TreeFill's second step (see tree_fill.hpp): the source's contents copied
 // into the blocks the plan gave them. Contents are packed one after another
-// (each from a block boundary, its last block zero-padded) into one aligned
-// arena of at most `batch_bytes`, reused: a full arena is submitted as one
-// plug, which IoQueue sorts and merges, so thousands of small files cost a
-// few large submissions and no allocation each, and memory holds one arena.
+// (each from a block boundary, its last block zero-padded) into an aligned
+// arena: a full arena is written as one plug, which IoQueue sorts and
+// merges, so thousands of small files cost a few large submissions and no
+// allocation each. Two arenas of half `batch_bytes` take turns: the source
+// reads into one on a reader thread while the calling thread writes the
+// other (the queue stays on the thread that made it: an io_uring ring set up
+// for a single issuer refuses others), so the fill runs near the slower of
+// reading and writing, not at their sum.
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
 
 #include "ext/tree_fill.hpp"
 
@@ -15,21 +24,79 @@ namespace {
 using fsio::Errc;
 using fsio::make_error;
 
+// One arena's writes: where each of its segments goes.
+using Batch = std::vector<std::pair<std::uint64_t, std::span<const std::byte>>>;
+
+// Batches from the reader thread to the writer (the calling thread), in
+// order. put() of batch k returns once batches 0..k-1 are written, so the
+// arena batch k-1 used (the one the reader fills next) is free again.
+class Channel {
+ public:
+  fsio::Status put(Batch b) {
+    std::unique_lock lock(m_);
+    const std::uint64_t k = put_++;
+    cv_.wait(lock, [&] { return written_ >= k || failed_; });
+    if (failed_) return make_error(Errc::io, "the write failed");  // the writer reports its own error
+    q_.push_back(std::move(b));
+    cv_.notify_all();
+    return {};
+  }
+  void close(fsio::Status reader) {
+    std::lock_guard lock(m_);
+    closed_ = true;
+    reader_ = std::move(reader);
+    cv_.notify_all();
+  }
+  // The writer's loop: every batch written until the reader closes; after a
+  // failed write the rest are dropped (the reader stops at its next put).
+  fsio::Status drain(fsio::IoQueue& q) {
+    fsio::Status first;
+    for (;;) {
+      Batch b;
+      {
+        std::unique_lock lock(m_);
+        cv_.wait(lock, [&] { return !q_.empty() || closed_; });
+        if (q_.empty()) return first ? std::move(reader_) : std::move(first);
+        b = std::move(q_.front());
+        q_.pop_front();
+      }
+      fsio::Status st;
+      if (first) {
+        auto plug = q.plug();
+        for (const auto& [off, data] : b) plug.write(off, data);
+        st = plug.finish();
+      }
+      std::lock_guard lock(m_);
+      ++written_;
+      if (!st && first) first = std::move(st), failed_ = true;
+      cv_.notify_all();
+    }
+  }
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Batch> q_;
+  std::uint64_t put_ = 0, written_ = 0;
+  bool closed_ = false, failed_ = false;
+  fsio::Status reader_;
+};
+
 class FillSink : public fsio::ContentSink {
  public:
   FillSink(const fsio::Tree& tree, const std::vector<TreeFill::Placement>& places, std::uint32_t block_size,
-           fsio::IoQueue& queue, const TreeFillOptions& o, TreeFillReport& rep)
+           Channel& out, const TreeFillOptions& o, TreeFillReport& rep)
       : tree_(tree),
         places_(places),
         bs_(block_size),
-        plug_(queue.plug()),
+        out_(out),
         o_(o),
         rep_(rep),
         done_(places.size(), 0),
         range_(places.size(), 0) {
     std::uint64_t total = 0;  // what the arena could ever hold at once: all the data, if less than a batch
     for (const auto& p : places) total += (p.size + bs_ - 1) / bs_ * bs_;
-    cap_ = std::max<std::uint64_t>(bs_, std::min(total, o.batch_bytes / bs_ * bs_));
+    cap_ = std::max<std::uint64_t>(bs_, std::min(total, o.batch_bytes / 2 / bs_ * bs_));
   }
 
   // Bytes arrive in order within a data range (a dense content is one,
@@ -40,10 +107,9 @@ class FillSink : public fsio::ContentSink {
     if (content >= places_.size() || want == 0 || !in_range(content, offset))
       return make_error(Errc::corrupt, where(content) + ": bytes at " + std::to_string(offset) +
                                            " that were not listed; it changed while read");
-    if (!arena_.size()) arena_ = fsio::AlignedBuffer(std::size_t(cap_));
     if (open_ && content == cur_ && offset != done_[content]) {
       if (offset / bs_ == (done_[content] - 1) / bs_) {  // a hole inside the open segment's last block
-        std::memset(arena_.data() + start_ + fill_, 0, std::size_t(offset - done_[content]));
+        std::memset(arena().data() + start_ + fill_, 0, std::size_t(offset - done_[content]));
         fill_ += offset - done_[content];
       } else {
         FSIO_TRY(close_segment());
@@ -54,10 +120,10 @@ class FillSink : public fsio::ContentSink {
       if (pos_ == cap_) FSIO_TRY(submit());
       // A segment starts at a block boundary: a range starting inside a block has zeros before it.
       open_ = true, cur_ = content, base_ = offset / bs_ * bs_, start_ = pos_, fill_ = offset - base_;
-      std::memset(arena_.data() + start_, 0, std::size_t(fill_));
+      std::memset(arena().data() + start_, 0, std::size_t(fill_));
     }
     const std::uint64_t room = std::min(cap_ - start_ - fill_, range_end(content, range_[content]) - offset);
-    return arena_.span().subspan(std::size_t(start_ + fill_), std::size_t(std::min(room, want)));
+    return arena().span().subspan(std::size_t(start_ + fill_), std::size_t(std::min(room, want)));
   }
 
   fsio::Status commit(std::uint32_t content, std::uint64_t offset, std::size_t n) override {
@@ -116,35 +182,48 @@ class FillSink : public fsio::ContentSink {
   fsio::Status close_segment() {
     open_ = false;
     const std::uint64_t whole = (fill_ + bs_ - 1) / bs_ * bs_;
-    std::memset(arena_.data() + start_ + fill_, 0, std::size_t(whole - fill_));
+    std::memset(arena().data() + start_ + fill_, 0, std::size_t(whole - fill_));
     const std::uint64_t first = base_ / bs_, last = first + whole / bs_;
     for (const Extent& e : places_[cur_].extents) {
       const std::uint64_t from = std::max<std::uint64_t>(first, e.logical);
       const std::uint64_t to = std::min<std::uint64_t>(last, std::uint64_t(e.logical) + e.len);
       if (from >= to) continue;
-      plug_.write((e.physical + (from - e.logical)) * bs_,
-                  arena_.span().subspan(std::size_t(start_ + (from - first) * bs_), std::size_t((to - from) * bs_)));
+      writes_.emplace_back(
+          (e.physical + (from - e.logical)) * bs_,
+          arena().span().subspan(std::size_t(start_ + (from - first) * bs_), std::size_t((to - from) * bs_)));
     }
     rep_.bytes_written += whole;
     pos_ = start_ + whole;
     return {};
   }
 
+  fsio::AlignedBuffer& arena() {  // made on first use: a tree of little data takes one small one
+    if (!arenas_[which_].size()) arenas_[which_] = fsio::AlignedBuffer(std::size_t(cap_));
+    return arenas_[which_];
+  }
+
+  // The arena's writes to the writer; the other arena is filled next.
   fsio::Status submit() {
     pos_ = 0;
-    return plug_.finish();
+    if (writes_.empty()) return {};
+    FSIO_TRY(out_.put(std::move(writes_)));
+    writes_.clear();
+    which_ ^= 1;
+    return {};
   }
 
   const fsio::Tree& tree_;
   const std::vector<TreeFill::Placement>& places_;
   std::uint32_t bs_;
-  fsio::IoQueue::Plug plug_;
+  Channel& out_;
   const TreeFillOptions& o_;
   TreeFillReport& rep_;
   std::vector<std::uint64_t> done_;   // per content: where its last bytes ended
   std::vector<std::uint32_t> range_;  // per content: the data range being received
-  fsio::AlignedBuffer arena_;
-  std::uint64_t cap_ = 0;  // the arena's size, whole blocks
+  fsio::AlignedBuffer arenas_[2];
+  unsigned which_ = 0;     // the arena being filled
+  Batch writes_;           // its segments' places
+  std::uint64_t cap_ = 0;  // an arena's size, whole blocks
   std::uint64_t pos_ = 0;  // where the next segment starts (block-aligned)
   bool open_ = false;      // a segment of content cur_ is being filled
   std::uint32_t cur_ = 0;
@@ -166,9 +245,17 @@ fsio::Status TreeFill::write_data(fsio::TreeSource& src) {
     FSIO_TRY(plug.finish());
     symlink_blocks_.clear();
   }
-  FillSink sink(tree_, places_, fs.layout().block_size, fs.queue(), o_, rep_);
-  FSIO_TRY(src.read_contents(sink));
-  return sink.finish();  // the data before any metadata that points at it (the commit flushes first)
+  Channel channel;
+  FillSink sink(tree_, places_, fs.layout().block_size, channel, o_, rep_);
+  std::thread reader([&] {
+    fsio::Status st = src.read_contents(sink);
+    if (st) st = sink.finish();
+    channel.close(std::move(st));
+  });
+  fsio::Status st =
+      channel.drain(fs.queue());  // the data before any metadata that points at it (the commit flushes first)
+  reader.join();
+  return st;
 }
 
 }  // namespace ext
