@@ -30,6 +30,7 @@ Result<std::unique_ptr<Mkext4Tree>> Mkext4Tree::open(const std::string& source) 
   tree::SourceOptions so;
   so.symlinks = SymlinkPolicy::keep;
   so.holes = true;  // holes stay holes
+  so.attrs = true;  // xattrs, ACLs and chattr flags
   t->src_ = FSIO_TRY(tree::open_source(source, so));
   t->tree_ = FSIO_TRY(t->src_->list());
   return t;
