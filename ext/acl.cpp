@@ -40,9 +40,8 @@ void put32(std::string& out, std::uint32_t v) {
 }
 
 void sort_acl(std::vector<AclEntry>& entries) {
-  std::sort(entries.begin(), entries.end(), [](const AclEntry& a, const AclEntry& b) {
-    return a.tag != b.tag ? a.tag < b.tag : a.id < b.id;
-  });
+  std::sort(entries.begin(), entries.end(),
+            [](const AclEntry& a, const AclEntry& b) { return a.tag != b.tag ? a.tag < b.tag : a.id < b.id; });
 }
 
 }  // namespace

@@ -93,13 +93,12 @@ fsio::Status TreeFill::attach_attrs(Inode& inode, std::uint32_t node) {
   if (n.xattrs.empty()) return {};
   std::vector<XattrEntry> entries = FSIO_TRY(xattrs_in_image(tree_, node, o_));
   const std::uint32_t extra = inode.raw.size() > kGoodOldInodeSize ? inode.extra_isize() : 0;
-  XattrPlacement p = FSIO_TRY_CTX(place_xattrs(std::move(entries), ibody_xattr_room(l, extra), l.block_size),
-                                  tree_.where(node));
+  XattrPlacement p =
+      FSIO_TRY_CTX(place_xattrs(std::move(entries), ibody_xattr_room(l, extra), l.block_size), tree_.where(node));
   Filesystem& fs = tx_.fs();
   if (!l.has_compat(EXT2_FEATURE_COMPAT_EXT_ATTR))
     fs.super_mut().s_feature_compat = fs.super().s_feature_compat | EXT2_FEATURE_COMPAT_EXT_ATTR;
-  if (!p.ibody.empty())
-    write_ibody_xattrs(std::span(inode.raw).subspan(kGoodOldInodeSize + extra), p.ibody);
+  if (!p.ibody.empty()) write_ibody_xattrs(std::span(inode.raw).subspan(kGoodOldInodeSize + extra), p.ibody);
   if (p.block.empty()) return {};
   std::vector<std::byte> bytes = encode_xattr_block(p.block, l.block_size);
   auto it = xattr_block_of_.find(bytes);

@@ -88,7 +88,8 @@ std::uint32_t xattr_entry_hash(const XattrEntry& e) {
   for (const char c : e.name) h = (h << 5) ^ (h >> 27) ^ std::uint8_t(c);
   for (std::size_t i = 0; i < e.value.size(); i += 4) {
     std::uint32_t w = 0;
-    for (std::size_t k = 0; k < 4 && i + k < e.value.size(); ++k) w |= std::uint32_t(std::uint8_t(e.value[i + k])) << (8 * k);
+    for (std::size_t k = 0; k < 4 && i + k < e.value.size(); ++k)
+      w |= std::uint32_t(std::uint8_t(e.value[i + k])) << (8 * k);
     h = (h << 16) ^ (h >> 16) ^ w;
   }
   return h;

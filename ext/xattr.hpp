@@ -77,7 +77,9 @@ fsio::Result<XattrEntry> split_xattr_name(std::string_view full);
 bool xattr_before(const XattrEntry& a, const XattrEntry& b);
 
 // Bytes an entry and a value take (EXT4_XATTR_LEN, EXT4_XATTR_SIZE).
-inline std::uint32_t xattr_entry_len(std::size_t name_len) { return std::uint32_t((16 + name_len + 3) & ~std::size_t(3)); }
+inline std::uint32_t xattr_entry_len(std::size_t name_len) {
+  return std::uint32_t((16 + name_len + 3) & ~std::size_t(3));
+}
 inline std::uint32_t xattr_value_len(std::size_t size) { return std::uint32_t((size + 3) & ~std::size_t(3)); }
 
 // ext4_xattr_hash_entry: over the name's bytes (unsigned, as kernels since

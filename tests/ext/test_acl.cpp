@@ -15,25 +15,25 @@ std::string bytes(std::initializer_list<unsigned> b) {
 }
 
 // user::rw- user:1000:r-- group::r-- mask::r-- other::---, as getfacl shows it.
-const std::string kNamedUser = bytes({2, 0, 0, 0,                            // a_version 2
-                                      0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,  // USER_OBJ rw-
-                                      0x02, 0, 4, 0, 0xe8, 0x03, 0, 0,        // USER 1000 r--
-                                      0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,  // GROUP_OBJ r--
-                                      0x10, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,  // MASK r--
+const std::string kNamedUser = bytes({2,    0, 0, 0,                            // a_version 2
+                                      0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff,    // USER_OBJ rw-
+                                      0x02, 0, 4, 0, 0xe8, 0x03, 0,    0,       // USER 1000 r--
+                                      0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,    // GROUP_OBJ r--
+                                      0x10, 0, 4, 0, 0xff, 0xff, 0xff, 0xff,    // MASK r--
                                       0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff});  // OTHER ---
 
 TEST(Acl, Ext4KeepsIdsOnlyForNamedEntries) {
   const auto v = acl_to_ext4(kNamedUser, std::nullopt, std::nullopt);
   ASSERT_TRUE(v) << v.error().message();
-  EXPECT_EQ(*v, bytes({1, 0, 0, 0,                      // a_version 1
-                       0x01, 0, 6, 0,                   // USER_OBJ, short
+  EXPECT_EQ(*v, bytes({1,    0, 0, 0,                    // a_version 1
+                       0x01, 0, 6, 0,                    // USER_OBJ, short
                        0x02, 0, 4, 0, 0xe8, 0x03, 0, 0,  // USER 1000, full
-                       0x04, 0, 4, 0, 0x10, 0, 4, 0, 0x20, 0, 0, 0}));
+                       0x04, 0, 4, 0, 0x10, 0,    4, 0, 0x20, 0, 0, 0}));
 }
 
 TEST(Acl, MinimalAclIsFourShortEntriesLess) {
-  const std::string v2 = bytes({2, 0, 0, 0, 0x01, 0, 7, 0, 0xff, 0xff, 0xff, 0xff, 0x04, 0, 5, 0, 0xff, 0xff, 0xff, 0xff,
-                                0x20, 0, 1, 0, 0xff, 0xff, 0xff, 0xff});
+  const std::string v2 = bytes({2, 0, 0,    0,    0x01, 0,    7,    0, 0xff, 0xff, 0xff, 0xff, 0x04, 0,
+                                5, 0, 0xff, 0xff, 0xff, 0xff, 0x20, 0, 1,    0,    0xff, 0xff, 0xff, 0xff});
   const auto v = acl_to_ext4(v2, std::nullopt, std::nullopt);
   ASSERT_TRUE(v);
   EXPECT_EQ(*v, bytes({1, 0, 0, 0, 0x01, 0, 7, 0, 0x04, 0, 5, 0, 0x20, 0, 1, 0}));
@@ -41,17 +41,18 @@ TEST(Acl, MinimalAclIsFourShortEntriesLess) {
 
 TEST(Acl, UidMapMapsNamedUsersAndResorts) {
   // user:1000 and user:5 become 0 and 5: 1000 -> 0 goes first.
-  std::string v2 = bytes({2, 0, 0, 0, 0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 4, 0, 5, 0, 0, 0, 0x02, 0, 2, 0,
-                          0xe8, 0x03, 0, 0, 0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff, 0x08, 0, 1, 0, 0xe8, 0x03, 0, 0,
-                          0x10, 0, 6, 0, 0xff, 0xff, 0xff, 0xff, 0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff});
+  std::string v2 = bytes({2, 0, 0,    0,    0x01, 0,    6,    0,    0xff, 0xff, 0xff, 0xff, 0x02, 0,    4,
+                          0, 5, 0,    0,    0,    0x02, 0,    2,    0,    0xe8, 0x03, 0,    0,    0x04, 0,
+                          4, 0, 0xff, 0xff, 0xff, 0xff, 0x08, 0,    1,    0,    0xe8, 0x03, 0,    0,    0x10,
+                          0, 6, 0,    0xff, 0xff, 0xff, 0xff, 0x20, 0,    0,    0,    0xff, 0xff, 0xff, 0xff});
   IdMap uids;
   ASSERT_TRUE(uids.add("1000:0:1", "--uid-map"));
   ASSERT_TRUE(uids.add("5:5:1", "--uid-map"));
   const auto v = acl_to_ext4(v2, uids, std::nullopt);
   ASSERT_TRUE(v) << v.error().message();
-  EXPECT_EQ(*v, bytes({1, 0, 0, 0, 0x01, 0, 6, 0, 0x02, 0, 2, 0, 0, 0, 0, 0,  // user:0 (was 1000) w
-                       0x02, 0, 4, 0, 5, 0, 0, 0,                           // user:5 r
-                       0x04, 0, 4, 0, 0x08, 0, 1, 0, 0xe8, 0x03, 0, 0,        // group:1000 kept (no gid map)
+  EXPECT_EQ(*v, bytes({1,    0, 0, 0, 0x01, 0, 6, 0, 0x02, 0,    2, 0, 0, 0, 0, 0,  // user:0 (was 1000) w
+                       0x02, 0, 4, 0, 5,    0, 0, 0,                                // user:5 r
+                       0x04, 0, 4, 0, 0x08, 0, 1, 0, 0xe8, 0x03, 0, 0,              // group:1000 kept (no gid map)
                        0x10, 0, 6, 0, 0x20, 0, 0, 0}));
 }
 
@@ -92,8 +93,8 @@ TEST(Acl, MalformedValuesAreCorrupt) {
 
 TEST(Acl, ParseSortsAndEncodeGivesXattrFormatBack) {
   // OTHER first, USER_OBJ last: parsed into the kernel's order.
-  std::string shuffled = bytes({2, 0, 0, 0}) + kNamedUser.substr(36, 8) + kNamedUser.substr(12, 24) +
-                         kNamedUser.substr(4, 8);
+  std::string shuffled =
+      bytes({2, 0, 0, 0}) + kNamedUser.substr(36, 8) + kNamedUser.substr(12, 24) + kNamedUser.substr(4, 8);
   const auto e = parse_posix_acl(shuffled);
   ASSERT_TRUE(e) << e.error().message();
   EXPECT_EQ(encode_posix_acl(*e), kNamedUser);

@@ -92,7 +92,7 @@ TEST(XattrLayout, BlockBytesByHand) {
   EXPECT_EQ(u32(b, 0x08), 1u);           // h_blocks
   // h_hash: one entry, (0 << 16) ^ e_hash; e_hash of "a", "xyz" = (0x61 << 16) ^ 0x007A7978.
   EXPECT_EQ(u32(b, 0x0C), 0x001B7978u);
-  EXPECT_EQ(u32(b, 0x10), 0u);  // h_checksum, set later
+  EXPECT_EQ(u32(b, 0x10), 0u);        // h_checksum, set later
   EXPECT_EQ(std::uint8_t(b[32]), 1);  // e_name_len
   EXPECT_EQ(std::uint8_t(b[33]), 1);  // e_name_index: user
   EXPECT_EQ(u16(b, 34), 1020u);       // e_value_offs: the last 4 bytes
@@ -109,8 +109,8 @@ TEST(XattrLayout, BlockBytesByHand) {
 TEST(XattrLayout, FirstEntrysValueIsLastInTheArea) {
   const std::vector<XattrEntry> v{{1, "a", "12345"}, {1, "b", "xy"}};
   const std::vector<std::byte> b = encode_xattr_block(v, 1024);
-  EXPECT_EQ(u16(b, 32 + 2), 1024u - 8);       // "12345" padded to 8, at the end
-  EXPECT_EQ(u16(b, 52 + 2), 1024u - 8 - 4);   // "xy" padded to 4, below it
+  EXPECT_EQ(u16(b, 32 + 2), 1024u - 8);      // "12345" padded to 8, at the end
+  EXPECT_EQ(u16(b, 52 + 2), 1024u - 8 - 4);  // "xy" padded to 4, below it
   EXPECT_EQ(char(b[1016]), '1');
   EXPECT_EQ(char(b[1012]), 'x');
 }
@@ -120,7 +120,7 @@ TEST(XattrLayout, InodeOffsetsCountFromFirstEntryAndHashIsZero) {
   write_ibody_xattrs(room, {{4, "t", "v"}});
   EXPECT_EQ(u32(room, 0), 0xEA020000u);
   EXPECT_EQ(std::uint8_t(room[4]), 1);
-  EXPECT_EQ(std::uint8_t(room[5]), 4);  // trusted
+  EXPECT_EQ(std::uint8_t(room[5]), 4);   // trusted
   EXPECT_EQ(u16(room, 6), 96u - 4 - 4);  // value at room[92], offset from room[4]
   EXPECT_EQ(u32(room, 12), 1u);
   EXPECT_EQ(u32(room, 16), 0u);  // e_hash: the kernel leaves 0 in the inode
