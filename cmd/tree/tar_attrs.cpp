@@ -85,11 +85,12 @@ Status add_acls(archive_entry* e, const std::string& where, std::vector<Xattr>& 
     return make_error(Errc::unsupported, where + ": an NFSv4 ACL, which ext4 cannot hold");
   const std::pair<int, const char*> kinds[] = {{ARCHIVE_ENTRY_ACL_TYPE_ACCESS, "system.posix_acl_access"},
                                                {ARCHIVE_ENTRY_ACL_TYPE_DEFAULT, "system.posix_acl_default"}};
-  for (const auto& [type, xattr] : kinds) {
+  for (const auto& kind : kinds) {
+    const std::string xattr = kind.second;  // a name, not a structured binding: clang 14 captures none
     // GNU tar's --xattrs-include='*' stores the xattr itself too, with the
     // numeric ids its ACL record (names only) leaves out: that one is kept.
     if (std::any_of(xattrs.begin(), xattrs.end(), [&](const Xattr& x) { return x.name == xattr; })) continue;
-    std::vector<PosixEntry> entries = FSIO_TRY(acl_entries(e, type, where));
+    std::vector<PosixEntry> entries = FSIO_TRY(acl_entries(e, kind.first, where));
     if (!entries.empty()) xattrs.push_back({xattr, posix_acl_value(std::move(entries))});
   }
   return {};
