@@ -4,10 +4,7 @@
 // sink's buffers, with the next files' data asked for ahead.
 #include <dirent.h>
 #include <fcntl.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -18,6 +15,7 @@
 #include <map>
 #include <utility>
 
+#include "cmd/tree/dir_attrs.hpp"
 #include "cmd/tree/file_ref.hpp"
 #include "cmd/tree/source.hpp"
 #include "libfsio/progress.hpp"
@@ -90,72 +88,6 @@ std::string link_text(int dirfd, const std::string& name) {
   return n > 0 ? std::string(buf, std::size_t(n)) : std::string();
 }
 
-// The names llistxattr gives for `path` (a symlink's own, not its
-// target's), as a list of NUL-terminated names; the buffer grows while the
-// list does (a race with setfattr), sized by what the kernel says it needs.
-Result<std::string> xattr_names(const std::string& path, bool follow) {
-  auto list = follow ? ::listxattr : ::llistxattr;
-  for (;;) {
-    const ssize_t want = list(path.c_str(), nullptr, 0);
-    if (want < 0 && (errno == ENOTSUP || errno == ENOSYS)) return std::string();
-    if (want < 0) return errno_error("list xattrs of " + path);
-    std::string names(std::size_t(want), '\0');
-    const ssize_t got = want == 0 ? 0 : list(path.c_str(), names.data(), names.size());
-    if (got < 0 && errno == ERANGE) continue;
-    if (got < 0) return errno_error("list xattrs of " + path);
-    names.resize(std::size_t(got));
-    return names;
-  }
-}
-
-Result<std::string> xattr_value(const std::string& path, const char* name, bool follow) {
-  auto get = follow ? ::getxattr : ::lgetxattr;
-  for (;;) {
-    const ssize_t want = get(path.c_str(), name, nullptr, 0);
-    if (want < 0) return errno_error("read xattr " + std::string(name) + " of " + path);
-    std::string value(std::size_t(want), '\0');
-    const ssize_t got = want == 0 ? 0 : get(path.c_str(), name, value.data(), value.size());
-    if (got < 0 && errno == ERANGE) continue;
-    if (got < 0) return errno_error("read xattr " + std::string(name) + " of " + path);
-    value.resize(std::size_t(got));
-    return value;
-  }
-}
-
-// Every xattr of `path`, sorted by name. One that went away between the
-// list and the read (ENODATA) is left out.
-Result<std::vector<Xattr>> read_xattrs(const std::string& path, bool follow) {
-  const std::string names = FSIO_TRY(xattr_names(path, follow));
-  std::vector<Xattr> out;
-  for (std::size_t at = 0; at < names.size();) {
-    const std::size_t end = names.find('\0', at);
-    std::string name = names.substr(at, end == std::string::npos ? std::string::npos : end - at);
-    at = end == std::string::npos ? names.size() : end + 1;
-    if (name.empty()) continue;
-    auto value = xattr_value(path, name.c_str(), follow);
-    if (!value && value.error().sys_errno == ENODATA) continue;
-    if (!value) return std::move(value).error();
-    out.push_back({std::move(name), std::move(*value)});
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// FS_IOC_GETFLAGS of a regular file or directory (chattr's flags); 0 where
-// the filesystem has none. Opened without following a link and without
-// blocking (a FIFO swapped in since the stat), as lsattr opens.
-Result<std::uint32_t> inode_flags(const std::string& path, bool follow) {
-  const int fd = ::open(path.c_str(), O_RDONLY | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) return errno_error("open " + path + " to read its inode flags");
-  int flags = 0;
-  const int rc = ::ioctl(fd, FS_IOC_GETFLAGS, &flags);
-  const int e = errno;
-  ::close(fd);
-  if (rc != 0 && (e == ENOTTY || e == EOPNOTSUPP || e == EINVAL)) return 0u;
-  if (rc != 0) return errno_error(e, "read the inode flags of " + path);
-  return std::uint32_t(flags);
-}
-
 Error changed(const FileRef& f, const std::string& how) {
   return make_error(Errc::corrupt, f.path + ": changed while it was read (" + how + ")");
 }
@@ -176,7 +108,7 @@ class DirSource final : public TreeSource {
   Status list_dir(int dirfd, std::uint32_t self, const std::string& path, Walk& w);
   Result<struct statx> stat_entry(int dirfd, const std::string& name, const std::string& path) const;
   Status add_entry(int dirfd, const std::string& name, std::uint32_t self, const std::string& path, Walk& w);
-  Status add_attrs(TreeNode& node, const std::string& path) const;
+  Status add_attrs(TreeNode& node, int dirfd, const std::string& name, const std::string& path) const;
   Status find_holes(int dirfd, const std::string& name, Content& c);
   Status read_file(std::uint32_t content, int fd, ContentSink& sink) const;
 
@@ -207,7 +139,6 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
   const auto index = std::uint32_t(w.tree.nodes.size());
   w.tree.nodes.push_back(node_of(sx, name, self));
   TreeNode& node = w.tree.nodes.back();
-  FSIO_TRY(add_attrs(node, path));
   const std::pair<dev_t, ino_t> id{makedev(sx.stx_dev_major, sx.stx_dev_minor), sx.stx_ino};
   if (node.kind == NodeKind::symlink) {
     node.link_target = link_text(dirfd, name);
@@ -215,6 +146,7 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
     // EACCES here rather than mid-write (root reads anything: no call).
     if (!root_user_ && ::faccessat(dirfd, name.c_str(), R_OK, AT_EACCESS) != 0)
       return errno_error(path + ": cannot be read");
+    FSIO_TRY(add_attrs(node, dirfd, name, path));
     auto [it, fresh] = w.content_of.try_emplace(id, std::uint32_t(w.tree.contents.size()));
     if (fresh) {
       w.tree.contents.push_back({node.size, index});
@@ -231,23 +163,31 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
     const int fd = ::openat(dirfd, name.c_str(), flags);
     if (fd < 0) return errno_error("open directory " + path);
     w.up.push_back(id);
-    auto st = list_dir(fd, index, path, w);
+    auto st = opt_.attrs ? attrs_of_fd(fd, path, node) : Status{};
+    if (st) st = list_dir(fd, index, path, w);  // `node` is not used after: the list grows
     w.up.pop_back();
     ::close(fd);
     return st;
   }
+  if (node.kind != NodeKind::file) FSIO_TRY(add_attrs(node, dirfd, name, path));
   return {};
 }
 
-// With SourceOptions::attrs: xattrs and, of files and directories, inode
-// flags. With SymlinkPolicy::follow a link's node is its target, and so
-// are the attributes read (listxattr, open without O_NOFOLLOW).
-Status DirSource::add_attrs(TreeNode& node, const std::string& path) const {
+// With SourceOptions::attrs, a file's xattrs and inode flags through one
+// descriptor (opened without following a link and without blocking, as
+// lsattr opens), anything else's xattrs by path (a symlink's own); with
+// SymlinkPolicy::follow the node is what a link points to, and so are its
+// attributes. Directories: add_entry reads them through the descriptor it lists.
+Status DirSource::add_attrs(TreeNode& node, int dirfd, const std::string& name, const std::string& path) const {
   if (!opt_.attrs) return {};
   const bool follow = opt_.symlinks == SymlinkPolicy::follow;
-  node.xattrs = FSIO_TRY(read_xattrs(path, follow));
-  if (node.kind == NodeKind::file || node.kind == NodeKind::directory) node.flags = FSIO_TRY(inode_flags(path, follow));
-  return {};
+  if (node.kind != NodeKind::file) return attrs_of_path(path, follow, node);
+  const int fd =
+      ::openat(dirfd, name.c_str(), O_RDONLY | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return errno_error("open " + path + " to read its xattrs and inode flags");
+  auto st = attrs_of_fd(fd, path, node);
+  ::close(fd);
+  return st;
 }
 
 // A file whose blocks hold less than its size: its data ranges (SEEK_DATA)
@@ -290,7 +230,7 @@ Result<Tree> DirSource::list() {
     return errno_error(e, "stat " + root_);
   }
   w.tree.nodes.push_back(node_of(sx, "", kNoParent));
-  if (auto st = add_attrs(w.tree.nodes.back(), root_); !st) {
+  if (auto st = opt_.attrs ? attrs_of_fd(fd, root_, w.tree.nodes.back()) : Status{}; !st) {
     ::close(fd);
     return std::move(st).error();
   }
