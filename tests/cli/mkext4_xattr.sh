@@ -162,6 +162,30 @@ clean "$T/pt.img" "extwb put --tar"
 NOFLAGS=1 same "$T/pt.img" /tree "extwb put --tar" "$T/src-noflags.dump"
 pass "a GNU tar of the tree (--xattrs --acls): mkext4 -d and extwb put --tar copy its xattrs and ACLs"
 
+# A malformed ACL from an archive (a raw system.posix_acl_access with
+# a named user but no mask, and one of 5 bytes): refused, naming the member.
+python3 - "$T" <<'PY'
+import base64, io, sys, tarfile
+def acl(*entries):  # version 2, then (tag, perm, id) as le16, le16, le32
+    b = (2).to_bytes(4, 'little')
+    for tag, perm, id in entries:
+        b += tag.to_bytes(2, 'little') + perm.to_bytes(2, 'little') + id.to_bytes(4, 'little')
+    return base64.b64encode(b).decode()
+for name, value in (('nomask', acl((1, 6, 0xffffffff), (2, 4, 1000), (4, 4, 0xffffffff), (0x20, 0, 0xffffffff))),
+                    ('short', base64.b64encode(b'\x02\x00\x00\x00\x01').decode())):
+    with tarfile.open(f'{sys.argv[1]}/{name}.tar', 'w', format=tarfile.PAX_FORMAT) as t:
+        i = tarfile.TarInfo('f'); i.size = 1
+        i.pax_headers = {'LIBARCHIVE.xattr.system.posix_acl_access': value}
+        t.addfile(i, io.BytesIO(b'x'))
+PY
+"$MKEXT4" -q -n -d "$T/nomask.tar" "$T/x.img" 16M 2> "$T/err" && fail "an ACL without a mask should be refused"
+grep -q "nomask.tar: f: system.posix_acl_access: a POSIX ACL with named users or groups but no mask entry" "$T/err" ||
+  { cat "$T/err"; fail "the refusal should name the member and what is wrong"; }
+"$MKEXT4" -q -n -d "$T/short.tar" "$T/x.img" 16M 2> "$T/err" && fail "an ACL of 5 bytes should be refused"
+grep -q "short.tar: f: system.posix_acl_access: a POSIX ACL of 5 bytes" "$T/err" ||
+  { cat "$T/err"; fail "the refusal should name the member and the size"; }
+pass "malformed ACLs from an archive refused, naming the member"
+
 # extwb put of the tree into an existing image (owned by --uid/--gid, 0;
 # the ids an ACL names kept). The new top directory takes the source
 # root's attributes.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "ext/crc.hpp"
+#include "ext/tree_fill.hpp"
 #include "ext/xattr.hpp"
 
 namespace ext {
@@ -141,6 +142,26 @@ TEST(XattrLayout, BlockChecksumCoversNumberAndBlockWithFieldZero) {
   EXPECT_EQ(c, crc32c_raw(0xDEADBEEF, msg));
   fsio::store(std::span<std::byte>(b), le32(c), 0x10);
   EXPECT_EQ(xattr_block_checksum(b, 0x123456789ull, 0xDEADBEEF), c);
+}
+
+}  // namespace
+}  // namespace ext
+
+namespace ext {
+namespace {
+
+// The kernel's ext4_mask_flags, and the flags that describe our layout
+// dropped: 0x00080000 extents, 0x1000 index, 0x10000000 inline data.
+TEST(TreeFlags, ChattrFlagsMaskedByKind) {
+  using fsio::NodeKind;
+  // immutable 0x10 | append 0x20 | nodump 0x40 | noatime 0x80 | dirsync 0x10000 | topdir 0x20000
+  const std::uint32_t asked = 0x10 | 0x20 | 0x40 | 0x80 | 0x10000 | 0x20000;
+  EXPECT_EQ(flags_in_image(NodeKind::directory, asked), asked);
+  EXPECT_EQ(flags_in_image(NodeKind::file, asked), 0x10u | 0x20 | 0x40 | 0x80);
+  EXPECT_EQ(flags_in_image(NodeKind::symlink, asked), 0x40u | 0x80);
+  EXPECT_EQ(flags_in_image(NodeKind::fifo, asked), 0x40u | 0x80);
+  EXPECT_EQ(flags_in_image(NodeKind::file, 0x00080000 | 0x1000 | 0x10000000 | 0x800 | 0x40000000), 0u);
+  EXPECT_EQ(flags_in_image(NodeKind::file, 0x8 | 0x4000), 0x8u | 0x4000);  // sync, journal_data
 }
 
 }  // namespace
