@@ -9,7 +9,7 @@
 # any write, naming the file; extwb put of the tree into an existing image;
 # a GNU tar of the tree copied by both.
 . "$(dirname "$0")/lib.sh"
-need setfattr getfattr setfacl getfacl chattr lsattr e2fsck debugfs mount umount losetup
+need setfattr getfattr setfacl getfacl chattr lsattr mke2fs dumpe2fs e2fsck debugfs mount umount losetup python3 tar
 need_root
 MKEXT4=$BUILD/cmd/mkext4
 UUID=0b7e31c2-5d44-4c6e-9f0e-2d1a8c3b7e55
@@ -193,4 +193,11 @@ pass "malformed ACLs from an archive refused, naming the member"
 "$EXTWB" put -q "$T/p.img" /tree "$S" || fail "extwb put of a tree with xattrs"
 clean "$T/p.img" "extwb put"
 same "$T/p.img" /tree "extwb put"
-pass "extwb put: the tree's xattrs, ACLs and flags in an existing image"
+# An image made without ext_attr gets the feature with its first xattr
+# (e2fsck would clear i_file_acl without it).
+mke2fs -q -t ext4 -O ^ext_attr "$T/noea.img" 32M || fail "mke2fs -O ^ext_attr"
+"$EXTWB" put -q "$T/noea.img" /tree "$S" || fail "extwb put into an image without ext_attr"
+clean "$T/noea.img" "extwb put without ext_attr"
+dumpe2fs -h "$T/noea.img" 2> /dev/null | grep -q '^Filesystem features:.* ext_attr' || fail "ext_attr not set"
+same "$T/noea.img" /tree "extwb put without ext_attr"
+pass "extwb put: the tree's xattrs, ACLs and flags in an existing image (ext_attr set where missing)"
