@@ -166,3 +166,50 @@ TEST(TreeFlags, ChattrFlagsMaskedByKind) {
 
 }  // namespace
 }  // namespace ext
+
+namespace ext {
+namespace {
+
+// check_tree's xattr refusals, before anything is allocated, each naming
+// the node and the attribute.
+fsio::Tree one_file(std::vector<fsio::Xattr> xattrs, fsio::NodeKind kind = fsio::NodeKind::file) {
+  fsio::Tree t;
+  t.label = "/src";
+  fsio::TreeNode root;
+  root.kind = fsio::NodeKind::directory;
+  fsio::TreeNode f;
+  f.name = "f";
+  f.parent = 0;
+  f.kind = kind;
+  f.xattrs = std::move(xattrs);
+  t.nodes = {root, f};
+  return t;
+}
+
+std::string refusal(const fsio::Tree& t, const TreeFillOptions& o = {}) {
+  Layout l;
+  l.block_size = 1024;
+  l.inode_size = 256;
+  const fsio::Status st = check_tree(l, t, o);
+  return st ? std::string("accepted") : st.error().message();
+}
+
+TEST(TreeXattrs, RefusalsNameTheNodeAndTheAttribute) {
+  const std::string acl_v2(
+      "\x02\0\0\0\x01\0\x06\0\xff\xff\xff\xff\x04\0\x04\0\xff\xff\xff\xff\x20\0\0\0\xff\xff\xff\xff", 28);
+  EXPECT_EQ(refusal(one_file({{"system.posix_acl_access", acl_v2}})), "accepted");
+  EXPECT_EQ(refusal(one_file({{"system.posix_acl_default", acl_v2}})),
+            "/src/f: a default ACL on a file (only a directory has one)");
+  EXPECT_EQ(refusal(one_file({{"system.posix_acl_default", acl_v2}}, fsio::NodeKind::directory)), "accepted");
+  EXPECT_EQ(refusal(one_file({{"system.posix_acl_access", acl_v2.substr(0, 27)}})),
+            "/src/f: system.posix_acl_access: a POSIX ACL of 27 bytes (4 + 8 per entry)");
+  EXPECT_EQ(refusal(one_file({{"os2.name", "x"}})), "/src/f: xattr 'os2.name': a namespace ext4 has no index for");
+  // 1024-byte blocks: 2 x (20 + 600) = 1240 > 988.
+  const std::string big(600, 'v');
+  EXPECT_NE(refusal(one_file({{"user.a", big}, {"user.b", big}})).find("/src/f: xattrs of 1240 bytes"),
+            std::string::npos);
+  EXPECT_EQ(refusal(one_file({{"user.a", big}})), "accepted");
+}
+
+}  // namespace
+}  // namespace ext
