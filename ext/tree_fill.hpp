@@ -164,7 +164,8 @@ class TreeFill {
   std::vector<Pending> symlink_blocks_;  // slow symlinks' targets, written with the data
   struct XattrBlock {
     std::uint64_t block;
-    std::vector<std::byte> bytes;  // h_refcount and h_checksum set by write_xattr_blocks
+    const std::vector<std::byte>* bytes;  // xattr_block_of_'s key (one copy); h_refcount and h_checksum
+                                          // set by write_xattr_blocks in the cached block
     std::uint32_t refcount;
   };
   std::vector<XattrBlock> xattr_blocks_;

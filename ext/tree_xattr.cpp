@@ -107,8 +107,8 @@ fsio::Status TreeFill::attach_attrs(Inode& inode, std::uint32_t node) {
     if (g != goal_group_) goal_group_ = g, goal_ = l.group_first_block(g);
     const BlockRun run = FSIO_TRY(tx_.alloc().alloc_blocks(goal_, 1));
     goal_ = run.start + 1;
-    xattr_blocks_.push_back({run.start, bytes, 0});
-    it = xattr_block_of_.insert_or_assign(std::move(bytes), xattr_blocks_.size() - 1).first;
+    it = xattr_block_of_.insert_or_assign(std::move(bytes), xattr_blocks_.size()).first;
+    xattr_blocks_.push_back({run.start, &it->first, 0});
   }
   XattrBlock& b = xattr_blocks_[it->second];
   ++b.refcount;
@@ -123,13 +123,12 @@ fsio::Status TreeFill::attach_attrs(Inode& inode, std::uint32_t node) {
 void TreeFill::write_xattr_blocks() {
   Filesystem& fs = tx_.fs();
   const Layout& l = fs.layout();
-  for (XattrBlock& b : xattr_blocks_) {
-    fsio::store(std::span<std::byte>(b.bytes), le32(b.refcount), offsetof(Ext4XattrHeader, h_refcount));
-    if (l.metadata_csum())
-      fsio::store(std::span<std::byte>(b.bytes), le32(xattr_block_checksum(b.bytes, b.block, l.csum_seed)),
-                  offsetof(Ext4XattrHeader, h_checksum));
+  for (const XattrBlock& b : xattr_blocks_) {
     auto dst = fs.meta_new(b.block, MetaKind::fresh);
-    std::memcpy(dst.data(), b.bytes.data(), b.bytes.size());
+    std::memcpy(dst.data(), b.bytes->data(), b.bytes->size());
+    fsio::store(dst, le32(b.refcount), offsetof(Ext4XattrHeader, h_refcount));
+    if (l.metadata_csum())
+      fsio::store(dst, le32(xattr_block_checksum(dst, b.block, l.csum_seed)), offsetof(Ext4XattrHeader, h_checksum));
   }
   rep_.xattr_blocks = xattr_blocks_.size();
   xattr_blocks_.clear();

@@ -119,6 +119,23 @@ clean "$T/b.img" "mkext4 -d -I 128"
 same "$T/b.img" "" "mkext4 -d -I 128"
 pass "mkext4 -d -I 128: every xattr in a block"
 
+# 1030 files with one xattr set: a block holds at most 1024 inodes
+# (EXT4_XATTR_REFCOUNT_MAX), the rest share a second one; e2fsck counts
+# the references.
+mkdir "$T/same"
+for i in $(seq 1 1030); do : > "$T/same/f$i"; done
+(cd "$T/same" && setfattr -n user.same -v "$(big v 300)" f*)
+"$MKEXT4" -q "${IDS[@]}" -b 1024 -I 128 -d "$T/same" "$T/same.img" 16M || fail "mkext4 -d of 1030 alike"
+clean "$T/same.img" "1030 files sharing xattr blocks"
+refs() {  # refs FILE: the h_refcount of its xattr block (le32 at byte 4)
+  local b
+  b=$(debugfs -R "stat /$1" "$T/same.img" 2> /dev/null | sed -n 's/^File ACL: \([0-9]*\).*/\1/p')
+  od -An -tu4 -j $((b * 1024 + 4)) -N4 "$T/same.img" | tr -d ' '
+}
+# Bytewise order: f1 is first, f999 last.
+[ "$(refs f1)" = 1024 ] && [ "$(refs f999)" = 6 ] || fail "h_refcount $(refs f1) and $(refs f999), expected 1024 and 6"
+pass "1030 files with one xattr set share two blocks (1024 + 6 references), e2fsck clean"
+
 # Owner maps map the users and groups an ACL names.
 "$MKEXT4" -q "${IDS[@]}" -d "$S" --uid-map 0:0:1 --uid-map 1000:5000:2 --gid-map 0:0:1 --gid-map 100:600:1 \
   --gid-map 1002:7002:1 "$T/m.img" 16M || fail "mkext4 -d with maps"
