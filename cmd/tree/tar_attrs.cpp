@@ -109,10 +109,13 @@ Status member_attrs(archive_entry* e, const std::string& where, TreeNode& n) {
     n.xattrs.push_back({name, value ? std::string(static_cast<const char*>(value), size) : std::string()});
   }
   FSIO_TRY(add_acls(e, where, n.xattrs));
+  // bsdtar writes each xattr twice, as LIBARCHIVE.xattr and SCHILY.xattr,
+  // and libarchive gives both: one is kept where they agree.
   std::sort(n.xattrs.begin(), n.xattrs.end());
+  n.xattrs.erase(std::unique(n.xattrs.begin(), n.xattrs.end()), n.xattrs.end());
   for (std::size_t i = 1; i < n.xattrs.size(); ++i)
     if (n.xattrs[i].name == n.xattrs[i - 1].name)
-      return make_error(Errc::corrupt, where + ": xattr '" + n.xattrs[i].name + "' twice");
+      return make_error(Errc::corrupt, where + ": xattr '" + n.xattrs[i].name + "' twice, with different values");
   unsigned long set = 0, clear = 0;
   archive_entry_fflags(e, &set, &clear);
   n.flags = std::uint32_t(set);

@@ -63,7 +63,8 @@ MemberInfo member_info(archive_entry* e);
 // system.posix_acl_* stored as such (GNU tar --xattrs-include='*') is kept
 // over the ACL record (GNU tar 1.34 writes only names there, no ids). Errc::unsupported naming
 // `where` for an NFSv4 ACL or a named entry without a numeric id;
-// Errc::corrupt for a name stored twice. The ACL's rules (one owner entry,
+// Errc::corrupt for a name stored twice with different values (bsdtar
+// stores each twice, alike: kept once). The ACL's rules (one owner entry,
 // a mask with named entries, ...) are the filler's to check.
 Status member_attrs(archive_entry* e, const std::string& where, TreeNode& n);
 

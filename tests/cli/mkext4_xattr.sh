@@ -7,7 +7,7 @@
 # in a block (two identical sets sharing one); --uid-map/--gid-map mapping
 # the ids an ACL names; a set too big for inode and block refused before
 # any write, naming the file; extwb put of the tree into an existing image;
-# a GNU tar of the tree copied by both.
+# a GNU tar of the tree copied by both, a bsdtar one with the flags.
 . "$(dirname "$0")/lib.sh"
 need setfattr getfattr setfacl getfacl chattr lsattr mke2fs dumpe2fs e2fsck debugfs mount umount losetup python3 tar
 need_root
@@ -178,6 +178,19 @@ NOFLAGS=1 same "$T/t.img" "" "mkext4 -d TAR" "$T/src-noflags.dump"
 clean "$T/pt.img" "extwb put --tar"
 NOFLAGS=1 same "$T/pt.img" /tree "extwb put --tar" "$T/src-noflags.dump"
 pass "a GNU tar of the tree (--xattrs --acls): mkext4 -d and extwb put --tar copy its xattrs and ACLs"
+
+# bsdtar stores chattr flags too (SCHILY.fflags), each xattr twice
+# (LIBARCHIVE.xattr and SCHILY.xattr) and ACLs with numeric ids: all of
+# the source comes back, flags included.
+if command -v bsdtar > /dev/null; then
+  bsdtar --format=pax --xattrs --acls --fflags -cf "$T/bsd.tar" -C "$S" . || fail "bsdtar of the source"
+  "$MKEXT4" -q "${IDS[@]}" -b 1024 -I 256 -d "$T/bsd.tar" "$T/bsd.img" 16M || fail "mkext4 -d of a bsdtar archive"
+  clean "$T/bsd.img" "mkext4 -d of a bsdtar archive"
+  same "$T/bsd.img" "" "mkext4 -d of a bsdtar archive"
+  pass "a bsdtar archive of the tree: its xattrs, ACLs and chattr flags as the source's"
+else
+  skip_part "bsdtar (libarchive-tools) is not installed: flags through an archive"
+fi
 
 # A malformed ACL from an archive (a raw system.posix_acl_access with
 # a named user but no mask, and one of 5 bytes): refused, naming the member.
