@@ -294,3 +294,23 @@ TEST(TarSource, GnuTarOfADirectoryListsItsXattrsAsTheDirectory) {
   for (const fsio::Xattr& x : dir.nodes[1].xattrs) acl |= x.name == "system.posix_acl_access";
   EXPECT_TRUE(acl) << dir.path(1);
 }
+
+// bsdtar's two records of one xattr: kept once when alike, refused when not.
+TEST(TarSource, KeepsAnXattrStoredTwiceAlikeOnce) {
+  TempDir t;
+  python_tar(t / "same.tar",
+             "f('f', b'x', pax_headers={'SCHILY.xattr.user.a': 'one', 'LIBARCHIVE.xattr.user.a': 'b25l'})\n");
+  const fsio::Tree tree = list_attrs(t / "same.tar");
+  ASSERT_EQ(tree.nodes.size(), 2u);
+  const std::vector<fsio::Xattr> want = {{"user.a", "one"}};
+  EXPECT_EQ(tree.nodes[1].xattrs, want);
+  python_tar(t / "differ.tar",
+             "f('f', b'x', pax_headers={'SCHILY.xattr.user.a': 'one', 'LIBARCHIVE.xattr.user.a': 'dHdv'})\n");
+  fsio::tree::SourceOptions o;
+  o.attrs = true;
+  auto src = fsio::tree::open_source(t / "differ.tar", o);
+  ASSERT_TRUE(src);
+  auto listed = (*src)->list();
+  ASSERT_FALSE(listed);
+  EXPECT_EQ(listed.error().message(), t / "differ.tar" + ": f: xattr 'user.a' twice, with different values");
+}
