@@ -110,6 +110,7 @@ nlohmann::json Mkext4Tree::json(bool written) const {
   if (written && done_) {
     out["data_blocks"] = done_->data_blocks;
     out["extent_tree_blocks"] = done_->tree_blocks;
+    out["xattr_blocks"] = done_->xattr_blocks;
     out["extents"] = done_->extents;
     out["data_bytes_written"] = done_->bytes_written;
   }

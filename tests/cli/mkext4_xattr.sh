@@ -95,8 +95,17 @@ same() {
 
 # 1 KiB blocks and 256-byte inodes: 92 bytes of xattr room in the inode,
 # so big1/big2's 500 bytes go to a block.
-"$MKEXT4" -q "${IDS[@]}" -b 1024 -I 256 -d "$S" "$T/a.img" 16M || fail "mkext4 -d of a tree with xattrs"
+"$MKEXT4" -q --json "${IDS[@]}" -b 1024 -I 256 -d "$S" "$T/a.img" 16M > "$T/a.json" ||
+  fail "mkext4 -d of a tree with xattrs"
 clean "$T/a.img" "mkext4 -d"
+# Three blocks, by hand (entry 16 + name, value, each padded to 4; 92
+# bytes in the inode, the end mark's 4 among them): f's user.mime (20 + 12)
+# and ACL (16 + 36: 4 + 3 short entries + 2 named) fill 4 + 32 + 52 = 88,
+# its trusted.t (20 + 4) and security.selinux (24 + 28) go to a block;
+# big1 and big2 share one; shared's access ACL (16 + 36) fits, its default
+# one (16 + 36) goes to a third; cap (28 + 20) and link (20 + 4) fit.
+[ "$(json "$T/a.json" 'j["tree"]["xattr_blocks"]')" = 3 ] ||
+  fail "xattr blocks: $(json "$T/a.json" 'j["tree"]')"
 ea() { debugfs -R "ea_list $2" "$1" 2> /dev/null; }
 # ext4's ACL encoding (version 1; user::rw-, user:1000:rw-, group::r--,
 # group:100:r--, mask::rw-, other::r--): short entries but for the named.
