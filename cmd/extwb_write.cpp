@@ -122,6 +122,7 @@ int put_tree(const Common& c, const WriteArgs& a, ext::PutOptions& o) {
   fsio::tree::SourceOptions so;
   so.symlinks = fsio::SymlinkPolicy::keep;
   so.holes = true;  // holes stay holes
+  so.attrs = true;  // xattrs, ACLs and chattr flags
   auto src = a.tar ? fsio::tree::open_archive(a.source, so) : fsio::tree::open_source(a.source, so);
   if (!src) return fsio::cli::report(kTool, src.error());
   auto tree = (*src)->list();

@@ -65,9 +65,12 @@ std::uint64_t tree_blocks_bound(const Tree& tree, std::uint32_t bs, std::uint32_
   std::uint64_t total = ext::count_tree(tree, bs).min_blocks;     // data, a block per directory, slow symlinks
   std::vector<std::uint64_t> entry_bytes(tree.nodes.size(), 24);  // "." and ".."
   std::vector<bool> seen(tree.contents.size(), false);
+  if (!tree.nodes.empty() && !tree.nodes[0].xattrs.empty()) ++total;  // the root's xattr block
   for (std::size_t i = 1; i < tree.nodes.size(); ++i) {
     const TreeNode& n = tree.nodes[i];
     entry_bytes[n.parent] += 8 + (n.name.size() + 3) / 4 * 4;
+    const bool first = n.kind != NodeKind::file || n.content == kNoContent || !seen[n.content];
+    if (first && !n.xattrs.empty()) ++total;  // an xattr block per inode with xattrs, at most
     if (n.kind != NodeKind::file || n.content == kNoContent || seen[n.content]) continue;
     seen[n.content] = true;
     total += extent_tree_blocks(ext::data_blocks(tree.contents[n.content], bs), bs, bpg);

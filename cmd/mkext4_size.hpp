@@ -31,7 +31,8 @@ Result<Slack> parse_slack(const std::string& text);
 // `block_size` and `blocks_per_group`: its data blocks, each directory's
 // blocks with its htree leaves half full and its index blocks, each file's
 // extent tree blocks counting a break at every group it crosses, slow
-// symlinks' blocks.
+// symlinks' blocks, and an xattr block per inode with xattrs (as if none
+// fitted its inode or were shared).
 std::uint64_t tree_blocks_bound(const Tree& tree, std::uint32_t block_size, std::uint32_t blocks_per_group);
 
 struct ChosenSize {

@@ -39,6 +39,7 @@ Result<std::unique_ptr<Mkext4Tree>> Mkext4Tree::open(const std::string& source) 
   tree::SourceOptions so;
   so.symlinks = SymlinkPolicy::keep;
   so.holes = true;  // holes stay holes
+  so.attrs = true;  // xattrs, ACLs and chattr flags
   t->src_ = FSIO_TRY(tree::open_source(source, so));
   t->tree_ = FSIO_TRY(t->src_->list());
   return t;
@@ -126,6 +127,7 @@ nlohmann::json Mkext4Tree::json(bool written) const {
   if (written && done_) {
     out["data_blocks"] = done_->data_blocks;
     out["extent_tree_blocks"] = done_->tree_blocks;
+    out["xattr_blocks"] = done_->xattr_blocks;
     out["extents"] = done_->extents;
     out["data_bytes_written"] = done_->bytes_written;
   }

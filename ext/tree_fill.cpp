@@ -155,6 +155,7 @@ fsio::Status check_tree(const Layout& l, const fsio::Tree& tree, const TreeFillO
     const fsio::TreeNode& n = tree.nodes[i];
     if (i > 0) FSIO_TRY_CTX(check_name(n.name), tree.where(i));
     if (i > 0 || root_owner) FSIO_TRY(owner_in_image(tree, i, o));
+    FSIO_TRY(check_xattrs(l, tree, i, o));
     if (!o.mtime) FSIO_TRY(check_at(i, n.mtime, "modification time"));
     FSIO_TRY(check_at(i, n.atime, "access time"));
     FSIO_TRY(check_at(i, n.ctime, "change time"));
@@ -215,6 +216,8 @@ fsio::Status TreeFill::plan(Inode& top, bool top_from_tree) {
   FSIO_TRY(make_children(0, top));
   if (top_from_tree) stamp(top, tree_.nodes.front());
   else set_inode_times(top, o_.now);
+  FSIO_TRY(attach_attrs(top, 0));
+  write_xattr_blocks();
   return tx_.fs().write_inode(top, MetaKind::directory);
 }
 
@@ -233,6 +236,7 @@ fsio::Status TreeFill::make_children(std::uint32_t node, Inode& dir) {
       Inode child = FSIO_TRY(fs.read_inode(ino));
       FSIO_TRY(make_children(i, child));
       stamp(child, n);
+      FSIO_TRY(attach_attrs(child, i));
       FSIO_TRY(fs.write_inode(child));
       continue;
     }
@@ -289,6 +293,7 @@ fsio::Result<std::uint32_t> TreeFill::make_file(std::uint32_t node, const Inode&
   const std::uint32_t links = n.content != fsio::kNoContent ? links_[n.content] : 1;
   set_links(inode, std::uint16_t(std::max<std::uint32_t>(links, 1)));
   stamp(inode, n);
+  FSIO_TRY(attach_attrs(inode, node));
   if (n.size >= (std::uint64_t(1) << 31) && !l.has_ro_compat(EXT2_FEATURE_RO_COMPAT_LARGE_FILE))
     fs.super_mut().s_feature_ro_compat = fs.super().s_feature_ro_compat | EXT2_FEATURE_RO_COMPAT_LARGE_FILE;
   FSIO_TRY(fs.write_inode(inode));
@@ -326,6 +331,7 @@ fsio::Result<std::uint32_t> TreeFill::make_symlink(std::uint32_t node, const Ino
   set_size(inode, target.size());
   set_links(inode, 1);
   stamp(inode, n);
+  FSIO_TRY(attach_attrs(inode, node));
   FSIO_TRY(fs.write_inode(inode));
   return ino;
 }
@@ -340,6 +346,7 @@ fsio::Result<std::uint32_t> TreeFill::make_special(std::uint32_t node, const Ino
   if (n.kind == NodeKind::char_device || n.kind == NodeKind::block_device) put_rdev(inode, n.rdev);
   set_links(inode, 1);
   stamp(inode, n);
+  FSIO_TRY(attach_attrs(inode, node));
   FSIO_TRY(fs.write_inode(inode));
   return ino;
 }

@@ -14,6 +14,11 @@
 //      reads them, copied into the blocks planned for them and submitted in
 //      large plugged batches; the caller then flushes nothing itself, the
 //      batch is finished here, and the transaction's commit links it all.
+// Extended attributes and ACLs (tree_xattr.cpp): each node's, in its inode
+// while they fit and the rest in one xattr block near it, identical blocks
+// shared; the id of an ACL's named user or group through the maps (kept
+// as it is with `owner`, --all-root). Flags: those chattr sets
+// (flags_in_image), on the files the kernel allows them on.
 // Times: each node's atime, mtime and ctime (and crtime where the source
 // has one, else `now`) to the nanosecond; with `clamp` (SOURCE_DATE_EPOCH)
 // every later time becomes the clamp, earlier ones stay.
@@ -21,6 +26,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +34,7 @@
 #include "ext/commit.hpp"
 #include "ext/id_map.hpp"
 #include "ext/ops.hpp"
+#include "ext/xattr.hpp"
 #include "libfsio/buffer.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/tree_source.hpp"
@@ -92,9 +99,27 @@ fsio::Result<Owner> owner_in_image(const fsio::Tree& tree, std::uint32_t node, c
 // too when `root_owner`). Each names the node (Tree::where).
 fsio::Status check_tree(const Layout& l, const fsio::Tree& tree, const TreeFillOptions& o, bool root_owner = false);
 
+// The inode flags a node of `kind` keeps of the source's `flags`
+// (FS_*_FL, ext4's i_flags bits): secrm, unrm, sync, immutable, append,
+// nodump, noatime, journal_data, notail, dirsync, topdir, projinherit,
+// masked as the kernel's ext4_mask_flags does (dirsync, topdir and
+// projinherit for directories only; nodump and noatime only on symlinks
+// and special files).
+std::uint32_t flags_in_image(fsio::NodeKind kind, std::uint32_t flags);
+// A node's xattrs as ext4 stores them (xattr.hpp): names split into their
+// index, ACLs in ext4's encoding with their ids mapped. Errors name the
+// node and the attribute: a namespace ext4 has no index for, a malformed
+// ACL, a default ACL on a non-directory, an ACL id no map covers.
+fsio::Result<std::vector<XattrEntry>> xattrs_in_image(const fsio::Tree& tree, std::uint32_t node,
+                                                      const TreeFillOptions& o);
+// xattrs_in_image, and Errc::unsupported naming the node and the sizes when
+// they do not fit a new inode and one block.
+fsio::Status check_xattrs(const Layout& l, const fsio::Tree& tree, std::uint32_t node, const TreeFillOptions& o);
+
 struct TreeFillReport {
   TreeCount count;
   std::uint64_t data_blocks = 0, tree_blocks = 0, extents = 0;
+  std::uint64_t xattr_blocks = 0;   // after sharing
   std::uint64_t bytes_written = 0;  // data, whole blocks
 };
 
@@ -125,6 +150,8 @@ class TreeFill {
   fsio::Result<std::uint32_t> make_special(std::uint32_t node, const Inode& dir);
   Owner owner_of(std::uint32_t node) const;
   void stamp(Inode& inode, const fsio::TreeNode& n) const;
+  fsio::Status attach_attrs(Inode& inode, std::uint32_t node);
+  void write_xattr_blocks();
   fsio::Result<std::vector<Extent>> allocate(std::uint32_t ino, const std::vector<BlockSpan>& spans);
 
   Transaction& tx_;
@@ -139,7 +166,15 @@ class TreeFill {
     fsio::AlignedBuffer data;
   };
   std::vector<Pending> symlink_blocks_;  // slow symlinks' targets, written with the data
-  std::uint64_t goal_ = 0;               // after the last file's blocks, while in the same group
+  struct XattrBlock {
+    std::uint64_t block;
+    const std::vector<std::byte>* bytes;  // xattr_block_of_'s key (one copy); h_refcount and h_checksum
+                                          // set by write_xattr_blocks in the cached block
+    std::uint32_t refcount;
+  };
+  std::vector<XattrBlock> xattr_blocks_;
+  std::map<std::vector<std::byte>, std::size_t> xattr_block_of_;  // a block's bytes -> its index, to share it
+  std::uint64_t goal_ = 0;  // after the last file's blocks, while in the same group
   std::uint32_t goal_group_ = ~0u;
   TreeFillReport rep_;
 };

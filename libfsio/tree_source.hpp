@@ -31,7 +31,7 @@
 //
 // This header is libfsio's, but not installed: the interface is shared by
 // fat/, ext/ and the sources in cmd/tree/, not yet a promise to other
-// programs. Extensible: xattrs and inode flags will be fields of TreeNode.
+// programs.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +68,18 @@ struct TimeSpec {
   bool operator==(const TimeSpec&) const = default;
 };
 
+// One extended attribute: the full name with its namespace ("user.mime",
+// "security.selinux", "system.posix_acl_access") and the value's bytes as
+// getxattr(2) gives them; a POSIX ACL in the xattr format version 2
+// (acl(5), the kernel's posix_acl_xattr.h: le32 version 2, then 8-byte
+// entries le16 tag, le16 perm, le32 id).
+struct Xattr {
+  std::string name;
+  std::string value;
+  bool operator==(const Xattr&) const = default;
+  auto operator<=>(const Xattr&) const = default;
+};
+
 inline constexpr std::uint32_t kNoContent = 0xFFFFFFFF;
 inline constexpr std::uint32_t kNoParent = 0xFFFFFFFF;
 
@@ -84,6 +96,11 @@ struct TreeNode {
   std::uint64_t rdev = 0;              // devices: makedev(major, minor)
   std::string link_target;             // symlinks kept as links: the target as stored
   std::uint32_t content = kNoContent;  // files: index in Tree::contents
+  std::vector<Xattr> xattrs{};         // sorted by name (bytewise), each name once
+  // Inode flags as FS_IOC_GETFLAGS gives them (linux/fs.h FS_*_FL, the same
+  // bits as ext4's i_flags), what the source holds: the filler keeps only
+  // those a user may set (chattr), see ext/tree_fill.hpp.
+  std::uint32_t flags = 0;
 };
 
 // A run of a file's bytes that holds data (what SEEK_DATA finds, a tar's

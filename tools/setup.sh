@@ -13,6 +13,10 @@ packages=(
   dosfstools mtools e2fsprogs e2tools fdisk fio mandoc strace util-linux time
   # fatck_dosfstools: dosfstools' test images are hex dumps (xxd -r).
   xxd
+  # mkext4_xattr: setfattr/getfattr, setfacl/getfacl and setcap make and read
+  # the source tree's extended attributes and ACLs; bsdtar archives chattr
+  # flags (GNU tar does not).
+  attr acl libcap2-bin libarchive-tools
   # fsimg restore's tests: bmaptool create makes the maps, xz and zstd the images.
   bmap-tools xz-utils zstd
   # The fuzz build only (tools/fuzz.sh): Debian 12's clang is clang 14, whose

@@ -15,6 +15,7 @@
 #include <map>
 #include <utility>
 
+#include "cmd/tree/dir_attrs.hpp"
 #include "cmd/tree/file_ref.hpp"
 #include "cmd/tree/source.hpp"
 #include "libfsio/progress.hpp"
@@ -107,6 +108,7 @@ class DirSource final : public TreeSource {
   Status list_dir(int dirfd, std::uint32_t self, const std::string& path, Walk& w);
   Result<struct statx> stat_entry(int dirfd, const std::string& name, const std::string& path) const;
   Status add_entry(int dirfd, const std::string& name, std::uint32_t self, const std::string& path, Walk& w);
+  Status add_attrs(TreeNode& node, int dirfd, const std::string& name, const std::string& path) const;
   Status find_holes(int dirfd, const std::string& name, Content& c);
   Status read_file(std::uint32_t content, int fd, ContentSink& sink) const;
 
@@ -144,6 +146,7 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
     // EACCES here rather than mid-write (root reads anything: no call).
     if (!root_user_ && ::faccessat(dirfd, name.c_str(), R_OK, AT_EACCESS) != 0)
       return errno_error(path + ": cannot be read");
+    FSIO_TRY(add_attrs(node, dirfd, name, path));
     auto [it, fresh] = w.content_of.try_emplace(id, std::uint32_t(w.tree.contents.size()));
     if (fresh) {
       w.tree.contents.push_back({node.size, index});
@@ -160,12 +163,31 @@ Status DirSource::add_entry(int dirfd, const std::string& name, std::uint32_t se
     const int fd = ::openat(dirfd, name.c_str(), flags);
     if (fd < 0) return errno_error("open directory " + path);
     w.up.push_back(id);
-    auto st = list_dir(fd, index, path, w);
+    auto st = opt_.attrs ? attrs_of_fd(fd, path, node) : Status{};
+    if (st) st = list_dir(fd, index, path, w);  // `node` is not used after: the list grows
     w.up.pop_back();
     ::close(fd);
     return st;
   }
+  if (node.kind != NodeKind::file) FSIO_TRY(add_attrs(node, dirfd, name, path));
   return {};
+}
+
+// With SourceOptions::attrs, a file's xattrs and inode flags through one
+// descriptor (opened without following a link and without blocking, as
+// lsattr opens), anything else's xattrs by path (a symlink's own); with
+// SymlinkPolicy::follow the node is what a link points to, and so are its
+// attributes. Directories: add_entry reads them through the descriptor it lists.
+Status DirSource::add_attrs(TreeNode& node, int dirfd, const std::string& name, const std::string& path) const {
+  if (!opt_.attrs) return {};
+  const bool follow = opt_.symlinks == SymlinkPolicy::follow;
+  if (node.kind != NodeKind::file) return attrs_of_path(path, follow, node);
+  const int fd =
+      ::openat(dirfd, name.c_str(), O_RDONLY | (follow ? 0 : O_NOFOLLOW) | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return errno_error("open " + path + " to read its xattrs and inode flags");
+  auto st = attrs_of_fd(fd, path, node);
+  ::close(fd);
+  return st;
 }
 
 // A file whose blocks hold less than its size: its data ranges (SEEK_DATA)
@@ -208,6 +230,10 @@ Result<Tree> DirSource::list() {
     return errno_error(e, "stat " + root_);
   }
   w.tree.nodes.push_back(node_of(sx, "", kNoParent));
+  if (auto st = opt_.attrs ? attrs_of_fd(fd, root_, w.tree.nodes.back()) : Status{}; !st) {
+    ::close(fd);
+    return std::move(st).error();
+  }
   w.up.push_back({makedev(sx.stx_dev_major, sx.stx_dev_minor), sx.stx_ino});
   auto st = list_dir(fd, 0, root_ == "/" ? "" : root_, w);
   ::close(fd);

@@ -118,6 +118,16 @@ FSIO_LA(int, archive_entry_birthtime_is_set, (En * e), (e))
 FSIO_LA(int, archive_entry_sparse_reset, (En * e), (e))
 FSIO_LA(int, archive_entry_sparse_next, (En * e, la_int64_t* offset, la_int64_t* length), (e, offset, length))
 
+FSIO_LA(int, archive_entry_acl_reset, (En * e, int want), (e, want))
+FSIO_LA(int, archive_entry_acl_next,
+        (En * e, int want, int* type, int* permset, int* tag, int* qual, const char** name),
+        (e, want, type, permset, tag, qual, name))
+FSIO_LA(int, archive_entry_acl_types, (En * e), (e))
+FSIO_LA(void, archive_entry_fflags, (En * e, unsigned long* set, unsigned long* clear), (e, set, clear))
+FSIO_LA(int, archive_entry_xattr_reset, (En * e), (e))
+FSIO_LA(int, archive_entry_xattr_next, (En * e, const char** name, const void** value, size_t* size),
+        (e, name, value, size))
+
 // Variadic: formatted here, passed on as one string.
 extern "C" void archive_set_error(Ar* a, int err, const char* fmt, ...) {
   static const auto real = fsio::tree::resolve<decltype(&::archive_set_error)>("archive_set_error");

@@ -45,6 +45,11 @@ struct SourceOptions {
   // blocks is read whole), an archive's members from their sparse maps
   // (GNU, pax 0.0, 0.1, 1.0). Off, every file is read whole, holes as zeros.
   bool holes = false;
+  // List each node's extended attributes (TreeNode::xattrs) and inode
+  // flags (TreeNode::flags): a directory's through llistxattr/lgetxattr
+  // and FS_IOC_GETFLAGS, an archive's from its pax xattr and ACL records
+  // and its file flags. Off, none are listed (FAT holds none).
+  bool attrs = false;
 };
 
 // A directory at `path` (a symbolic link to one is followed, as by cp -r),

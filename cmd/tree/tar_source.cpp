@@ -150,7 +150,7 @@ Result<ArchivePtr> TarSource::start(bool first_pass) {
 
 Result<Tree> TarSource::list() {
   ArchivePtr a = FSIO_TRY(start(true));
-  TarTreeBuilder builder(name(), opt_.symlinks);
+  TarTreeBuilder builder(name(), opt_.symlinks, opt_.attrs);
   for (;;) {
     if (InterruptGuard::requested())
       return make_error(Errc::interrupted, "interrupted while reading " + name() + "; nothing was written");

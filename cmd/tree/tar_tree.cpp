@@ -97,8 +97,8 @@ MemberInfo member_info(archive_entry* e) {
   return m;
 }
 
-TarTreeBuilder::TarTreeBuilder(std::string archive_name, SymlinkPolicy symlinks)
-    : archive_(std::move(archive_name)), symlinks_(symlinks) {
+TarTreeBuilder::TarTreeBuilder(std::string archive_name, SymlinkPolicy symlinks, bool attrs)
+    : archive_(std::move(archive_name)), symlinks_(symlinks), attrs_(attrs) {
   Node root;
   root.attrs.kind = NodeKind::directory;
   root.attrs.mode = 0755;
@@ -147,6 +147,12 @@ Result<std::uint32_t> TarTreeBuilder::find(const std::string& path) const {
   return n;
 }
 
+Status TarTreeBuilder::add(archive_entry* e) {
+  MemberInfo m = member_info(e);
+  if (attrs_) FSIO_TRY(member_attrs(e, archive_ + ": " + m.path, m.attrs));
+  return add(m);
+}
+
 Status TarTreeBuilder::add(const MemberInfo& m) {
   const auto index = std::int64_t(shape_.members.size());
   shape_.members.push_back({m.path, m.attrs.size, kNoContent, m.sparse, m.data});
@@ -161,6 +167,12 @@ Status TarTreeBuilder::add(const MemberInfo& m) {
     if (!m.has_data) {
       data = nodes_[*target].data_member;
       attrs.size = nodes_[*target].attrs.size;
+    }
+    // One inode: an archiver that stores a link's xattrs with its first
+    // name only (GNU tar) leaves the link's header without them.
+    if (attrs.xattrs.empty() && attrs.flags == 0) {
+      attrs.xattrs = nodes_[*target].attrs.xattrs;
+      attrs.flags = nodes_[*target].attrs.flags;
     }
   }
   if (parts.empty()) {  // the root itself ("./")

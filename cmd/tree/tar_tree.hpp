@@ -54,10 +54,25 @@ struct MemberInfo {
 };
 MemberInfo member_info(archive_entry* e);
 
+// The member's xattrs (pax SCHILY.xattr.* and LIBARCHIVE.xattr.*, full
+// names as getxattr gives them) and POSIX ACLs (SCHILY.acl.access and
+// .default, which libarchive parses) as system.posix_acl_access/_default
+// in the xattr format (version 2), into `n.xattrs` sorted by name; its file
+// flags (libarchive's fflags, FS_*_FL bits on Linux; bsdtar and pax
+// SCHILY.fflags store them, GNU tar does not) into `n.flags`. An xattr
+// system.posix_acl_* stored as such (GNU tar --xattrs-include='*') is kept
+// over the ACL record (GNU tar 1.34 writes only names there, no ids). Errc::unsupported naming
+// `where` for an NFSv4 ACL or a named entry without a numeric id;
+// Errc::corrupt for a name stored twice with different values (bsdtar
+// stores each twice, alike: kept once). The ACL's rules (one owner entry,
+// a mask with named entries, ...) are the filler's to check.
+Status member_attrs(archive_entry* e, const std::string& where, TreeNode& n);
+
 class TarTreeBuilder {
  public:
-  TarTreeBuilder(std::string archive_name, SymlinkPolicy symlinks);
-  Status add(archive_entry* e) { return add(member_info(e)); }
+  // `attrs`: each member's xattrs, ACLs and flags too (member_attrs).
+  TarTreeBuilder(std::string archive_name, SymlinkPolicy symlinks, bool attrs = false);
+  Status add(archive_entry* e);
   Status add(const MemberInfo& member);
   std::size_t members() const { return shape_.members.size(); }
   // The tree in TreeSource order; `shape` gets the members and their contents.
@@ -80,6 +95,7 @@ class TarTreeBuilder {
 
   std::string archive_;
   SymlinkPolicy symlinks_;
+  bool attrs_ = false;
   std::vector<Node> nodes_;  // nodes_[0]: the root
   TarTree shape_;
 };

@@ -6,7 +6,8 @@
 # targets fast and slow, devices, FIFOs, sockets, hard links as one inode;
 # SOURCE_DATE_EPOCH clamps newer times and keeps older ones; a directory,
 # the same tree made in another order, and tar archives of it (plain, gzip,
-# zstd, xz, standard input) give byte-identical images; a tree that does not
+# zstd, xz, standard input) give byte-identical images, xattrs and ACLs
+# included (tar --xattrs --xattrs-include='*' --acls); a tree that does not
 # fit is refused before any write, with the numbers; --dry-run counts it.
 . "$(dirname "$0")/lib.sh"
 need mke2fs e2fsck debugfs tar zstd xz gzip python3 diff mount umount losetup
@@ -17,6 +18,16 @@ SEED=6a1f0c9e-3b2d-4e8a-b7c6-1d2e3f4a5b6c
 export SOURCE_DATE_EPOCH=1900000000  # 2030-03-17
 mkdir -p "$T/mnt"
 IDS=(-U "$UUID" -E "hash_seed=$SEED")
+# xattrs and ACLs in the tree, where the tools are there and the
+# filesystem of $T takes them (mkext4_xattr tests them against the peers).
+TAR_ATTRS=()
+: > "$T/probe"
+if command -v setfattr > /dev/null && command -v setfacl > /dev/null &&
+  setfattr -n user.probe -v 1 "$T/probe" 2> /dev/null && setfacl -m u:1000:r "$T/probe" 2> /dev/null; then
+  TAR_ATTRS=(--xattrs --xattrs-include='*' --acls)
+else
+  skip_part "xattrs and ACLs in the tree (setfattr/setfacl missing, or $T refuses them)"
+fi
 
 # tree DIR ORDER [-m]: the same tree made in two orders (forward, reverse),
 # so readdir gives its names differently. With -m the old times set are
@@ -40,6 +51,14 @@ tree() {
   mkdir "$d/sticky"; chmod 1777 "$d/sticky"; mkdir "$d/sgid"; chmod 2750 "$d/sgid"
   chown 1234:5678 "$d/many/f7" "$d/sgid"; chown -h 42:43 "$d/fast-link"
   printf '%0255d' 0 > "$d/$(printf 'n%.0s' $(seq 1 255))"
+  if [ ${#TAR_ATTRS[@]} -gt 0 ]; then
+    setfattr -n user.mime -v application/octet-stream "$d/bytes"
+    setfattr -n trusted.t -v 0x0102 "$d/empty"
+    setfattr -n user.big -v "$(printf 'b%.0s' $(seq 1 400))" "$d/many/f3"  # too big for the inode
+    setfattr -h -n trusted.link -v x "$d/fast-link"
+    setfacl -m u:1000:rw,g:100:r "$d/hard1"
+    setfacl -m u:1001:rwx -d -m u:1001:rwx,g:100:rx "$d/sticky"
+  fi
   touch $m -d '2001-02-03 04:05:06.123456789' "$d/bytes" "$d/deep/a"
   touch $m -h -d '1999-12-31 23:59:59.5' "$d/fast-link"
   touch $m -d '2031-01-02 00:00:00' "$d/many/f2"   # after SOURCE_DATE_EPOCH: clamped
@@ -127,8 +146,8 @@ rm "$T/fwd/sock" "$T/rev/sock"       # tar keeps no sockets
 expect_rc 0 "$MKEXT4" -q "${IDS[@]}" -d "$T/fwd" "$T/ref.img" 64M
 expect_rc 0 "$MKEXT4" -q "${IDS[@]}" -d "$T/rev" "$T/rev.img" 64M
 cmp "$T/ref.img" "$T/rev.img" || fail "the tree made in another order gives another image"
-tar --format=posix -C "$T/fwd" -cf "$T/src.tar" .
-tar --format=posix -C "$T/rev" -cf "$T/rev.tar" .   # members in the reverse order's readdir
+tar --format=posix "${TAR_ATTRS[@]}" -C "$T/fwd" -cf "$T/src.tar" .
+tar --format=posix "${TAR_ATTRS[@]}" -C "$T/rev" -cf "$T/rev.tar" .   # members in the reverse order's readdir
 for c in "" gzip zstd xz; do
   tarf=$T/rev.tar
   if [ -n "$c" ]; then $c -c < "$T/rev.tar" > "$T/rev.tar.$c"; tarf=$T/rev.tar.$c; fi

@@ -10,7 +10,12 @@
 // tree_source.hpp promises: the root first, every parent before its
 // children and a directory, siblings in strictly increasing bytewise order
 // (so no two names alike), names without '/' and neither "." nor "..",
-// every content used and in range.
+// every content used and in range. With the attributes listed (ext4's
+// keep policy), each node's xattrs sorted with no name twice, and its ACL
+// values (made from the archive's ACL records, or its own
+// system.posix_acl_* xattrs, untrusted) through ext4's ACL conversion,
+// which must refuse or give ext4's encoding: 4 bytes, then 4 per
+// owner/group/mask/other entry and 8 per named one.
 #include <archive.h>
 #include <archive_entry.h>
 
@@ -21,12 +26,30 @@
 #include <string>
 
 #include "cmd/tree/tar_tree.hpp"
+#include "ext/acl.hpp"
 
 namespace {
 
 [[noreturn]] void broken(const fsio::Tree& t, std::uint32_t n, const char* what) {
   std::fprintf(stderr, "fuzz_tar_tree: node %u (%s): %s\n", n, t.where(n).c_str(), what);
   std::abort();
+}
+
+void check_attrs(const fsio::Tree& t, std::uint32_t n) {
+  const std::vector<fsio::Xattr>& xs = t.nodes[n].xattrs;
+  for (std::size_t i = 1; i < xs.size(); ++i)
+    if (!(xs[i - 1].name < xs[i].name)) broken(t, n, "xattrs out of order or twice");
+  for (const fsio::Xattr& x : xs) {
+    if (x.name != "system.posix_acl_access" && x.name != "system.posix_acl_default") continue;
+    const auto entries = ext::parse_posix_acl(x.value);
+    const auto disk = ext::acl_to_ext4(x.value, std::nullopt, std::nullopt);
+    if (bool(entries) != bool(disk)) broken(t, n, "ACL parse and conversion disagree");
+    if (!entries) continue;
+    std::size_t want = 4;
+    for (const ext::AclEntry& e : *entries) want += e.tag == ext::ACL_USER || e.tag == ext::ACL_GROUP ? 8 : 4;
+    if (disk->size() != want) broken(t, n, "ext4 ACL of the wrong size");
+    if (ext::encode_posix_acl(*entries).size() != 4 + 8 * entries->size()) broken(t, n, "xattr ACL size");
+  }
 }
 
 void check(const fsio::Tree& t) {
@@ -45,6 +68,7 @@ void check(const fsio::Tree& t) {
         if (!(t.nodes[p].name < x.name)) broken(t, n, "siblings out of bytewise order");
         break;
       }
+    check_attrs(t, n);
     if (x.content != fsio::kNoContent) {
       if (x.content >= t.contents.size()) broken(t, n, "content out of range");
       used[x.content] = true;
@@ -64,7 +88,7 @@ void build(const std::uint8_t* data, std::size_t size, fsio::SymlinkPolicy polic
     archive_read_free(a);
     return;
   }
-  fsio::tree::TarTreeBuilder b("fuzz.tar", policy);
+  fsio::tree::TarTreeBuilder b("fuzz.tar", policy, policy == fsio::SymlinkPolicy::keep);
   bool ok = true;
   for (int i = 0; ok && i < 4096; ++i) {
     archive_entry* e = nullptr;

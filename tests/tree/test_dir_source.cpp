@@ -229,3 +229,41 @@ TEST(DirSource, NotADirectoryIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// A file's and a symlink's own xattrs (lsetxattr), sorted by name, and a
+// file's and a directory's chattr flags; none listed without
+// SourceOptions::attrs. Skipped where the filesystem refuses them.
+TEST(DirSource, ListsXattrsAndFlagsWhenAsked) {
+  TempDir t;
+  put(t / "src/f", "x");
+  std::filesystem::create_directory(t / "src/d");
+  std::filesystem::create_symlink("f", t / "src/l");
+  const auto r = fsio::test::run("setfattr -n user.z -v 1 " + (t / "src/f") + " && setfattr -n user.a -v 0x0002 " +
+                                 (t / "src/f") + " && setfattr -h -n trusted.own -v mine " + (t / "src/l"));
+  if (r.exit_code != 0) GTEST_SKIP() << "setfattr missing or refused: " << r.output;
+  const bool flags = fsio::test::run("chattr +d " + (t / "src/f") + " && chattr +A " + (t / "src/d")).exit_code == 0;
+  fsio::tree::SourceOptions o;
+  o.symlinks = fsio::SymlinkPolicy::keep;
+  o.attrs = true;
+  const fsio::Tree tree = list(t / "src", o);
+  ASSERT_EQ(outline(tree).size(), 4u);
+  const std::vector<fsio::Xattr> f_want = {{"user.a", std::string("\0\2", 2)}, {"user.z", "1"}};
+  const std::vector<fsio::Xattr> l_want = {{"trusted.own", "mine"}};
+  EXPECT_EQ(tree.nodes[2].name, "f");
+  EXPECT_EQ(tree.nodes[2].xattrs, f_want);
+  EXPECT_EQ(tree.nodes[3].name, "l");
+  EXPECT_EQ(tree.nodes[3].xattrs, l_want);  // the link's own, not f's
+  EXPECT_EQ(tree.nodes[3].flags, 0u);
+  if (flags) {
+    EXPECT_EQ(tree.nodes[2].flags & 0x40u, 0x40u);  // FS_NODUMP_FL (chattr +d)
+    EXPECT_EQ(tree.nodes[1].flags & 0x80u, 0x80u);  // FS_NOATIME_FL (chattr +A)
+  }
+  o.attrs = false;
+  const fsio::Tree bare = list(t / "src", o);
+  EXPECT_TRUE(bare.nodes[2].xattrs.empty());
+  EXPECT_EQ(bare.nodes[2].flags, 0u);
+}
+
+}  // namespace

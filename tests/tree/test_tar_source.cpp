@@ -202,3 +202,115 @@ TEST(TarSource, ListsSpecialFilesAsTheyAre) {
 }
 
 }  // namespace
+
+namespace {
+
+fsio::Tree list_attrs(const std::string& path) {
+  fsio::tree::SourceOptions o;
+  o.symlinks = fsio::SymlinkPolicy::keep;
+  o.attrs = true;
+  auto src = fsio::tree::open_source(path, o);
+  EXPECT_TRUE(src) << src.error().message();
+  if (!src) return {};
+  auto tree = (*src)->list();
+  EXPECT_TRUE(tree) << tree.error().message();
+  return tree ? std::move(*tree) : fsio::Tree{};
+}
+
+std::string bytes(std::initializer_list<unsigned> b) {
+  std::string out;
+  for (unsigned v : b) out += char(v);
+  return out;
+}
+
+}  // namespace
+
+// pax records as GNU tar, star and bsdtar write them: SCHILY.xattr.*,
+// LIBARCHIVE.xattr.* (URL-encoded name, base64 value), SCHILY.acl.access with
+// numeric ids, SCHILY.fflags. The ACL comes back in getxattr's version 2
+// format, worked out by hand: user::rw- user:1000:r-- group::r--
+// mask::r-- other::---, sorted by tag.
+TEST(TarSource, ListsXattrsAclsAndFlagsFromPaxRecords) {
+  TempDir t;
+  python_tar(t / "x.tar",
+             "f('f', b'x', mode=0o640, pax_headers={'SCHILY.xattr.user.b': 'two', 'SCHILY.xattr.user.a': 'one',"
+             " 'LIBARCHIVE.xattr.trusted.test': 'AQI', 'SCHILY.fflags': 'schg,nodump',"
+             " 'SCHILY.acl.access': 'user::rw-\\nuser:u1000:r--:1000\\ngroup::r--\\nmask::r--\\nother::---\\n'})\n"
+             "d('d')\n");
+  const fsio::Tree tree = list_attrs(t / "x.tar");
+  ASSERT_EQ(tree.nodes.size(), 3u);
+  const fsio::TreeNode& f = tree.nodes[2];
+  ASSERT_EQ(f.name, "f");
+  const std::vector<fsio::Xattr> want = {
+      {"system.posix_acl_access", bytes({2,    0,    0,    0,    0x01, 0, 6, 0, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 4, 0,
+                                         0xe8, 3,    0,    0,    0x04, 0, 4, 0, 0xff, 0xff, 0xff, 0xff, 0x10, 0, 4, 0,
+                                         0xff, 0xff, 0xff, 0xff, 0x20, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})},
+      {"trusted.test", bytes({1, 2})},
+      {"user.a", "one"},
+      {"user.b", "two"}};
+  EXPECT_EQ(f.xattrs, want);
+  EXPECT_EQ(f.flags, 0x10u | 0x40u);  // FS_IMMUTABLE_FL | FS_NODUMP_FL
+  EXPECT_TRUE(tree.nodes[1].xattrs.empty());
+  // Without SourceOptions::attrs nothing is listed.
+  auto plain = read_archive(t / "x.tar");
+  EXPECT_TRUE(plain.tree.nodes.at(2).xattrs.empty());
+  EXPECT_EQ(plain.tree.nodes.at(2).flags, 0u);
+}
+
+TEST(TarSource, RefusesAnAclUserWithoutANumericIdNamingTheMember) {
+  TempDir t;
+  python_tar(t / "n.tar",
+             "f('f', b'x', pax_headers={'SCHILY.acl.access': "
+             "'user::rw-\\nuser:nobody-here:r--\\ngroup::r--\\nmask::r--\\nother::---\\n'})\n");
+  fsio::tree::SourceOptions o;
+  o.attrs = true;
+  auto src = fsio::tree::open_source(t / "n.tar", o);
+  ASSERT_TRUE(src);
+  auto tree = (*src)->list();
+  ASSERT_FALSE(tree);
+  EXPECT_EQ(tree.error().code, fsio::Errc::unsupported);
+  EXPECT_NE(tree.error().message().find(t / "n.tar" + ": f: an ACL entry naming user 'nobody-here' without"),
+            std::string::npos)
+      << tree.error().message();
+}
+
+// GNU tar --xattrs --xattrs-include='*' --acls of a directory lists what
+// the directory lists, ACLs and all (skipped where the filesystem of the
+// temporary directory refuses user xattrs or ACLs).
+TEST(TarSource, GnuTarOfADirectoryListsItsXattrsAsTheDirectory) {
+  TempDir t;
+  make_tree(t / "src");
+  const std::string f = t / "src/alpha";
+  if (fsio::test::run("setfattr -n user.k -v val " + f + " && setfacl -m u:1000:rw,g:100:r " + f +
+                      " && setfacl -d -m u:1001:rwx " + (t / "src/hollow"))
+          .exit_code != 0)
+    GTEST_SKIP() << "setfattr/setfacl missing, or the filesystem refuses user xattrs or ACLs";
+  sh("tar --format=posix --xattrs --xattrs-include='*' --acls -C " + (t / "src") + " -cf " + (t / "a.tar") + " .");
+  const fsio::Tree dir = list_attrs(t / "src"), tar = list_attrs(t / "a.tar");
+  ASSERT_EQ(outline(tar), outline(dir));
+  for (std::uint32_t i = 0; i < dir.nodes.size(); ++i)
+    EXPECT_EQ(tar.nodes[i].xattrs, dir.nodes[i].xattrs) << dir.path(i);
+  bool acl = false;
+  for (const fsio::Xattr& x : dir.nodes[1].xattrs) acl |= x.name == "system.posix_acl_access";
+  EXPECT_TRUE(acl) << dir.path(1);
+}
+
+// bsdtar's two records of one xattr: kept once when alike, refused when not.
+TEST(TarSource, KeepsAnXattrStoredTwiceAlikeOnce) {
+  TempDir t;
+  python_tar(t / "same.tar",
+             "f('f', b'x', pax_headers={'SCHILY.xattr.user.a': 'one', 'LIBARCHIVE.xattr.user.a': 'b25l'})\n");
+  const fsio::Tree tree = list_attrs(t / "same.tar");
+  ASSERT_EQ(tree.nodes.size(), 2u);
+  const std::vector<fsio::Xattr> want = {{"user.a", "one"}};
+  EXPECT_EQ(tree.nodes[1].xattrs, want);
+  python_tar(t / "differ.tar",
+             "f('f', b'x', pax_headers={'SCHILY.xattr.user.a': 'one', 'LIBARCHIVE.xattr.user.a': 'dHdv'})\n");
+  fsio::tree::SourceOptions o;
+  o.attrs = true;
+  auto src = fsio::tree::open_source(t / "differ.tar", o);
+  ASSERT_TRUE(src);
+  auto listed = (*src)->list();
+  ASSERT_FALSE(listed);
+  EXPECT_EQ(listed.error().message(), t / "differ.tar" + ": f: xattr 'user.a' twice, with different values");
+}
