@@ -51,7 +51,7 @@ struct TreeFillOptions {
   // Metadata cached while planning before it is written out early, where the
   // transaction allows it (Transaction::early_writes: mkext4 -d); without,
   // all of it stays cached until the commit.
-  std::uint64_t cache_bytes = 32u << 20;
+  std::uint64_t cache_bytes = 8u << 20;
   bool use_reserved = false;  // fill the root-reserved blocks too (a new filesystem, as mke2fs -d does)
   std::function<bool()> interrupted;
   fsio::Progress* progress = nullptr;
