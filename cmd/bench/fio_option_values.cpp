@@ -183,10 +183,12 @@ fsio::Status apply_rw(FioJob& j, const FioLine& l) {
 fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   const std::string& v = l.value;
   j.bench.null_engine = v == "null";
+  j.bench.ftruncate_engine = v == "ftruncate";
   if (v == "io_uring" || v == "uring") j.bench.engine = fsio::EngineKind::uring;
   else if (v == "psync" || v == "pvsync" || v == "pvsync2") j.bench.engine = fsio::EngineKind::psync;
   else if (v == "auto") j.bench.engine = fsio::EngineKind::automatic;
   else if (v == "null") j.bench.null_engine = true;
+  else if (v == "ftruncate") j.bench.engine = fsio::EngineKind::psync;  // synchronous, as fio's
   else if (v == "libaio" || v == "posixaio") {
     j.bench.engine = fsio::EngineKind::uring;
     j.notes.push_back("ioengine=" + v + " runs on io_uring: ddbench has no " + v +
@@ -195,7 +197,9 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
     j.bench.engine = fsio::EngineKind::psync;
     j.notes.push_back("ioengine=sync runs as psync: pread/pwrite at each offset, the same I/O without fio's lseek");
   } else {
-    return bad(l, "ddbench has the io_uring, psync (also pvsync, pvsync2), sync, libaio, posixaio and null engines");
+    return bad(
+        l,
+        "ddbench has the io_uring, psync (also pvsync, pvsync2), sync, libaio, posixaio, null and ftruncate engines");
   }
   return {};
 }

@@ -92,6 +92,7 @@ void drop_timings(BenchResult& res) {
 fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, fsio::Progress* progress) {
   FSIO_TRY_CTX(validate(o), dev.path());
   if (o.null_engine) return run_bench(dev, o, make_null_engine(o.iodepth), progress);
+  if (o.ftruncate_engine) return run_bench(dev, o, make_ftruncate_engine(dev.fd(), o.iodepth), progress);
   auto engine = FSIO_TRY_CTX(fsio::make_engine(o.engine, dev.fd(), o.iodepth), dev.path());
   return run_bench(dev, o, std::move(engine), progress);
 }

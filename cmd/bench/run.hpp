@@ -115,6 +115,7 @@ struct BenchOptions {
   BenchRate rate;                            // fio rate, rate_iops, rate_min, rate_process
   BenchFlow flow;                            // fio flow, flow_id, flow_sleep
   bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
+  bool ftruncate_engine = false;             // fio's ftruncate engine: a write at OFFSET is ftruncate(OFFSET)
   std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order
   std::uint64_t order_salt = 0;              // mixed into the random order's key only (copies of a job differ)
   std::optional<std::uint64_t> create_size;  // create/extend the target file first
@@ -356,6 +357,10 @@ struct BenchResult {
 // errors by `name` (the job's file, which is never made).
 std::unique_ptr<fsio::Engine> make_null_engine(unsigned depth);
 fsio::Result<fsio::Device> open_null_target(const std::string& name, std::uint64_t size);
+// fio's ftruncate engine (ftruncate_engine.cpp) over `fd`: a write request
+// at OFFSET is ftruncate(fd, OFFSET), completing in full; a read fails with
+// EINVAL; a flush is fsync or fdatasync.
+std::unique_ptr<fsio::Engine> make_ftruncate_engine(int fd, unsigned depth);
 
 // Runs the benchmark on an open device (see open_bench_target). Errors carry
 // the offset and size of the failed request and the device path. A verify

@@ -113,6 +113,16 @@ TEST(FioOptions, EnginesMapAndSaySo) {
   EXPECT_NE(refusal({"ioengine=cpuio"}).find("ioengine 'cpuio'"), std::string::npos);
 }
 
+// fio's ftruncate engine is synchronous and moves no data; it replaces the
+// null engine when both are given, the last one winning as above.
+TEST(FioOptions, FtruncateEngineIsSynchronousAndLastOneWins) {
+  const FioJob t = applied({"ioengine=null", "ioengine=ftruncate"});
+  EXPECT_TRUE(t.bench.ftruncate_engine);
+  EXPECT_FALSE(t.bench.null_engine);
+  EXPECT_EQ(t.bench.engine, EngineKind::psync);
+  EXPECT_FALSE(applied({"ioengine=ftruncate", "ioengine=psync"}).bench.ftruncate_engine);
+}
+
 // fio HOWTO: do_verify "Run the verify phase after a write phase" (default
 // true); verify_fatal "exit the job on the first observed failure" (default
 // false); experimental_verify changes only how fio finds what to read back.

@@ -295,3 +295,25 @@ rwmixread=30
 EOF2
 both mixverify 'all(d["jobs"][n]["ddbench"]["verify"]["ok"] and
                     d["jobs"][n]["ddbench"]["verify"]["bytes_checked"] == io(d,n,"write")["io_bytes"] > 0 for n in (0, 1))'
+
+# ioengine=ftruncate (ftruncate.fio): each write truncates the file to its
+# offset, so the file ends at the last request's offset (the second job
+# shrinks it); no data moves.
+cat >"$T/ftruncate.fio" <<'EOF2'
+[grow]
+ioengine=ftruncate
+filename=truncated
+size=1m
+bs=4k
+rw=write
+[shrink]
+stonewall
+ioengine=ftruncate
+filename=truncated
+offset=256k
+size=512k
+bs=64k
+rw=write
+EOF2
+both ftruncate 'io(f,0,"write")["total_ios"] == io(d,0,"write")["total_ios"] == 256
+                and os.path.getsize(F + "/truncated") == os.path.getsize(D + "/truncated") == 720896'
