@@ -184,11 +184,16 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   const std::string& v = l.value;
   j.bench.null_engine = v == "null";
   j.bench.ftruncate_engine = v == "ftruncate";
+  j.file_op = v == "filecreate"   ? FileOp::create
+              : v == "filestat"   ? FileOp::stat
+              : v == "filedelete" ? FileOp::remove
+                                  : FileOp::none;
   if (v == "io_uring" || v == "uring") j.bench.engine = fsio::EngineKind::uring;
   else if (v == "psync" || v == "pvsync" || v == "pvsync2") j.bench.engine = fsio::EngineKind::psync;
   else if (v == "auto") j.bench.engine = fsio::EngineKind::automatic;
   else if (v == "null") j.bench.null_engine = true;
   else if (v == "ftruncate") j.bench.engine = fsio::EngineKind::psync;  // synchronous, as fio's
+  else if (j.file_op != FileOp::none) j.bench.engine = fsio::EngineKind::psync;
   else if (v == "libaio" || v == "posixaio") {
     j.bench.engine = fsio::EngineKind::uring;
     j.notes.push_back("ioengine=" + v + " runs on io_uring: ddbench has no " + v +
@@ -199,7 +204,8 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   } else {
     return bad(
         l,
-        "ddbench has the io_uring, psync (also pvsync, pvsync2), sync, libaio, posixaio, null and ftruncate engines");
+        "ddbench has the io_uring, psync (also pvsync, pvsync2), sync, libaio, posixaio, null, ftruncate, filecreate, "
+        "filestat and filedelete engines");
   }
   return {};
 }

@@ -220,6 +220,30 @@ const std::vector<Entry>& table() {
       {{"fsync_on_close", FioArg::optional, "the same as end_fsync"}, SET(j.bench.end_fsync = FSIO_TRY(bool_of(l)))},
       {{"disk_util", FioArg::optional, "report the disk's own statistics (default 1)"},
        SET(j.disk_util = FSIO_TRY(bool_of(l)))},
+      {{"nrfiles", FioArg::required, "files per job (JOB.N.0, JOB.N.1, ...): more than 1 with a file engine only"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         j.nrfiles = unsigned(FSIO_TRY(uint_of(l, 1, 1u << 24)));
+         if (j.nrfiles > 1 && !j.files_line) j.files_line = l;
+         return {};
+       }},
+      {{"openfiles", FioArg::required, "with a file engine: it closes each file before the next, so any value holds"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         (void)FSIO_TRY(uint_of(l, 1, 1u << 24));
+         if (!j.files_line) j.files_line = l;
+         return {};
+       }},
+      {{"create_on_open", FioArg::optional, "with a file engine: lay no file out first (fio's setup skips them)"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         j.create_on_open = FSIO_TRY(bool_of(l));
+         if (j.create_on_open && !j.files_line) j.files_line = l;
+         return {};
+       }},
+      {{"fallocate", FioArg::required, "none (or 0) only: a file is made with ftruncate and written, as fio's none"},
+       [](FioJob&, const FioLine& l) -> fsio::Status {
+         if (l.value != "none" && l.value != "0")
+           return bad(l, "only none is supported: ddbench makes a file with ftruncate, then writes it");
+         return {};
+       }},
       {{"allow_file_create", FioArg::optional, "0: a missing file is an error, not made (default 1)"},
        SET(j.allow_file_create = FSIO_TRY(bool_of(l)))},
       {{"random_generator", FioArg::required, "tausworthe, lfsr or tausworthe64: ddbench draws its own order"},
@@ -349,6 +373,11 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
       return make_error(Errc::invalid_argument, where + label(*l) + ": takes no value");
     FSIO_TRY(entry->apply(job, *l));
   }
+  // Several files per job exist here only for the file engines (file_ops.hpp).
+  if (job.files_line && job.file_op == FileOp::none)
+    return bad(*job.files_line,
+               "several files per job are supported with ioengine=filecreate, filestat or "
+               "filedelete only (use one job per file)");
   return {};
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "cmd/bench/file_ops.hpp"
 #include "cmd/bench/fio_job.hpp"
 #include "cmd/bench/fio_units.hpp"
 #include "cmd/bench/run.hpp"
@@ -44,6 +45,10 @@ struct FioJob {
   unsigned flow_id = 0;                // fio flow_id: the flow group of a job with flow=
   std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
   bool disk_util = true;               // report the disk's statistics
+  FileOp file_op = FileOp::none;       // ioengine=filecreate, filestat, filedelete (file_ops.hpp)
+  unsigned nrfiles = 1;                // files per job: more than 1 only with a file engine
+  bool create_on_open = false;         // a file engine lays nothing out first
+  std::optional<FioLine> files_line;   // the first nrfiles>1, openfiles or create_on_open: needs a file engine
   // The options as written in the job's own section or after its --name,
   // for fio's "job options" (bare flags, as fio, left out).
   std::vector<std::pair<std::string, std::string>> options;

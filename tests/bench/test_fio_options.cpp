@@ -123,6 +123,33 @@ TEST(FioOptions, FtruncateEngineIsSynchronousAndLastOneWins) {
   EXPECT_FALSE(applied({"ioengine=ftruncate", "ioengine=psync"}).bench.ftruncate_engine);
 }
 
+// fio's file engines work on nrfiles files a job; elsewhere a job has one
+// target, so nrfiles above 1, openfiles and create_on_open are refused
+// there, naming the line. The check runs after every line, so the engine
+// may come after them (a [global] nrfiles, a job's own ioengine).
+TEST(FioOptions, SeveralFilesOnlyWithAFileEngine) {
+  const FioJob c = applied({"nrfiles=31250", "create_on_open=1", "openfiles=1", "ioengine=filecreate"});
+  EXPECT_EQ(c.file_op, FileOp::create);
+  EXPECT_EQ(c.nrfiles, 31250u);
+  EXPECT_TRUE(c.create_on_open);
+  EXPECT_EQ(applied({"ioengine=filestat"}).file_op, FileOp::stat);
+  EXPECT_EQ(applied({"ioengine=filedelete"}).file_op, FileOp::remove);
+  EXPECT_EQ(applied({"ioengine=filedelete", "ioengine=sync"}).file_op, FileOp::none);
+  EXPECT_EQ(applied({"nrfiles=1"}).nrfiles, 1u);  // fio's default, any engine
+  EXPECT_NE(refusal({"nrfiles=2"}).find("nrfiles '2': several files per job"), std::string::npos);
+  EXPECT_NE(refusal({"openfiles=1"}).find("openfiles"), std::string::npos);
+  EXPECT_NE(refusal({"create_on_open=1"}).find("create_on_open"), std::string::npos);
+  EXPECT_EQ(applied({"create_on_open=0"}).create_on_open, false);
+}
+
+// fallocate=none is what ddbench does when it makes a file (ftruncate, then
+// write); fio's other modes preallocate, which ddbench does not.
+TEST(FioOptions, FallocateNoneOnly) {
+  (void)applied({"fallocate=none"});
+  (void)applied({"fallocate=0"});
+  EXPECT_NE(refusal({"fallocate=posix"}).find("only none"), std::string::npos);
+}
+
 // fio HOWTO: do_verify "Run the verify phase after a write phase" (default
 // true); verify_fatal "exit the job on the first observed failure" (default
 // false); experimental_verify changes only how fio finds what to read back.
@@ -299,7 +326,7 @@ TEST_F(FioCommand, ToolOptionsAndRefusals) {
   const std::string a = file("a.fio", "[w]\nrw=write\n");
   EXPECT_NE(err({"--readonly", a}).find("--readonly: job 'w' writes"), std::string::npos);
   EXPECT_NE(err({"--output-format=xml", a}).find("xml"), std::string::npos);
-  EXPECT_NE(err({"--name=x", "--fallocate=none"}).find("--fallocate: fio's fallocate is not supported"),
+  EXPECT_NE(err({"--name=x", "--lockfile=exclusive"}).find("--lockfile: fio's lockfile is not supported"),
             std::string::npos);
   EXPECT_NE(err({"-x", a}).find("unknown option -x"), std::string::npos);
   auto c = ok({"--output-format=json,terse", "--output", "o.txt", "--plot=p.svg", a});

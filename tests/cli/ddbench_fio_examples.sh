@@ -317,3 +317,29 @@ rw=write
 EOF2
 both ftruncate 'io(f,0,"write")["total_ios"] == io(d,0,"write")["total_ios"] == 256
                 and os.path.getsize(F + "/truncated") == os.path.getsize(D + "/truncated") == 720896'
+
+# The file engines (filecreate-, filestat- and filedelete-ioengine.fio):
+# each of nrfiles files is created, stat'ed or deleted once, timed as one
+# completion-latency sample; its filesize/bs requests count in bytes only.
+cat >"$T/fileops.fio" <<'EOF2'
+[global]
+nrfiles=5
+filesize=8k
+[made]
+ioengine=filecreate
+create_on_open=1
+openfiles=1
+fallocate=none
+[looked]
+stonewall
+ioengine=filestat
+[gone]
+stonewall
+ioengine=filedelete
+EOF2
+both fileops 'all(io(f,n)["total_ios"] == io(d,n)["total_ios"] == 10 and io(f,n)["io_bytes"] == io(d,n)["io_bytes"]
+                  and io(f,n)["clat_ns"]["N"] == io(d,n)["clat_ns"]["N"] == 5 and io(d,n)["lat_ns"]["N"] == 0 for n in (0, 1, 2))
+              and sorted(os.listdir(F)) == sorted(os.listdir(D))
+              and os.path.getsize(F + "/made.0.4") == os.path.getsize(D + "/made.0.4") == 0
+              and os.path.getsize(F + "/looked.0.4") == os.path.getsize(D + "/looked.0.4") == 8192
+              and not os.path.exists(D + "/gone.0.0")'
