@@ -200,6 +200,8 @@ const std::vector<Entry>& table() {
        SET(j.lat_log = l.has_value && !l.value.empty() ? l.value : j.name)},
       {{"write_iops_log", FioArg::optional, "log IOPS to PREFIX_iops.N.log"},
        SET(j.iops_log = l.has_value && !l.value.empty() ? l.value : j.name)},
+      {{"write_iolog", FioArg::required, "append every request to FILE as fio's iolog (version 3) does"},
+       SET(j.write_iolog = l.value)},
       {{"log_avg_msec", FioArg::required, "average the logs over windows of this many ms (0: every I/O)"},
        SET(j.bench.log_window_ms = unsigned(FSIO_TRY(uint_of(l, 0, 3600000))))},
       {{"log_offset", FioArg::optional, "log each I/O's offset"}, SET(j.log_offset = FSIO_TRY(bool_of(l)))},
@@ -344,6 +346,22 @@ FioJob terse_defaults() {
   return j;
 }
 
+// write_iolog logs the requests of the measured pass; fio logs also what
+// ddbench does apart from it or not as a request: the verify read-back, the
+// ramp, fsync=N's flushes, the file engines' opens.
+fsio::Status check_write_iolog(const FioJob& j) {
+  if (j.write_iolog.empty()) return {};
+  const char* with = j.bench.verify && j.bench.do_verify && j.writes() ? "a verify read-back"
+                     : j.bench.ramp_time > 0                           ? "ramp_time"
+                     : j.bench.fsync_every                             ? "fsync= or fdatasync="
+                     : j.file_op != FileOp::none                       ? "a file engine"
+                                                                       : nullptr;
+  if (!with) return {};
+  return make_error(Errc::invalid_argument,
+                    "write_iolog with " + std::string(with) +
+                        " is not supported (ddbench would leave requests fio logs out of the log)");
+}
+
 fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   // kb_base first: "bs=4k" before "kb_base=1000" in a section still means 4000.
   std::vector<const FioLine*> order;
@@ -373,6 +391,7 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
       return make_error(Errc::invalid_argument, where + label(*l) + ": takes no value");
     FSIO_TRY(entry->apply(job, *l));
   }
+  FSIO_TRY(check_write_iolog(job));
   // Several files per job exist here only for the file engines (file_ops.hpp).
   if (job.files_line && job.file_op == FileOp::none)
     return bad(*job.files_line,

@@ -33,6 +33,7 @@ struct FioJob {
   bool new_group = false;                 // start a new reporting group (stonewall does too)
   bool group_reporting = false;           // report the group as one job
   std::string bw_log, lat_log, iops_log;  // log file prefixes; empty: no log
+  std::string write_iolog;                // fio write_iolog: the file each request is appended to
   bool log_offset = false;
   bool log_prio = false;     // fio log_prio: the logs' last column is the priority value (0x0000: none set)
   bool per_job_logs = true;  // false: jobs with one log prefix share PREFIX_bw.log (fio per_job_logs=0)

@@ -68,7 +68,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"trim_verify_zero", trim},
       {"trim_backlog", trim},
       {"trim_backlog_batch", trim},
-      {"write_iolog", replay},
       {"read_iolog", replay},
       {"read_iolog_chunked", replay},
       {"replay_no_stall", replay},

@@ -142,6 +142,16 @@ TEST(FioOptions, SeveralFilesOnlyWithAFileEngine) {
   EXPECT_EQ(applied({"create_on_open=0"}).create_on_open, false);
 }
 
+// write_iolog names the log; a job with requests ddbench would leave out of
+// it (a verify read-back, the ramp, fsync=N's flushes) is refused.
+TEST(FioOptions, WriteIologOnlyWhereEveryRequestIsLogged) {
+  EXPECT_EQ(applied({"write_iolog=log"}).write_iolog, "log");
+  EXPECT_NE(refusal({"write_iolog=log", "rw=write", "verify=md5"}).find("verify read-back"), std::string::npos);
+  (void)applied({"write_iolog=log", "rw=read", "verify=md5"});  // a verify read is a logged request
+  EXPECT_NE(refusal({"write_iolog=log", "ramp_time=1"}).find("ramp_time"), std::string::npos);
+  EXPECT_NE(refusal({"fsync=4", "write_iolog=log"}).find("fsync"), std::string::npos);
+}
+
 // fallocate=none is what ddbench does when it makes a file (ftruncate, then
 // write); fio's other modes preallocate, which ddbench does not.
 TEST(FioOptions, FallocateNoneOnly) {

@@ -343,3 +343,26 @@ both fileops 'all(io(f,n)["total_ios"] == io(d,n)["total_ios"] == 10 and io(f,n)
               and os.path.getsize(F + "/made.0.4") == os.path.getsize(D + "/made.0.4") == 0
               and os.path.getsize(F + "/looked.0.4") == os.path.getsize(D + "/looked.0.4") == 8192
               and not os.path.exists(D + "/gone.0.0")'
+
+# write_iolog (t0007): every request appended to the log as fio's version 3
+# iolog has it; two jobs append to one log, one after the other. Times differ,
+# the lines after them must not.
+cat >"$T/iolog.fio" <<'EOF2'
+[global]
+filename=logged.dat
+size=1m
+write_iolog=requests.log
+[fill]
+rw=write
+bs=64k
+[back]
+stonewall
+rw=read
+bs=128k
+iodepth=4
+ioengine=io_uring
+EOF2
+both iolog '[l.split(" ", 1)[-1] for l in open(F + "/requests.log")]
+            == [l.split(" ", 1)[-1] for l in open(D + "/requests.log")]
+            and sum(" write " in l for l in open(D + "/requests.log")) == 16
+            and sum(" read " in l for l in open(D + "/requests.log")) == 8'
