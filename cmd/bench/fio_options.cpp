@@ -138,6 +138,8 @@ const std::vector<Entry>& table() {
        apply_verify},
       {{"do_verify", FioArg::optional, "0: a verify write only stamps its data (a later job checks it)"},
        SET(j.bench.do_verify = FSIO_TRY(bool_of(l)))},
+      {{"verify_backlog", FioArg::required, "check the writes every N of them, during the job, not after it"},
+       SET(j.bench.verify_backlog = FSIO_TRY(size_of(l, j.kb_base)))},
       {{"verify_fatal", FioArg::optional, "stop the job at the first mismatch (default 0: check it all)"},
        SET(j.bench.verify_fatal = FSIO_TRY(bool_of(l)))},
       {{"verify_dump", FioArg::optional, "write a bad block and what it should hold to FILE.OFFSET.received/expected"},

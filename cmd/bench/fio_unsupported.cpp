@@ -60,7 +60,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"verify_offset", verify},
       {"verify_pattern", verify},
       {"verify_async", verify},
-      {"verify_backlog", verify},
       {"verify_backlog_batch", verify},
       {"verify_state_load", verify},
       {"verify_state_save", verify},

@@ -36,6 +36,7 @@ void Runner::begin_pass(const PassSpec& spec, BenchResult& res) {
   stop_ = exhausted_ = retry_pending_ = false;
   failure_.reset();
   writes_since_sync_ = 0;
+  backlog_.clear();
   restarts_seen_ = 0;
   // fio's time_based: the measured pass starts over until the runtime stops it.
   const bool endless = spec.measured && o_.time_based;
@@ -78,6 +79,10 @@ fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
         if (auto st = sync_now(); !st) fail(std::move(st).error());
         continue;
       }
+      if (!stop_ && backlog_due()) {
+        if (auto st = check_backlog(); !st) fail(std::move(st).error());
+        continue;
+      }
       // Nothing in flight and nothing taken: the workload is done, or held back.
       if (!stop_ && !exhausted_ && taken > 0) continue;
       if (!stop_ && !exhausted_ && held_) {
@@ -92,6 +97,9 @@ fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
 }
 
 fsio::Status Runner::finish_pass(std::uint64_t syscalls0) {
+  // What the last backlog left unchecked, as fio's verify phase checks it.
+  if (!failure_ && !res_->interrupted && !backlog_.empty())
+    if (auto st = check_backlog(); !st) fail(std::move(st).error());
   stats_->syscalls += engine_->syscalls() - syscalls0;
   issued_bytes_ = work_->issued_bytes();
   if (spec_->measured) {
@@ -110,7 +118,8 @@ fsio::Status Runner::reap() {
   // least one completion, or with --batch (no merging) enough to free a
   // whole batch, like fio's iodepth_batch_complete_min.
   const unsigned batch = o_.batch;
-  const bool more = !stop_ && !exhausted_ && !sync_due() && !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
+  const bool more =
+      !stop_ && !exhausted_ && !sync_due() && !backlog_due() && !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
   unsigned min_complete = 1;
   if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < depth_) min_complete = 0;
   else if (batch > 1 && !merge_ && more && free_.size() < batch)
@@ -202,6 +211,7 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
         if (o_.verify_fatal) stop_ = true;  // fio verify_fatal: no request issued after the first bad one
       }
     }
+    if (l.dir == dir_write) note_backlog(s);
     if (log_ios) res_->io_events.push_back({t - t0_, s.offset, std::uint32_t(s.want), l.dir, clat, async_ ? slat : 0});
     free_.push_back(id);
   }

@@ -142,7 +142,8 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   }
 
   // --verify on a write: read back exactly the blocks the pass wrote.
-  if (o.verify && o.do_verify && writes && !res.interrupted) {
+  // (With verify_backlog the pass has checked its writes itself.)
+  if (o.verify && o.do_verify && writes && !res.interrupted && !o.verify_backlog) {
     if (!dev.direct()) {
       // Read back from the device, not from the pages just written.
       FSIO_TRY(dev.flush());

@@ -171,7 +171,8 @@ unsigned Runner::fill() {
   unsigned taken = 0;
   std::uint64_t rejected = 0;
   int open = -1;  // the request being built, not yet queued
-  while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < depth_ && !sync_due()) {
+  while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < depth_ && !sync_due() &&
+         !backlog_due()) {
     if (held()) break;
     NextIo io;
     if (!work_->next(io)) {

@@ -142,6 +142,14 @@ TEST(FioOptions, SeveralFilesOnlyWithAFileEngine) {
   EXPECT_EQ(applied({"create_on_open=0"}).create_on_open, false);
 }
 
+// verify_backlog is a count of blocks, with fio's size suffixes (t0009's "1m").
+TEST(FioOptions, VerifyBacklogCountsBlocks) {
+  EXPECT_EQ(fio_defaults().bench.verify_backlog, 0u);
+  EXPECT_EQ(applied({"verify_backlog=32"}).bench.verify_backlog, 32u);
+  EXPECT_EQ(applied({"verify_backlog=1m"}).bench.verify_backlog, 1u << 20);
+  EXPECT_NE(refusal({"verify_backlog_batch=4"}).find("not supported"), std::string::npos);
+}
+
 // write_iolog names the log; a job with requests ddbench would leave out of
 // it (a verify read-back, the ramp, fsync=N's flushes) is refused.
 TEST(FioOptions, WriteIologOnlyWhereEveryRequestIsLogged) {

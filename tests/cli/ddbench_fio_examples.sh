@@ -366,3 +366,32 @@ both iolog '[l.split(" ", 1)[-1] for l in open(F + "/requests.log")]
             == [l.split(" ", 1)[-1] for l in open(D + "/requests.log")]
             and sum(" write " in l for l in open(D + "/requests.log")) == 16
             and sum(" read " in l for l in open(D + "/requests.log")) == 8'
+
+# verify_backlog (t0005, t0008, cross-stripe-verify.fio): the writes are
+# checked every N of them during the job; all of them in the end, as many
+# bytes as fio's verify reads (which fio counts in read.*, ddbench not; the
+# mixed job's directions are drawn apart, so only its sums compare).
+cat >"$T/backlog.fio" <<'EOF2'
+[global]
+filename=backlog.dat
+size=1m
+bs=4k
+verify=crc32c
+[seq]
+rw=write
+verify_backlog=32
+[mixed]
+stonewall
+rw=readwrite
+verify_backlog=1
+[deep]
+stonewall
+rw=randwrite
+ioengine=io_uring
+iodepth=8
+verify_backlog=5
+EOF2
+both backlog 'all(d["jobs"][n]["ddbench"]["verify"]["ok"]
+                  and d["jobs"][n]["ddbench"]["verify"]["bytes_checked"] == io(d,n,"write")["io_bytes"] for n in (0, 1, 2))
+              and all(io(f,n,"write")["io_bytes"] == io(d,n,"write")["io_bytes"] == io(f,n)["io_bytes"] for n in (0, 2))
+              and io(d,1)["io_bytes"] + io(d,1,"write")["io_bytes"] == io(f,1)["io_bytes"] == 1 << 20'
