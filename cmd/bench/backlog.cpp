@@ -32,7 +32,7 @@ fsio::Status Runner::check_backlog() {
     if (n < 0) return dev_.error(fsio::errno_error(errno, ctx));
     if (std::uint64_t(n) != want) return dev_.error(fsio::make_error(fsio::Errc::io, ctx + ": unexpected end of file"));
     v.bytes_checked += want;
-    if (auto m = check_pattern(got, offset, o_.seed)) {
+    if (auto m = check_pattern(got, offset, o_.seed, o_.verify_pattern)) {
       ++v.bad_blocks;
       if (!v.first || m->offset < v.first->offset) v.first = *m;
       if (o_.verify_dump) dump_bad_block(got, offset, v);

@@ -138,6 +138,8 @@ const std::vector<Entry>& table() {
        apply_verify},
       {{"do_verify", FioArg::optional, "0: a verify write only stamps its data (a later job checks it)"},
        SET(j.bench.do_verify = FSIO_TRY(bool_of(l)))},
+      {{"verify_pattern", FioArg::required, "fill each sector after its stamp with these bytes, and check them"},
+       apply_verify_pattern},
       {{"verify_backlog", FioArg::required, "check the writes every N of them, during the job, not after it"},
        SET(j.bench.verify_backlog = FSIO_TRY(size_of(l, j.kb_base)))},
       {{"verify_fatal", FioArg::optional, "stop the job at the first mismatch (default 0: check it all)"},
@@ -393,6 +395,10 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
       return make_error(Errc::invalid_argument, where + label(*l) + ": takes no value");
     FSIO_TRY(entry->apply(job, *l));
   }
+  // fio: verify_pattern without verify= is verify=pattern.
+  const bool verify_given =
+      std::any_of(lines.begin(), lines.end(), [](const FioLine& l) { return normal_name(l.key) == "verify"; });
+  if (!job.bench.verify_pattern.empty() && !verify_given) job.bench.verify = true;
   FSIO_TRY(check_write_iolog(job));
   // Several files per job exist here only for the file engines (file_ops.hpp).
   if (job.files_line && job.file_op == FileOp::none)

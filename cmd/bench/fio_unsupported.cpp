@@ -58,7 +58,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"iodepth_low", "ddbench refills the queue as soon as requests complete"},
       {"verify_only", verify},
       {"verify_offset", verify},
-      {"verify_pattern", verify},
       {"verify_async", verify},
       {"verify_backlog_batch", verify},
       {"verify_state_load", verify},

@@ -179,7 +179,7 @@ void Runner::dump_bad_block(std::span<const std::byte> got, std::uint64_t offset
   std::string base = dev_.path();
   base = base.substr(base.find_last_of('/') + 1);
   std::vector<std::byte> want(got.size());
-  stamp_pattern(want, offset, o_.seed);
+  stamp_pattern(want, offset, o_.seed, o_.verify_pattern);
   for (const auto& [kind, data] :
        {std::pair{"received", got}, std::pair{"expected", std::span<const std::byte>(want)}}) {
     const std::string name = base + "." + std::to_string(offset) + "." + kind;
@@ -204,7 +204,7 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
     if (spec_->check) {
       VerifyResult& v = *res_->verify;
       v.bytes_checked += s.want;
-      if (auto m = check_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed)) {
+      if (auto m = check_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed, o_.verify_pattern)) {
         ++v.bad_blocks;
         if (!v.first || m->offset < v.first->offset) v.first = *m;
         if (o_.verify_dump) dump_bad_block({s.buf, std::size_t(s.want)}, s.offset, v);

@@ -111,6 +111,7 @@ struct BenchOptions {
   bool verify_dump = false;                  // write each bad block and what it should hold to files (fio)
   bool serialize_overlap = false;            // fio serialize_overlap: accepted only at iodepth 1
   bool verify_fatal = false;                 // stop at the first mismatch (fio verify_fatal), else count all
+  std::vector<std::byte> verify_pattern;     // fio verify_pattern: fills each sector after its stamp (empty: PRNG)
   std::uint64_t verify_backlog = 0;          // check the writes every this many of them, in the pass (fio); 0: after
   bool gtod_reduce = false;                  // fio gtod_reduce: no latencies, no bw/iops windows reported
   BenchRate rate;                            // fio rate, rate_iops, rate_min, rate_process

@@ -202,7 +202,7 @@ unsigned Runner::fill() {
     s.t_start = t;
     if (s.dir == dir_write) ++writes_since_sync_;
     if (spec_->measured && o_.rate.limits()) rate_gate_.issued(s.dir, s.want);
-    if (spec_->stamp) stamp_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed);
+    if (spec_->stamp) stamp_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed, o_.verify_pattern);
     if (open >= 0 && try_merge(unsigned(open), id)) continue;
     if (open >= 0) {
       if (auto st = queue_lead(unsigned(open), false); !st) {

@@ -150,6 +150,28 @@ TEST(FioOptions, VerifyBacklogCountsBlocks) {
   EXPECT_NE(refusal({"verify_backlog_batch=4"}).find("not supported"), std::string::npos);
 }
 
+// verify_pattern takes fio's byte forms: hex in order (an odd digit count
+// padded in front, as fio reads 0xaaa: 0a aa), a decimal number as its
+// little-endian bytes, a quoted string; alone it turns verify on
+// (fio's verify=pattern), and verify=0 after it still turns it off.
+TEST(FioOptions, VerifyPatternInFiosByteForms) {
+  const auto b = [](std::initializer_list<unsigned> l) {
+    std::vector<std::byte> v;
+    for (unsigned x : l) v.push_back(std::byte(x));
+    return v;
+  };
+  const FioJob h = applied({"verify_pattern=0xaaa"});
+  EXPECT_EQ(h.bench.verify_pattern, b({0x0a, 0xaa}));
+  EXPECT_TRUE(h.bench.verify);
+  EXPECT_EQ(applied({"verify_pattern=0xaa555aa5"}).bench.verify_pattern, b({0xaa, 0x55, 0x5a, 0xa5}));
+  EXPECT_EQ(applied({"verify_pattern=1234"}).bench.verify_pattern, b({0xd2, 0x04}));
+  EXPECT_EQ(applied({"verify_pattern=0"}).bench.verify_pattern, b({0x00}));
+  EXPECT_EQ(applied({"verify_pattern='ab'"}).bench.verify_pattern, b({'a', 'b'}));
+  EXPECT_FALSE(applied({"verify_pattern=0xff", "verify=0"}).bench.verify);
+  EXPECT_NE(refusal({"verify_pattern=0xff|%o"}).find("%o"), std::string::npos);
+  EXPECT_NE(refusal({"verify_pattern=0xfg"}).find("hex"), std::string::npos);
+}
+
 // write_iolog names the log; a job with requests ddbench would leave out of
 // it (a verify read-back, the ramp, fsync=N's flushes) is refused.
 TEST(FioOptions, WriteIologOnlyWhereEveryRequestIsLogged) {

@@ -395,3 +395,24 @@ both backlog 'all(d["jobs"][n]["ddbench"]["verify"]["ok"]
                   and d["jobs"][n]["ddbench"]["verify"]["bytes_checked"] == io(d,n,"write")["io_bytes"] for n in (0, 1, 2))
               and all(io(f,n,"write")["io_bytes"] == io(d,n,"write")["io_bytes"] == io(f,n)["io_bytes"] for n in (0, 2))
               and io(d,1)["io_bytes"] + io(d,1,"write")["io_bytes"] == io(f,1)["io_bytes"] == 1 << 20'
+
+# verify_pattern (t0006, surface-scan.fio): the pattern fills each block
+# after the verify header, and the read-back checks it, in both tools.
+cat >"$T/vpattern.fio" <<'EOF2'
+[global]
+filename=pattern.dat
+size=1m
+bs=4k
+verify=meta
+verify_pattern=0xaaa
+verify_fatal=1
+[stamp]
+rw=randwrite
+verify_backlog=16
+[check]
+stonewall
+rw=read
+EOF2
+both vpattern 'io(f,0,"write")["io_bytes"] == io(d,0,"write")["io_bytes"] == io(f,1)["io_bytes"] == io(d,1)["io_bytes"]
+               and all(d["jobs"][n]["ddbench"]["verify"]["ok"] for n in (0, 1))
+               and all(bytes.fromhex("0aaa") * 200 in open(x + "/pattern.dat", "rb").read() for x in (F, D))'
