@@ -138,6 +138,19 @@ const std::vector<Entry>& table() {
        apply_verify},
       {{"do_verify", FioArg::optional, "0: a verify write only stamps its data (a later job checks it)"},
        SET(j.bench.do_verify = FSIO_TRY(bool_of(l)))},
+      {{"zonemode", FioArg::required, "none, or strided: sequential I/O in zones (zbd is refused)"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         if (l.value != "none" && l.value != "strided")
+           return bad(l, "only none and strided are supported (ddbench does not handle zoned devices)");
+         j.strided = l.value == "strided";
+         return {};
+       }},
+      {{"zonesize", FioArg::required, "zonemode=strided: bytes done in a zone before the next"},
+       SET(j.bench.zone_size = FSIO_TRY(size_of(l, j.kb_base)))},
+      {{"zonerange", FioArg::required, "zonemode=strided: a zone's size (default zonesize)"},
+       SET(j.bench.zone_range = FSIO_TRY(size_of(l, j.kb_base)))},
+      {{"zoneskip", FioArg::required, "zonemode=strided: bytes skipped after a zone"},
+       SET(j.bench.zone_skip = FSIO_TRY(size_of(l, j.kb_base)))},
       {{"verify_pattern", FioArg::required, "fill each sector after its stamp with these bytes, and check them"},
        apply_verify_pattern},
       {{"verify_backlog", FioArg::required, "check the writes every N of them, during the job, not after it"},
@@ -366,6 +379,18 @@ fsio::Status check_write_iolog(const FioJob& j) {
                         " is not supported (ddbench would leave requests fio logs out of the log)");
 }
 
+// fio's init.c: strided zones need a zonesize, and zonerange defaults to
+// it. Zone sizes without zonemode=strided are refused rather than guessed.
+fsio::Status check_strided(FioJob& j) {
+  BenchOptions& o = j.bench;
+  if (j.strided && !o.zone_size)
+    return make_error(Errc::invalid_argument, "zonemode=strided needs zonesize (as fio says)");
+  if (!j.strided && (o.zone_size || o.zone_range || o.zone_skip))
+    return make_error(Errc::invalid_argument, "zonesize, zonerange and zoneskip need zonemode=strided");
+  if (j.strided && !o.zone_range) o.zone_range = o.zone_size;
+  return {};
+}
+
 fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   // kb_base first: "bs=4k" before "kb_base=1000" in a section still means 4000.
   std::vector<const FioLine*> order;
@@ -400,6 +425,7 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
       std::any_of(lines.begin(), lines.end(), [](const FioLine& l) { return normal_name(l.key) == "verify"; });
   if (!job.bench.verify_pattern.empty() && !verify_given) job.bench.verify = true;
   FSIO_TRY(check_write_iolog(job));
+  FSIO_TRY(check_strided(job));
   // Several files per job exist here only for the file engines (file_ops.hpp).
   if (job.files_line && job.file_op == FileOp::none)
     return bad(*job.files_line,

@@ -49,6 +49,7 @@ struct FioJob {
   FileOp file_op = FileOp::none;       // ioengine=filecreate, filestat, filedelete (file_ops.hpp)
   unsigned nrfiles = 1;                // files per job: more than 1 only with a file engine
   bool create_on_open = false;         // a file engine lays nothing out first
+  bool strided = false;                // zonemode=strided (zonesize etc. in bench)
   std::optional<FioLine> files_line;   // the first nrfiles>1, openfiles or create_on_open: needs a file engine
   // The options as written in the job's own section or after its --name,
   // for fio's "job options" (bare flags, as fio, left out).

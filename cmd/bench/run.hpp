@@ -84,6 +84,10 @@ struct BenchOptions {
   // fio's blockalign for random I/O: offsets are multiples of this (0: of the
   // smallest block size); any other value turns the random map off, as in fio.
   std::uint64_t blockalign = 0;
+  // fio's zonemode=strided on sequential I/O: zone_size bytes in a zone
+  // (of zone_range bytes, starting over inside it), then on to the zone
+  // zone_range + zone_skip further, wrapping at the end (0: no zones).
+  std::uint64_t zone_size = 0, zone_range = 0, zone_skip = 0;
   std::int64_t seq_add = 0;   // fio's rw=TYPE:N on sequential I/O: bytes skipped (< 0: back) after each request
   std::uint64_t size = 0;     // bytes to cover from offset; 0: to the end of the target
   std::uint64_t offset = 0;   // start of the range, bytes into the target

@@ -44,6 +44,21 @@ void Workload::start_loop() {
   left_ = loop_bytes_;
   cursor_[0] = cursor_[1] = 0;
   rnext_ = 0;
+  zone_start_ = zone_bytes_ = 0;
+}
+
+// fio's setup_strided_zone_mode (io_u.c): once zone_size bytes went to a
+// zone, the next zone starts zone_range + zone_skip further on (from the
+// start again past the end), and the direction's next request goes to its
+// start; a request past the zone's range starts over at the zone's start.
+void Workload::enter_zone(BenchDir dir) {
+  if (zone_bytes_ >= o_.zone_size) {
+    zone_bytes_ = 0;
+    zone_start_ += o_.zone_range + o_.zone_skip;
+    if (zone_start_ >= len_) zone_start_ = 0;
+    cursor_[dir] = zone_start_;
+  }
+  if (cursor_[dir] >= zone_start_ + o_.zone_range) cursor_[dir] = zone_start_;
 }
 
 std::uint64_t Workload::pick_size(BenchDir d) {
@@ -106,6 +121,7 @@ std::uint64_t Workload::place(BenchDir dir, std::uint64_t size) {
     cursor_[dir] = off + size;
     return off;
   }
+  if (o_.zone_size) enter_zone(dir);
   if (cursor_[dir] >= len_) {
     cursor_[dir] = 0;
     wrapped_ = true;
@@ -113,6 +129,7 @@ std::uint64_t Workload::place(BenchDir dir, std::uint64_t size) {
   }
   const std::uint64_t off = cursor_[dir];
   cursor_[dir] += size;
+  zone_bytes_ += size;
   return off;
 }
 

@@ -172,6 +172,20 @@ TEST(FioOptions, VerifyPatternInFiosByteForms) {
   EXPECT_NE(refusal({"verify_pattern=0xfg"}).find("hex"), std::string::npos);
 }
 
+// zonemode=strided as fio's init.c sets it up: zonesize needed, zonerange
+// defaulting to it; zbd and zone sizes without the mode are refused.
+TEST(FioOptions, StridedZonesAsFioSetsThemUp) {
+  const FioJob z = applied({"zonemode=strided", "zonesize=256m", "zoneskip=2g"});
+  EXPECT_EQ(z.bench.zone_size, 256u << 20);
+  EXPECT_EQ(z.bench.zone_range, 256u << 20);
+  EXPECT_EQ(z.bench.zone_skip, std::uint64_t{2} << 30);
+  EXPECT_EQ(applied({"zonemode=strided", "zonesize=192k", "zonerange=128k"}).bench.zone_range, 128u << 10);
+  EXPECT_EQ(applied({"zonemode=none"}).bench.zone_size, 0u);
+  EXPECT_NE(refusal({"zonemode=strided"}).find("needs zonesize"), std::string::npos);
+  EXPECT_NE(refusal({"zonesize=1m"}).find("need zonemode=strided"), std::string::npos);
+  EXPECT_NE(refusal({"zonemode=zbd"}).find("zoned devices"), std::string::npos);
+}
+
 // write_iolog names the log; a job with requests ddbench would leave out of
 // it (a verify read-back, the ramp, fsync=N's flushes) is refused.
 TEST(FioOptions, WriteIologOnlyWhereEveryRequestIsLogged) {

@@ -416,3 +416,21 @@ EOF2
 both vpattern 'io(f,0,"write")["io_bytes"] == io(d,0,"write")["io_bytes"] == io(f,1)["io_bytes"] == io(d,1)["io_bytes"]
                and all(d["jobs"][n]["ddbench"]["verify"]["ok"] for n in (0, 1))
                and all(bytes.fromhex("0aaa") * 200 in open(x + "/pattern.dat", "rb").read() for x in (F, D))'
+
+# zonemode=strided (disk-zone-profile.fio): 192 KiB in each zone of 128 KiB
+# (starting over inside it), then 64 KiB skipped; the requests, as both
+# tools log them, go to the same offsets in the same order.
+cat >"$T/strided.fio" <<'EOF2'
+[zones]
+filename=zoned.dat
+size=1m
+bs=64k
+rw=read
+zonemode=strided
+zonesize=192k
+zonerange=128k
+zoneskip=64k
+write_iolog=zones.log
+EOF2
+both strided '[l.split(" ", 1)[-1] for l in open(F + "/zones.log")] == [l.split(" ", 1)[-1] for l in open(D + "/zones.log")]
+              and io(f)["total_ios"] == io(d)["total_ios"] == 16'
