@@ -85,9 +85,15 @@ std::uint64_t Workload::pick_size(BenchDir d) {
 // fio's get_next_seq_offset with an offset modifier: the first request at
 // the start, each later one N bytes after the end of the one before; past
 // the end it wraps to the start (N > 0) or to N before the end (N < 0).
+// But a request that ended at the end of the range ends the pass (fio finds
+// no next offset then), unless it is time-based.
 std::uint64_t Workload::holed_offset(BenchDir dir) {
   const std::uint64_t last_end = cursor_[dir];
   if (last_end == 0) return 0;
+  if (o_.seq_add > 0 && last_end >= len_ && !endless_) {
+    at_end_ = true;
+    return 0;
+  }
   const auto len = std::int64_t(len_);
   std::int64_t pos = std::int64_t(last_end) + o_.seq_add;
   if (pos < 0 || pos >= len) {
@@ -146,6 +152,11 @@ bool Workload::next(NextIo& out) {
     // pass it replays did, and reads where that pass wrote, skipping its reads.
     const std::uint64_t size = pick_size(dir);
     const std::uint64_t off = place(dir, size);
+    if (at_end_) {  // fio: no next offset; the loop is over
+      at_end_ = false;
+      left_ = 0;
+      continue;
+    }
     const std::uint64_t full = std::min(size, len_ - off);
     left_ -= std::min(full, left_);
     if (readback_ && dir == dir_read) continue;

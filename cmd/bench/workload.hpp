@@ -71,6 +71,7 @@ class Workload {
   std::uint64_t rng_ = 1;
   std::uint64_t issued_ = 0;
   bool wrapped_ = false;
+  bool at_end_ = false;  // an offset modifier's pass reached the end of the range
   std::uint64_t restarts_ = 0;
 };
 

@@ -434,3 +434,15 @@ write_iolog=zones.log
 EOF2
 both strided '[l.split(" ", 1)[-1] for l in open(F + "/zones.log")] == [l.split(" ", 1)[-1] for l in open(D + "/zones.log")]
               and io(f)["total_ios"] == io(d)["total_ios"] == 16'
+
+# An offset modifier's pass that ends a request at the end of the range is
+# over (t0007's rw=read:512k with bs=1m: 0, 1.5m, ... 15m), where one that
+# ends short of it wraps to the start (modifiers.fio above).
+cat >"$T/holeend.fio" <<'EOF2'
+[ends]
+rw=read:512k
+bs=1m
+size=16m
+filename=ends.dat
+EOF2
+both holeend 'io(f)["total_ios"] == io(d)["total_ios"] == 11'
