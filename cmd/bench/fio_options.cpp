@@ -368,11 +368,11 @@ FioJob terse_defaults() {
 // ramp, fsync=N's flushes, the file engines' opens.
 fsio::Status check_write_iolog(const FioJob& j) {
   if (j.write_iolog.empty()) return {};
-  const char* with = j.bench.verify && j.bench.do_verify && j.writes() ? "a verify read-back"
-                     : j.bench.ramp_time > 0                           ? "ramp_time"
-                     : j.bench.fsync_every                             ? "fsync= or fdatasync="
-                     : j.file_op != FileOp::none                       ? "a file engine"
-                                                                       : nullptr;
+  const char* with = j.bench.verify && j.bench.do_verify && bench_writes(j.bench.rw) ? "a verify read-back"
+                     : j.bench.ramp_time > 0                                         ? "ramp_time"
+                     : j.bench.fsync_every                                           ? "fsync= or fdatasync="
+                     : j.file_op != FileOp::none                                     ? "a file engine"
+                                                                                     : nullptr;
   if (!with) return {};
   return make_error(Errc::invalid_argument,
                     "write_iolog with " + std::string(with) +

@@ -56,7 +56,8 @@ struct FioJob {
   std::vector<std::pair<std::string, std::string>> options;
   std::vector<std::string> notes;  // what ran differently from fio, said on stderr
 
-  bool writes() const { return bench_writes(bench.rw); }
+  // Changes what is stored: writes, or makes or removes files (--readonly refuses it).
+  bool writes() const { return bench_writes(bench.rw) || file_op == FileOp::create || file_op == FileOp::remove; }
 };
 
 enum class FioArg { none, optional, required };

@@ -379,6 +379,8 @@ TEST_F(FioCommand, EachJobFileAfterTheFirstStartsWithAStonewall) {
 TEST_F(FioCommand, ToolOptionsAndRefusals) {
   const std::string a = file("a.fio", "[w]\nrw=write\n");
   EXPECT_NE(err({"--readonly", a}).find("--readonly: job 'w' writes"), std::string::npos);
+  const std::string del = file("del.fio", "[d]\nioengine=filedelete\nfilesize=4k\n");
+  EXPECT_NE(err({"--readonly", del}).find("removes files (ioengine=filedelete)"), std::string::npos);
   EXPECT_NE(err({"--output-format=xml", a}).find("xml"), std::string::npos);
   EXPECT_NE(err({"--name=x", "--lockfile=exclusive"}).find("--lockfile: fio's lockfile is not supported"),
             std::string::npos);
