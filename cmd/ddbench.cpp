@@ -37,7 +37,7 @@ void ask_for_samples(const DdbenchCommand& cmd, std::vector<BenchJob>& jobs) {
   for (auto& j : jobs) {
     const FioJob& s = *j.spec;
     const bool logs = !s.bw_log.empty() || !s.lat_log.empty() || !s.iops_log.empty();
-    if (logs && s.bench.log_window_ms == 0) j.options.log_ios = true;
+    if ((logs && s.bench.log_window_ms == 0) || !s.write_iolog.empty()) j.options.log_ios = true;
     // The plot's windows: log_avg_msec, else about 500 points over the runtime.
     if (!cmd.plot.empty() && j.options.log_window_ms == 0)
       j.options.log_window_ms =
@@ -71,6 +71,8 @@ Status write_logs(const Report& rep) {
     if (!s.iops_log.empty()) FSIO_TRY(one(s.iops_log, BenchLogKind::iops));
     if (!s.lat_log.empty())
       for (auto kind : {BenchLogKind::lat, BenchLogKind::clat, BenchLogKind::slat}) FSIO_TRY(one(s.lat_log, kind));
+    // fio opens it to append ("a"), each job after the other.
+    if (!s.write_iolog.empty()) FSIO_TRY(write_file(s.write_iolog, format_fio_iolog(j.result, j.target), true));
   }
   return {};
 }
@@ -101,7 +103,13 @@ std::string header(const std::vector<BenchJob>& jobs) {
       }
       return num2str(lo, 4, true, "B") + "-" + num2str(hi, 4, true, "B");
     };
-    const char* engine = o.engine == EngineKind::psync ? "psync" : o.engine == EngineKind::uring ? "io_uring" : "auto";
+    // fio's name for the engines that are not an EngineKind.
+    const char* engine = j.spec->file_op != FileOp::none ? file_op_engine(j.spec->file_op)
+                         : o.null_engine                 ? "null"
+                         : o.ftruncate_engine            ? "ftruncate"
+                         : o.engine == EngineKind::psync ? "psync"
+                         : o.engine == EngineKind::uring ? "io_uring"
+                                                         : "auto";
     out += j.name + ": (g=" + std::to_string(j.group) + "): rw=" + bench_rw_name(o.rw) + ", bs=(R) " + range(0) +
            ", (W) " + range(1) + ", (T) " + range(0) + ", ioengine=" + engine +
            ", iodepth=" + std::to_string(o.iodepth) + "\n";

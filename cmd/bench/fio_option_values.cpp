@@ -183,10 +183,17 @@ fsio::Status apply_rw(FioJob& j, const FioLine& l) {
 fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   const std::string& v = l.value;
   j.bench.null_engine = v == "null";
+  j.bench.ftruncate_engine = v == "ftruncate";
+  j.file_op = v == "filecreate"   ? FileOp::create
+              : v == "filestat"   ? FileOp::stat
+              : v == "filedelete" ? FileOp::remove
+                                  : FileOp::none;
   if (v == "io_uring" || v == "uring") j.bench.engine = fsio::EngineKind::uring;
   else if (v == "psync" || v == "pvsync" || v == "pvsync2") j.bench.engine = fsio::EngineKind::psync;
   else if (v == "auto") j.bench.engine = fsio::EngineKind::automatic;
   else if (v == "null") j.bench.null_engine = true;
+  else if (v == "ftruncate") j.bench.engine = fsio::EngineKind::psync;  // synchronous, as fio's
+  else if (j.file_op != FileOp::none) j.bench.engine = fsio::EngineKind::psync;
   else if (v == "libaio" || v == "posixaio") {
     j.bench.engine = fsio::EngineKind::uring;
     j.notes.push_back("ioengine=" + v + " runs on io_uring: ddbench has no " + v +
@@ -195,7 +202,10 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
     j.bench.engine = fsio::EngineKind::psync;
     j.notes.push_back("ioengine=sync runs as psync: pread/pwrite at each offset, the same I/O without fio's lseek");
   } else {
-    return bad(l, "ddbench has the io_uring, psync (also pvsync, pvsync2), sync, libaio, posixaio and null engines");
+    return bad(
+        l,
+        "ddbench has the io_uring, psync (also pvsync, pvsync2), sync, libaio, posixaio, null, ftruncate, filecreate, "
+        "filestat and filedelete engines");
   }
   return {};
 }
@@ -259,6 +269,40 @@ fsio::Status apply_percentiles(FioJob& j, const FioLine& l) {
   if (out.empty() || out.size() > 20) return bad(l, "expected 1 to 20 percentiles");
   std::sort(out.begin(), out.end());
   j.percentiles = out;
+  return {};
+}
+
+}  // namespace bench::detail
+
+namespace bench::detail {
+
+// fio's verify_pattern (lib/pattern.c parse_and_fill_pattern), in the forms
+// that name bytes: 0x hex digits, in order, an odd count padded with a
+// leading 0 ("0xaaa" is 0a aa); a decimal number as its little-endian bytes
+// (0 is one zero byte); a quoted string's characters. fio's %o (the offset)
+// and "A|B" combinations are refused.
+fsio::Status apply_verify_pattern(FioJob& j, const FioLine& l) {
+  const std::string& v = l.value;
+  std::vector<std::byte> out;
+  if (v.size() > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+    std::string hex = v.substr(2);
+    if (hex.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos) return bad(l, "not a hex number");
+    if (hex.size() % 2) hex.insert(hex.begin(), '0');
+    for (std::size_t i = 0; i < hex.size(); i += 2) out.push_back(std::byte(std::stoul(hex.substr(i, 2), nullptr, 16)));
+  } else if (v.size() >= 2 && (v[0] == '"' || v[0] == '\'') && v.back() == v[0]) {
+    for (char c : v.substr(1, v.size() - 2)) out.push_back(std::byte(c));
+  } else if (!v.empty() && v.find_first_not_of("0123456789") == std::string::npos && v.size() <= 10) {
+    std::uint64_t n = std::stoull(v);
+    if (n > 0x7fffffff) return bad(l, "a decimal pattern must fit fio's int");
+    do {
+      out.push_back(std::byte(n & 0xff));
+      n >>= 8;
+    } while (n);
+  } else {
+    return bad(l, "expected 0x hex digits, a decimal number or a quoted string (fio's %o and A|B are not supported)");
+  }
+  if (out.empty() || out.size() > 512) return bad(l, "the pattern must be 1 to 512 bytes");
+  j.bench.verify_pattern = std::move(out);
   return {};
 }
 

@@ -28,6 +28,7 @@ fsio::Result<std::vector<BsSplit>> split_of(const FioLine& l, std::string_view t
 // Options whose values need more than one parser.
 fsio::Status apply_bs(FioJob& j, const FioLine& l);
 fsio::Status apply_bssplit(FioJob& j, const FioLine& l);
+fsio::Status apply_verify_pattern(FioJob& j, const FioLine& l);
 fsio::Status apply_bsrange(FioJob& j, const FioLine& l);
 fsio::Status apply_distribution(FioJob& j, const FioLine& l);
 fsio::Status apply_rw(FioJob& j, const FioLine& l);

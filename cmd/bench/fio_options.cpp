@@ -85,7 +85,8 @@ const std::vector<Entry>& table() {
       {{"io_limit", FioArg::required, "the same as io_size"}, SET(j.io_size = FSIO_TRY(size_or_percent(l, j.kb_base)))},
       {{"offset", FioArg::required, "where the range starts, bytes or a percentage"},
        SET(j.offset = FSIO_TRY(size_or_percent(l, j.kb_base)))},
-      {{"ioengine", FioArg::required, "io_uring, psync (pvsync, pvsync2), sync (as psync), libaio (as io_uring)"},
+      {{"ioengine", FioArg::required,
+        "io_uring, psync (pvsync, pvsync2), sync (as psync), libaio (as io_uring), null, ftruncate"},
        apply_engine},
       {{"engine", FioArg::required, "ddbench's name: uring, psync or auto", false}, apply_engine},
       {{"iodepth", FioArg::required, "requests in flight, 1 to 32768"},
@@ -137,6 +138,23 @@ const std::vector<Entry>& table() {
        apply_verify},
       {{"do_verify", FioArg::optional, "0: a verify write only stamps its data (a later job checks it)"},
        SET(j.bench.do_verify = FSIO_TRY(bool_of(l)))},
+      {{"zonemode", FioArg::required, "none, or strided: sequential I/O in zones (zbd is refused)"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         if (l.value != "none" && l.value != "strided")
+           return bad(l, "only none and strided are supported (ddbench does not handle zoned devices)");
+         j.strided = l.value == "strided";
+         return {};
+       }},
+      {{"zonesize", FioArg::required, "zonemode=strided: bytes done in a zone before the next"},
+       SET(j.bench.zone_size = FSIO_TRY(size_of(l, j.kb_base)))},
+      {{"zonerange", FioArg::required, "zonemode=strided: a zone's size (default zonesize)"},
+       SET(j.bench.zone_range = FSIO_TRY(size_of(l, j.kb_base)))},
+      {{"zoneskip", FioArg::required, "zonemode=strided: bytes skipped after a zone"},
+       SET(j.bench.zone_skip = FSIO_TRY(size_of(l, j.kb_base)))},
+      {{"verify_pattern", FioArg::required, "fill each sector after its stamp with these bytes, and check them"},
+       apply_verify_pattern},
+      {{"verify_backlog", FioArg::required, "check the writes every N of them, during the job, not after it"},
+       SET(j.bench.verify_backlog = FSIO_TRY(size_of(l, j.kb_base)))},
       {{"verify_fatal", FioArg::optional, "stop the job at the first mismatch (default 0: check it all)"},
        SET(j.bench.verify_fatal = FSIO_TRY(bool_of(l)))},
       {{"verify_dump", FioArg::optional, "write a bad block and what it should hold to FILE.OFFSET.received/expected"},
@@ -199,6 +217,8 @@ const std::vector<Entry>& table() {
        SET(j.lat_log = l.has_value && !l.value.empty() ? l.value : j.name)},
       {{"write_iops_log", FioArg::optional, "log IOPS to PREFIX_iops.N.log"},
        SET(j.iops_log = l.has_value && !l.value.empty() ? l.value : j.name)},
+      {{"write_iolog", FioArg::required, "append every request to FILE as fio's iolog (version 3) does"},
+       SET(j.write_iolog = l.value)},
       {{"log_avg_msec", FioArg::required, "average the logs over windows of this many ms (0: every I/O)"},
        SET(j.bench.log_window_ms = unsigned(FSIO_TRY(uint_of(l, 0, 3600000))))},
       {{"log_offset", FioArg::optional, "log each I/O's offset"}, SET(j.log_offset = FSIO_TRY(bool_of(l)))},
@@ -219,6 +239,30 @@ const std::vector<Entry>& table() {
       {{"fsync_on_close", FioArg::optional, "the same as end_fsync"}, SET(j.bench.end_fsync = FSIO_TRY(bool_of(l)))},
       {{"disk_util", FioArg::optional, "report the disk's own statistics (default 1)"},
        SET(j.disk_util = FSIO_TRY(bool_of(l)))},
+      {{"nrfiles", FioArg::required, "files per job (JOB.N.0, JOB.N.1, ...): more than 1 with a file engine only"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         j.nrfiles = unsigned(FSIO_TRY(uint_of(l, 1, 1u << 24)));
+         if (j.nrfiles > 1 && !j.files_line) j.files_line = l;
+         return {};
+       }},
+      {{"openfiles", FioArg::required, "with a file engine: it closes each file before the next, so any value holds"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         (void)FSIO_TRY(uint_of(l, 1, 1u << 24));
+         if (!j.files_line) j.files_line = l;
+         return {};
+       }},
+      {{"create_on_open", FioArg::optional, "with a file engine: lay no file out first (fio's setup skips them)"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         j.create_on_open = FSIO_TRY(bool_of(l));
+         if (j.create_on_open && !j.files_line) j.files_line = l;
+         return {};
+       }},
+      {{"fallocate", FioArg::required, "none (or 0) only: a file is made with ftruncate and written, as fio's none"},
+       [](FioJob&, const FioLine& l) -> fsio::Status {
+         if (l.value != "none" && l.value != "0")
+           return bad(l, "only none is supported: ddbench makes a file with ftruncate, then writes it");
+         return {};
+       }},
       {{"allow_file_create", FioArg::optional, "0: a missing file is an error, not made (default 1)"},
        SET(j.allow_file_create = FSIO_TRY(bool_of(l)))},
       {{"random_generator", FioArg::required, "tausworthe, lfsr or tausworthe64: ddbench draws its own order"},
@@ -319,6 +363,34 @@ FioJob terse_defaults() {
   return j;
 }
 
+// write_iolog logs the requests of the measured pass; fio logs also what
+// ddbench does apart from it or not as a request: the verify read-back, the
+// ramp, fsync=N's flushes, the file engines' opens.
+fsio::Status check_write_iolog(const FioJob& j) {
+  if (j.write_iolog.empty()) return {};
+  const char* with = j.bench.verify && j.bench.do_verify && bench_writes(j.bench.rw) ? "a verify read-back"
+                     : j.bench.ramp_time > 0                                         ? "ramp_time"
+                     : j.bench.fsync_every                                           ? "fsync= or fdatasync="
+                     : j.file_op != FileOp::none                                     ? "a file engine"
+                                                                                     : nullptr;
+  if (!with) return {};
+  return make_error(Errc::invalid_argument,
+                    "write_iolog with " + std::string(with) +
+                        " is not supported (ddbench would leave requests fio logs out of the log)");
+}
+
+// fio's init.c: strided zones need a zonesize, and zonerange defaults to
+// it. Zone sizes without zonemode=strided are refused rather than guessed.
+fsio::Status check_strided(FioJob& j) {
+  BenchOptions& o = j.bench;
+  if (j.strided && !o.zone_size)
+    return make_error(Errc::invalid_argument, "zonemode=strided needs zonesize (as fio says)");
+  if (!j.strided && (o.zone_size || o.zone_range || o.zone_skip))
+    return make_error(Errc::invalid_argument, "zonesize, zonerange and zoneskip need zonemode=strided");
+  if (j.strided && !o.zone_range) o.zone_range = o.zone_size;
+  return {};
+}
+
 fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   // kb_base first: "bs=4k" before "kb_base=1000" in a section still means 4000.
   std::vector<const FioLine*> order;
@@ -348,6 +420,17 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
       return make_error(Errc::invalid_argument, where + label(*l) + ": takes no value");
     FSIO_TRY(entry->apply(job, *l));
   }
+  // fio: verify_pattern without verify= is verify=pattern.
+  const bool verify_given =
+      std::any_of(lines.begin(), lines.end(), [](const FioLine& l) { return normal_name(l.key) == "verify"; });
+  if (!job.bench.verify_pattern.empty() && !verify_given) job.bench.verify = true;
+  FSIO_TRY(check_write_iolog(job));
+  FSIO_TRY(check_strided(job));
+  // Several files per job exist here only for the file engines (file_ops.hpp).
+  if (job.files_line && job.file_op == FileOp::none)
+    return bad(*job.files_line,
+               "several files per job are supported with ioengine=filecreate, filestat or "
+               "filedelete only (use one job per file)");
   return {};
 }
 

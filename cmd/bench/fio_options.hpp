@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "cmd/bench/file_ops.hpp"
 #include "cmd/bench/fio_job.hpp"
 #include "cmd/bench/fio_units.hpp"
 #include "cmd/bench/run.hpp"
@@ -32,6 +33,7 @@ struct FioJob {
   bool new_group = false;                 // start a new reporting group (stonewall does too)
   bool group_reporting = false;           // report the group as one job
   std::string bw_log, lat_log, iops_log;  // log file prefixes; empty: no log
+  std::string write_iolog;                // fio write_iolog: the file each request is appended to
   bool log_offset = false;
   bool log_prio = false;     // fio log_prio: the logs' last column is the priority value (0x0000: none set)
   bool per_job_logs = true;  // false: jobs with one log prefix share PREFIX_bw.log (fio per_job_logs=0)
@@ -44,12 +46,18 @@ struct FioJob {
   unsigned flow_id = 0;                // fio flow_id: the flow group of a job with flow=
   std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
   bool disk_util = true;               // report the disk's statistics
+  FileOp file_op = FileOp::none;       // ioengine=filecreate, filestat, filedelete (file_ops.hpp)
+  unsigned nrfiles = 1;                // files per job: more than 1 only with a file engine
+  bool create_on_open = false;         // a file engine lays nothing out first
+  bool strided = false;                // zonemode=strided (zonesize etc. in bench)
+  std::optional<FioLine> files_line;   // the first nrfiles>1, openfiles or create_on_open: needs a file engine
   // The options as written in the job's own section or after its --name,
   // for fio's "job options" (bare flags, as fio, left out).
   std::vector<std::pair<std::string, std::string>> options;
   std::vector<std::string> notes;  // what ran differently from fio, said on stderr
 
-  bool writes() const { return bench_writes(bench.rw); }
+  // Changes what is stored: writes, or makes or removes files (--readonly refuses it).
+  bool writes() const { return bench_writes(bench.rw) || file_op == FileOp::create || file_op == FileOp::remove; }
 };
 
 enum class FioArg { none, optional, required };

@@ -78,7 +78,34 @@ fsio::Result<fsio::Device> open_null_job(const BenchJob& job) {
   return open_null_target(job.target, spec.offset.bytes + spec.offset_increment * job.clone + spec.size.bytes);
 }
 
+// A file engine's job (file_ops.hpp): its files as fio names them, laid
+// out where the engine needs them. Its device is an empty stand-in, never
+// read or written, so the rest of the run treats it as any other job.
+fsio::Result<fsio::Device> open_file_op_job(BenchJob& job) {
+  const FioJob& spec = *job.spec;
+  FileOpJob f;
+  f.op = spec.file_op;
+  f.rw = job.options.rw;
+  f.bs = job.options.min_bs();
+  if (!spec.filename.empty() && spec.nrfiles > 1)
+    return make_error(Errc::invalid_argument, "job " + job.name + ": nrfiles with filename= is not supported (" +
+                                                  file_op_engine(f.op) + " works on fio's JOB.N.I names)");
+  if (!spec.filename.empty()) f.files.push_back(spec.filename);
+  const std::string dir = spec.directory.empty() ? "" : spec.directory + "/";
+  for (unsigned i = 0; spec.filename.empty() && i < spec.nrfiles; ++i)
+    f.files.push_back(dir + job.name + "." + std::to_string(job.clone) + "." + std::to_string(i));
+  if (spec.filesize) f.file_bytes = spec.filesize;
+  else if (!spec.size.is_percent() && spec.size.bytes) f.file_bytes = spec.size.bytes / spec.nrfiles;
+  else
+    return make_error(Errc::invalid_argument,
+                      "job " + job.name + ": ioengine=" + file_op_engine(f.op) + " needs filesize= or size= in bytes");
+  FSIO_TRY(lay_out_file_op_files(f, spec.create_on_open));
+  job.file_ops = std::move(f);
+  return open_null_target(job.target, 4096);
+}
+
 fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed, std::vector<std::string>& notes) {
+  if (job.spec && job.spec->file_op != FileOp::none) return open_file_op_job(job);
   BenchOptions& o = job.options;
   if (!o.null_engine) FSIO_TRY(choose_create_size(job, notes));
   // O_EXCL claims a block device for this process; a second job on the same
@@ -216,10 +243,27 @@ struct DiskCounters {
   std::vector<DiskStat> before;
 };
 
-DiskCounters read_disks_before(const std::vector<fsio::Device>& devs) {
+// The disk a job works on: its target's, or for a file engine the disk
+// under its files' directory (fio reports none for filecreate, which is
+// FIO_DISKLESSIO).
+std::optional<std::string> job_disk(const BenchJob& job, const fsio::Device& dev) {
+  if (!job.file_ops) return disk_of(dev.fd());
+  if (job.file_ops->op == FileOp::create || job.file_ops->files.empty()) return std::nullopt;
+  const std::string& f = job.file_ops->files[0];
+  const auto slash = f.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : f.substr(0, slash + 1);
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  auto name = disk_of(fd);
+  ::close(fd);
+  return name;
+}
+
+DiskCounters read_disks_before(const std::vector<BenchJob>& jobs, const std::vector<fsio::Device>& devs) {
   DiskCounters c;
-  for (const auto& d : devs)
-    if (auto name = disk_of(d.fd()); name && std::find(c.names.begin(), c.names.end(), *name) == c.names.end())
+  for (std::size_t k = 0; k < devs.size(); ++k)
+    if (auto name = job_disk(jobs[k], devs[k]);
+        name && std::find(c.names.begin(), c.names.end(), *name) == c.names.end())
       c.names.push_back(*name);
   for (const auto& n : c.names) c.before.push_back(read_disk_stat(n).value_or(DiskStat{}));
   return c;
@@ -227,7 +271,9 @@ DiskCounters read_disks_before(const std::vector<fsio::Device>& devs) {
 
 // One job; a job that has ended leaves its flow group (fio's flow_exit_job),
 // so the others are no longer held to its share.
-fsio::Result<BenchResult> run_job(fsio::Device& dev, const BenchOptions& o, fsio::Progress* progress) {
+fsio::Result<BenchResult> run_job(fsio::Device& dev, const BenchJob& job, fsio::Progress* progress) {
+  if (job.file_ops) return run_file_ops(*job.file_ops);
+  const BenchOptions& o = job.options;
   auto r = run_bench(dev, o, progress);
   if (o.flow.group) o.flow.group->leave(o.flow.weight);
   return r;
@@ -244,11 +290,11 @@ fsio::Status run_waves(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& d
     while (end < jobs.size() && !jobs[end].stonewall) ++end;
     if (first > 0 && fsio::InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
     if (end - first == 1) {
-      out[first] = run_job(devs[first], jobs[first].options, progress);
+      out[first] = run_job(devs[first], jobs[first], progress);
     } else {
       std::vector<std::thread> threads;
       for (std::size_t k = first; k < end; ++k)
-        threads.emplace_back([&, k] { out[k] = run_job(devs[k], jobs[k].options, progress); });
+        threads.emplace_back([&, k] { out[k] = run_job(devs[k], jobs[k], progress); });
       for (auto& t : threads) t.join();
     }
     for (std::size_t k = first; k < end; ++k)
@@ -272,6 +318,8 @@ std::vector<BenchResult> collect_results(const std::vector<BenchJob>& jobs, std:
     else r.interrupted = true;  // a later wave that never started
     results.push_back(std::move(r));
     if (jobs[k].spec && jobs[k].spec->unlink && devs[k].created()) (void)devs[k].remove_created();
+    if (jobs[k].spec && jobs[k].spec->unlink && jobs[k].file_ops && jobs[k].file_ops->op != FileOp::remove)
+      for (const auto& f : jobs[k].file_ops->files) (void)::unlink(f.c_str());
   }
   return results;
 }
@@ -344,7 +392,7 @@ fsio::Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, fsio::Progres
   std::size_t failed = 0;
   if (auto st = open_targets(jobs, devs, run.notes, failed); !st) return fail(jobs[failed], std::move(st).error());
 
-  const DiskCounters disks = read_disks_before(devs);
+  const DiskCounters disks = read_disks_before(jobs, devs);
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::optional<fsio::Result<BenchResult>>> out(jobs.size());
   if (auto st = run_waves(jobs, devs, progress, out, failed); !st) return fail(jobs[failed], std::move(st).error());

@@ -7,9 +7,11 @@
 // refused job file never leaves the earlier jobs' writes behind.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "cmd/bench/file_ops.hpp"
 #include "cmd/bench/fio_options.hpp"
 #include "cmd/bench/run.hpp"
 #include "libfsio/apart.hpp"
@@ -20,11 +22,12 @@ struct BenchJob {
   const FioJob* spec = nullptr;  // the job it is a copy of
   std::string name;
   std::string target;
-  bool default_name = false;  // no filename: DIRECTORY/NAME.CLONE.0, made when missing
-  unsigned clone = 0;         // 0 .. numjobs-1
-  unsigned group = 0;         // reporting group (fio's groupid)
-  bool stonewall = false;     // waits for every earlier job
-  BenchOptions options;       // size/offset/io_size resolved when the target is open
+  bool default_name = false;          // no filename: DIRECTORY/NAME.CLONE.0, made when missing
+  unsigned clone = 0;                 // 0 .. numjobs-1
+  unsigned group = 0;                 // reporting group (fio's groupid)
+  bool stonewall = false;             // waits for every earlier job
+  BenchOptions options;               // size/offset/io_size resolved when the target is open
+  std::optional<FileOpJob> file_ops;  // a file engine's job: its files, set when the targets are opened
 };
 
 // numjobs copies, groups (a stonewall or new_group starts one), targets.

@@ -1,7 +1,9 @@
 #include "cmd/bench/log.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <vector>
 
 namespace bench {
 
@@ -79,6 +81,24 @@ std::string format_bench_log(const BenchResult& r, BenchLogKind kind, bool windo
       line(out, e.t_ns / 1000000u, v, e.dir, e.bytes, log_offset ? &e.offset : nullptr, log_prio);
   }
   return out;
+}
+
+std::string format_fio_iolog(const BenchResult& result, const std::string& file) {
+  // Queued at completion minus the request's total latency (clat + slat).
+  std::vector<std::pair<std::uint64_t, const BenchIoEvent*>> queued;
+  queued.reserve(result.io_events.size());
+  for (const auto& e : result.io_events) queued.emplace_back(e.t_ns - std::min(e.t_ns, e.clat + e.slat), &e);
+  std::stable_sort(queued.begin(), queued.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::string out = "fio version 3 iolog\n0 " + file + " add\n0 " + file + " open\n";
+  char b[96];
+  for (const auto& [t, e] : queued) {
+    std::snprintf(b, sizeof b, "%" PRIu64 " ", t / 1000);
+    out += b + file;
+    std::snprintf(b, sizeof b, " %s %" PRIu64 " %" PRIu32 "\n", e->dir == dir_read ? "read" : "write", e->offset,
+                  e->bytes);
+    out += b;
+  }
+  return out + std::to_string(result.runtime_ms() * 1000) + " " + file + " close\n";
 }
 
 }  // namespace bench

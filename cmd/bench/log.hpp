@@ -26,4 +26,11 @@ const char* bench_log_suffix(BenchLogKind kind);
 std::string format_bench_log(const BenchResult& result, BenchLogKind kind, bool windowed, bool log_offset,
                              bool log_prio = false);
 
+// fio's write_iolog (iolog.c in fio 3.33, "fio version 3 iolog"): the
+// version line, "TIME FILE add" and "TIME FILE open", one "TIME FILE DIR
+// OFFSET LENGTH" per request in the order they were queued (fio logs in
+// td_io_queue), then "TIME FILE close"; TIME in microseconds from the job's
+// start. From result.io_events, so the run must keep every request.
+std::string format_fio_iolog(const BenchResult& result, const std::string& file);
+
 }  // namespace bench

@@ -145,7 +145,10 @@ fsio::Status validate(const BenchOptions& o) {
                  ": ddbench does not serialize overlapping requests (at iodepth=1 none overlap in flight)");
   if (o.verify && o.distribution.kind != RandomDistribution::Kind::uniform)
     return usage("verify with a random_distribution other than random: a block written twice cannot be replayed");
+  if (o.zone_size && (bench_random(o.rw) || o.seq_add))
+    return usage("zonemode=strided with random I/O or an offset modifier is not supported (sequential I/O only)");
   if (o.verify && o.null_engine) return usage("verify with ioengine=null: the null engine moves no data to check");
+  if (o.verify && o.ftruncate_engine) return usage("verify with ioengine=ftruncate: the engine moves no data to check");
   if (o.verify && o.norandommap) return usage("verify with norandommap: a block written twice cannot be replayed");
   if (o.verify && o.blockalign && o.blockalign != o.min_bs() && bench_random(o.rw))
     return usage("verify with blockalign: fio turns the random map off, and a block written twice cannot be replayed");

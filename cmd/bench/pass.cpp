@@ -36,6 +36,7 @@ void Runner::begin_pass(const PassSpec& spec, BenchResult& res) {
   stop_ = exhausted_ = retry_pending_ = false;
   failure_.reset();
   writes_since_sync_ = 0;
+  backlog_.clear();
   restarts_seen_ = 0;
   // fio's time_based: the measured pass starts over until the runtime stops it.
   const bool endless = spec.measured && o_.time_based;
@@ -78,6 +79,10 @@ fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
         if (auto st = sync_now(); !st) fail(std::move(st).error());
         continue;
       }
+      if (!stop_ && backlog_due()) {
+        if (auto st = check_backlog(); !st) fail(std::move(st).error());
+        continue;
+      }
       // Nothing in flight and nothing taken: the workload is done, or held back.
       if (!stop_ && !exhausted_ && taken > 0) continue;
       if (!stop_ && !exhausted_ && held_) {
@@ -92,6 +97,9 @@ fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
 }
 
 fsio::Status Runner::finish_pass(std::uint64_t syscalls0) {
+  // What the last backlog left unchecked, as fio's verify phase checks it.
+  if (!failure_ && !res_->interrupted && !backlog_.empty())
+    if (auto st = check_backlog(); !st) fail(std::move(st).error());
   stats_->syscalls += engine_->syscalls() - syscalls0;
   issued_bytes_ = work_->issued_bytes();
   if (spec_->measured) {
@@ -110,7 +118,8 @@ fsio::Status Runner::reap() {
   // least one completion, or with --batch (no merging) enough to free a
   // whole batch, like fio's iodepth_batch_complete_min.
   const unsigned batch = o_.batch;
-  const bool more = !stop_ && !exhausted_ && !sync_due() && !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
+  const bool more =
+      !stop_ && !exhausted_ && !sync_due() && !backlog_due() && !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
   unsigned min_complete = 1;
   if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < depth_) min_complete = 0;
   else if (batch > 1 && !merge_ && more && free_.size() < batch)
@@ -170,7 +179,7 @@ void Runner::dump_bad_block(std::span<const std::byte> got, std::uint64_t offset
   std::string base = dev_.path();
   base = base.substr(base.find_last_of('/') + 1);
   std::vector<std::byte> want(got.size());
-  stamp_pattern(want, offset, o_.seed);
+  stamp_pattern(want, offset, o_.seed, o_.verify_pattern);
   for (const auto& [kind, data] :
        {std::pair{"received", got}, std::pair{"expected", std::span<const std::byte>(want)}}) {
     const std::string name = base + "." + std::to_string(offset) + "." + kind;
@@ -195,13 +204,14 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
     if (spec_->check) {
       VerifyResult& v = *res_->verify;
       v.bytes_checked += s.want;
-      if (auto m = check_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed)) {
+      if (auto m = check_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed, o_.verify_pattern)) {
         ++v.bad_blocks;
         if (!v.first || m->offset < v.first->offset) v.first = *m;
         if (o_.verify_dump) dump_bad_block({s.buf, std::size_t(s.want)}, s.offset, v);
         if (o_.verify_fatal) stop_ = true;  // fio verify_fatal: no request issued after the first bad one
       }
     }
+    if (l.dir == dir_write) note_backlog(s);
     if (log_ios) res_->io_events.push_back({t - t0_, s.offset, std::uint32_t(s.want), l.dir, clat, async_ ? slat : 0});
     free_.push_back(id);
   }

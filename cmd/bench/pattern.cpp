@@ -27,9 +27,15 @@ std::uint64_t to_le(std::uint64_t v) {
 }
 
 // The sector starting at absolute offset `sector_off`, as little-endian words.
-void make_sector(std::uint64_t sector_off, std::uint64_t seed, std::uint64_t* out) {
+void make_sector(std::uint64_t sector_off, std::uint64_t seed, std::uint64_t* out,
+                 std::span<const std::byte> fill = {}) {
   out[0] = to_le(sector_off);
   out[1] = to_le(seed);
+  if (!fill.empty()) {
+    auto* bytes = reinterpret_cast<std::byte*>(out + 2);
+    for (std::size_t i = 0; i < pattern_sector - 16; ++i) bytes[i] = fill[i % fill.size()];
+    return;
+  }
   std::uint64_t state = mix(seed ^ mix(sector_off + 0x9e3779b97f4a7c15ULL));
   for (std::size_t i = 2; i < words_per_sector; ++i) {
     state += 0x9e3779b97f4a7c15ULL;
@@ -63,34 +69,36 @@ void for_each_piece(std::uint64_t offset, std::size_t size, Fn fn) {
 // What the piece of a sector that starts at its first byte holds (the
 // piece is `n` >= 16 bytes of it): zeros, the pattern its header names, or
 // neither.
-SectorStamp classify(const std::byte* got, std::size_t n) {
+SectorStamp classify(const std::byte* got, std::size_t n, std::span<const std::byte> fill) {
   if (std::all_of(got, got + n, [](std::byte b) { return b == std::byte{0}; })) return SectorStamp::zeros;
   Sector s;
-  make_sector(load_word(got), load_word(got + 8), s.data());
+  make_sector(load_word(got), load_word(got + 8), s.data(), fill);
   return std::memcmp(s.data(), got, n) == 0 ? SectorStamp::valid : SectorStamp::none;
 }
 
 }  // namespace
 
-void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t seed) {
+void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t seed,
+                   std::span<const std::byte> fill) {
   for_each_piece(offset, buf.size(), [&](std::size_t done, std::uint64_t sector_off, std::size_t skip, std::size_t n) {
     if (skip == 0 && n == pattern_sector && reinterpret_cast<std::uintptr_t>(buf.data() + done) % 8 == 0) {
-      make_sector(sector_off, seed, reinterpret_cast<std::uint64_t*>(buf.data() + done));
+      make_sector(sector_off, seed, reinterpret_cast<std::uint64_t*>(buf.data() + done), fill);
     } else {
       Sector s;
-      make_sector(sector_off, seed, s.data());
+      make_sector(sector_off, seed, s.data(), fill);
       std::memcpy(buf.data() + done, reinterpret_cast<const std::byte*>(s.data()) + skip, n);
     }
     return true;
   });
 }
 
-std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset, std::uint64_t seed) {
+std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset, std::uint64_t seed,
+                                             std::span<const std::byte> fill) {
   std::optional<PatternMismatch> found;
   for_each_piece(offset, buf.size(), [&](std::size_t done, std::uint64_t sector_off, std::size_t skip, std::size_t n) {
     const std::uint64_t pos = offset + done;
     Sector s;
-    make_sector(sector_off, seed, s.data());
+    make_sector(sector_off, seed, s.data(), fill);
     const auto* want = reinterpret_cast<const std::byte*>(s.data());
     const std::byte* got = buf.data() + done;
     if (std::memcmp(want + skip, got, n) != 0) {
@@ -113,7 +121,7 @@ std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std
         m.header_read = true;
         m.stamped_offset = load_word(got);
         m.stamped_seed = load_word(got + 8);
-        m.stamp = classify(got, n);
+        m.stamp = classify(got, n, fill);
       }
       found = m;
       return false;

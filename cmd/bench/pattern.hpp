@@ -10,6 +10,10 @@
 // and a flipped bit all read back as something the checker can name. Buffers
 // may start and end anywhere: a partial sector gets the matching bytes of its
 // full-sector pattern. Pure functions, thread-safe, no allocation.
+//
+// With a `fill` (fio's verify_pattern), bytes 16..511 repeat its bytes
+// instead of the PRNG words (byte 16 + i holds fill[i % fill.size()]), as
+// fio fills what its verify header leaves of a block with the pattern.
 #pragma once
 
 #include <cstddef>
@@ -23,7 +27,8 @@ namespace bench {
 inline constexpr std::uint32_t pattern_sector = 512;
 
 // Fill buf with the pattern of the bytes at absolute offsets [offset, offset + size).
-void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t seed);
+void stamp_pattern(std::span<std::byte> buf, std::uint64_t offset, std::uint64_t seed,
+                   std::span<const std::byte> fill = {});
 
 // What the mismatching sector holds, as far as the checked buffer shows it.
 enum class SectorStamp : std::uint8_t {
@@ -46,7 +51,8 @@ struct PatternMismatch {
 
 // The first byte of buf (holding absolute offsets [offset, offset + size))
 // that differs from the pattern, or nullopt when all match.
-std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset, std::uint64_t seed);
+std::optional<PatternMismatch> check_pattern(std::span<const std::byte> buf, std::uint64_t offset, std::uint64_t seed,
+                                             std::span<const std::byte> fill = {});
 
 // "first mismatch at 0x1200: expected 0x... read 0x...; the sector at 0x1200
 // holds the stamp of offset 0x3000, seed 7", or "... holds no stamp (all

@@ -92,6 +92,7 @@ void drop_timings(BenchResult& res) {
 fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, fsio::Progress* progress) {
   FSIO_TRY_CTX(validate(o), dev.path());
   if (o.null_engine) return run_bench(dev, o, make_null_engine(o.iodepth), progress);
+  if (o.ftruncate_engine) return run_bench(dev, o, make_ftruncate_engine(dev.fd(), o.iodepth), progress);
   auto engine = FSIO_TRY_CTX(fsio::make_engine(o.engine, dev.fd(), o.iodepth), dev.path());
   return run_bench(dev, o, std::move(engine), progress);
 }
@@ -141,7 +142,8 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   }
 
   // --verify on a write: read back exactly the blocks the pass wrote.
-  if (o.verify && o.do_verify && writes && !res.interrupted) {
+  // (With verify_backlog the pass has checked its writes itself.)
+  if (o.verify && o.do_verify && writes && !res.interrupted && !o.verify_backlog) {
     if (!dev.direct()) {
       // Read back from the device, not from the pages just written.
       FSIO_TRY(dev.flush());

@@ -84,6 +84,10 @@ struct BenchOptions {
   // fio's blockalign for random I/O: offsets are multiples of this (0: of the
   // smallest block size); any other value turns the random map off, as in fio.
   std::uint64_t blockalign = 0;
+  // fio's zonemode=strided on sequential I/O: zone_size bytes in a zone
+  // (of zone_range bytes, starting over inside it), then on to the zone
+  // zone_range + zone_skip further, wrapping at the end (0: no zones).
+  std::uint64_t zone_size = 0, zone_range = 0, zone_skip = 0;
   std::int64_t seq_add = 0;   // fio's rw=TYPE:N on sequential I/O: bytes skipped (< 0: back) after each request
   std::uint64_t size = 0;     // bytes to cover from offset; 0: to the end of the target
   std::uint64_t offset = 0;   // start of the range, bytes into the target
@@ -111,10 +115,13 @@ struct BenchOptions {
   bool verify_dump = false;                  // write each bad block and what it should hold to files (fio)
   bool serialize_overlap = false;            // fio serialize_overlap: accepted only at iodepth 1
   bool verify_fatal = false;                 // stop at the first mismatch (fio verify_fatal), else count all
+  std::vector<std::byte> verify_pattern;     // fio verify_pattern: fills each sector after its stamp (empty: PRNG)
+  std::uint64_t verify_backlog = 0;          // check the writes every this many of them, in the pass (fio); 0: after
   bool gtod_reduce = false;                  // fio gtod_reduce: no latencies, no bw/iops windows reported
   BenchRate rate;                            // fio rate, rate_iops, rate_min, rate_process
   BenchFlow flow;                            // fio flow, flow_id, flow_sleep
   bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
+  bool ftruncate_engine = false;             // fio's ftruncate engine: a write at OFFSET is ftruncate(OFFSET)
   std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order
   std::uint64_t order_salt = 0;              // mixed into the random order's key only (copies of a job differ)
   std::optional<std::uint64_t> create_size;  // create/extend the target file first
@@ -356,6 +363,10 @@ struct BenchResult {
 // errors by `name` (the job's file, which is never made).
 std::unique_ptr<fsio::Engine> make_null_engine(unsigned depth);
 fsio::Result<fsio::Device> open_null_target(const std::string& name, std::uint64_t size);
+// fio's ftruncate engine (ftruncate_engine.cpp) over `fd`: a write request
+// at OFFSET is ftruncate(fd, OFFSET), completing in full; a read fails with
+// EINVAL; a flush is fsync or fdatasync.
+std::unique_ptr<fsio::Engine> make_ftruncate_engine(int fd, unsigned depth);
 
 // Runs the benchmark on an open device (see open_bench_target). Errors carry
 // the offset and size of the failed request and the device path. A verify

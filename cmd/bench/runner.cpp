@@ -171,7 +171,8 @@ unsigned Runner::fill() {
   unsigned taken = 0;
   std::uint64_t rejected = 0;
   int open = -1;  // the request being built, not yet queued
-  while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < depth_ && !sync_due()) {
+  while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < depth_ && !sync_due() &&
+         !backlog_due()) {
     if (held()) break;
     NextIo io;
     if (!work_->next(io)) {
@@ -201,7 +202,7 @@ unsigned Runner::fill() {
     s.t_start = t;
     if (s.dir == dir_write) ++writes_since_sync_;
     if (spec_->measured && o_.rate.limits()) rate_gate_.issued(s.dir, s.want);
-    if (spec_->stamp) stamp_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed);
+    if (spec_->stamp) stamp_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed, o_.verify_pattern);
     if (open >= 0 && try_merge(unsigned(open), id)) continue;
     if (open >= 0) {
       if (auto st = queue_lead(unsigned(open), false); !st) {

@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 
 #include <memory>
+#include <utility>
 #include <optional>
 #include <vector>
 
@@ -90,6 +91,11 @@ class Runner {
   bool sync_due() const {
     return o_.fsync_every && !spec_->readback && writes_since_sync_ >= o_.fsync_every && work_->more();
   }
+  // fio's verify_backlog (backlog.cpp): the writes that completed since the
+  // last check, checked once there are verify_backlog of them.
+  bool backlog_due() const { return o_.verify_backlog && backlog_.size() >= o_.verify_backlog; }
+  void note_backlog(const Slot& s);
+  fsio::Status check_backlog();
   void fail(fsio::Error e) {
     if (!failure_) failure_ = std::move(e);
     stop_ = true;
@@ -138,6 +144,8 @@ class Runner {
   bool exhausted_ = false;      // the workload has nothing more to issue
   bool retry_pending_ = false;  // a short transfer was queued again, not yet committed
   std::uint64_t writes_since_sync_ = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> backlog_;  // window offset, bytes
+  fsio::AlignedBuffer backlog_buf_;                               // one block, for the check's reads
   std::uint64_t restarts_seen_ = 0;
   std::optional<fsio::Error> failure_;
   Sampler stat_sampler_, log_sampler_;

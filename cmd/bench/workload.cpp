@@ -44,6 +44,21 @@ void Workload::start_loop() {
   left_ = loop_bytes_;
   cursor_[0] = cursor_[1] = 0;
   rnext_ = 0;
+  zone_start_ = zone_bytes_ = 0;
+}
+
+// fio's setup_strided_zone_mode (io_u.c): once zone_size bytes went to a
+// zone, the next zone starts zone_range + zone_skip further on (from the
+// start again past the end), and the direction's next request goes to its
+// start; a request past the zone's range starts over at the zone's start.
+void Workload::enter_zone(BenchDir dir) {
+  if (zone_bytes_ >= o_.zone_size) {
+    zone_bytes_ = 0;
+    zone_start_ += o_.zone_range + o_.zone_skip;
+    if (zone_start_ >= len_) zone_start_ = 0;
+    cursor_[dir] = zone_start_;
+  }
+  if (cursor_[dir] >= zone_start_ + o_.zone_range) cursor_[dir] = zone_start_;
 }
 
 std::uint64_t Workload::pick_size(BenchDir d) {
@@ -70,9 +85,15 @@ std::uint64_t Workload::pick_size(BenchDir d) {
 // fio's get_next_seq_offset with an offset modifier: the first request at
 // the start, each later one N bytes after the end of the one before; past
 // the end it wraps to the start (N > 0) or to N before the end (N < 0).
+// But a request that ended at the end of the range ends the pass (fio finds
+// no next offset then), unless it is time-based.
 std::uint64_t Workload::holed_offset(BenchDir dir) {
   const std::uint64_t last_end = cursor_[dir];
   if (last_end == 0) return 0;
+  if (o_.seq_add > 0 && last_end >= len_ && !endless_) {
+    at_end_ = true;
+    return 0;
+  }
   const auto len = std::int64_t(len_);
   std::int64_t pos = std::int64_t(last_end) + o_.seq_add;
   if (pos < 0 || pos >= len) {
@@ -106,6 +127,7 @@ std::uint64_t Workload::place(BenchDir dir, std::uint64_t size) {
     cursor_[dir] = off + size;
     return off;
   }
+  if (o_.zone_size) enter_zone(dir);
   if (cursor_[dir] >= len_) {
     cursor_[dir] = 0;
     wrapped_ = true;
@@ -113,6 +135,7 @@ std::uint64_t Workload::place(BenchDir dir, std::uint64_t size) {
   }
   const std::uint64_t off = cursor_[dir];
   cursor_[dir] += size;
+  zone_bytes_ += size;
   return off;
 }
 
@@ -129,6 +152,11 @@ bool Workload::next(NextIo& out) {
     // pass it replays did, and reads where that pass wrote, skipping its reads.
     const std::uint64_t size = pick_size(dir);
     const std::uint64_t off = place(dir, size);
+    if (at_end_) {  // fio: no next offset; the loop is over
+      at_end_ = false;
+      left_ = 0;
+      continue;
+    }
     const std::uint64_t full = std::min(size, len_ - off);
     left_ -= std::min(full, left_);
     if (readback_ && dir == dir_read) continue;

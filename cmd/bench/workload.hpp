@@ -49,6 +49,7 @@ class Workload {
   std::uint64_t holed_offset(BenchDir d);
   std::uint64_t place(BenchDir dir, std::uint64_t size);
   void start_loop();
+  void enter_zone(BenchDir dir);
 
   const BenchOptions& o_;
   BenchRange range_;
@@ -66,9 +67,11 @@ class Workload {
   std::uint64_t loops_left_ = 1;
   std::uint64_t cursor_[2] = {0, 0};
   std::uint64_t rnext_ = 0;
+  std::uint64_t zone_start_ = 0, zone_bytes_ = 0;  // zonemode=strided: the zone, and bytes issued in it
   std::uint64_t rng_ = 1;
   std::uint64_t issued_ = 0;
   bool wrapped_ = false;
+  bool at_end_ = false;  // an offset modifier's pass reached the end of the range
   std::uint64_t restarts_ = 0;
 };
 

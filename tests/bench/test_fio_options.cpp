@@ -113,6 +113,97 @@ TEST(FioOptions, EnginesMapAndSaySo) {
   EXPECT_NE(refusal({"ioengine=cpuio"}).find("ioengine 'cpuio'"), std::string::npos);
 }
 
+// fio's ftruncate engine is synchronous and moves no data; it replaces the
+// null engine when both are given, the last one winning as above.
+TEST(FioOptions, FtruncateEngineIsSynchronousAndLastOneWins) {
+  const FioJob t = applied({"ioengine=null", "ioengine=ftruncate"});
+  EXPECT_TRUE(t.bench.ftruncate_engine);
+  EXPECT_FALSE(t.bench.null_engine);
+  EXPECT_EQ(t.bench.engine, EngineKind::psync);
+  EXPECT_FALSE(applied({"ioengine=ftruncate", "ioengine=psync"}).bench.ftruncate_engine);
+}
+
+// fio's file engines work on nrfiles files a job; elsewhere a job has one
+// target, so nrfiles above 1, openfiles and create_on_open are refused
+// there, naming the line. The check runs after every line, so the engine
+// may come after them (a [global] nrfiles, a job's own ioengine).
+TEST(FioOptions, SeveralFilesOnlyWithAFileEngine) {
+  const FioJob c = applied({"nrfiles=31250", "create_on_open=1", "openfiles=1", "ioengine=filecreate"});
+  EXPECT_EQ(c.file_op, FileOp::create);
+  EXPECT_EQ(c.nrfiles, 31250u);
+  EXPECT_TRUE(c.create_on_open);
+  EXPECT_EQ(applied({"ioengine=filestat"}).file_op, FileOp::stat);
+  EXPECT_EQ(applied({"ioengine=filedelete"}).file_op, FileOp::remove);
+  EXPECT_EQ(applied({"ioengine=filedelete", "ioengine=sync"}).file_op, FileOp::none);
+  EXPECT_EQ(applied({"nrfiles=1"}).nrfiles, 1u);  // fio's default, any engine
+  EXPECT_NE(refusal({"nrfiles=2"}).find("nrfiles '2': several files per job"), std::string::npos);
+  EXPECT_NE(refusal({"openfiles=1"}).find("openfiles"), std::string::npos);
+  EXPECT_NE(refusal({"create_on_open=1"}).find("create_on_open"), std::string::npos);
+  EXPECT_EQ(applied({"create_on_open=0"}).create_on_open, false);
+}
+
+// verify_backlog is a count of blocks, with fio's size suffixes (t0009's "1m").
+TEST(FioOptions, VerifyBacklogCountsBlocks) {
+  EXPECT_EQ(fio_defaults().bench.verify_backlog, 0u);
+  EXPECT_EQ(applied({"verify_backlog=32"}).bench.verify_backlog, 32u);
+  EXPECT_EQ(applied({"verify_backlog=1m"}).bench.verify_backlog, 1u << 20);
+  EXPECT_NE(refusal({"verify_backlog_batch=4"}).find("not supported"), std::string::npos);
+}
+
+// verify_pattern takes fio's byte forms: hex in order (an odd digit count
+// padded in front, as fio reads 0xaaa: 0a aa), a decimal number as its
+// little-endian bytes, a quoted string; alone it turns verify on
+// (fio's verify=pattern), and verify=0 after it still turns it off.
+TEST(FioOptions, VerifyPatternInFiosByteForms) {
+  const auto b = [](std::initializer_list<unsigned> l) {
+    std::vector<std::byte> v;
+    for (unsigned x : l) v.push_back(std::byte(x));
+    return v;
+  };
+  const FioJob h = applied({"verify_pattern=0xaaa"});
+  EXPECT_EQ(h.bench.verify_pattern, b({0x0a, 0xaa}));
+  EXPECT_TRUE(h.bench.verify);
+  EXPECT_EQ(applied({"verify_pattern=0xaa555aa5"}).bench.verify_pattern, b({0xaa, 0x55, 0x5a, 0xa5}));
+  EXPECT_EQ(applied({"verify_pattern=1234"}).bench.verify_pattern, b({0xd2, 0x04}));
+  EXPECT_EQ(applied({"verify_pattern=0"}).bench.verify_pattern, b({0x00}));
+  EXPECT_EQ(applied({"verify_pattern='ab'"}).bench.verify_pattern, b({'a', 'b'}));
+  EXPECT_FALSE(applied({"verify_pattern=0xff", "verify=0"}).bench.verify);
+  EXPECT_NE(refusal({"verify_pattern=0xff|%o"}).find("%o"), std::string::npos);
+  EXPECT_NE(refusal({"verify_pattern=0xfg"}).find("hex"), std::string::npos);
+}
+
+// zonemode=strided as fio's init.c sets it up: zonesize needed, zonerange
+// defaulting to it; zbd and zone sizes without the mode are refused.
+TEST(FioOptions, StridedZonesAsFioSetsThemUp) {
+  const FioJob z = applied({"zonemode=strided", "zonesize=256m", "zoneskip=2g"});
+  EXPECT_EQ(z.bench.zone_size, 256u << 20);
+  EXPECT_EQ(z.bench.zone_range, 256u << 20);
+  EXPECT_EQ(z.bench.zone_skip, std::uint64_t{2} << 30);
+  EXPECT_EQ(applied({"zonemode=strided", "zonesize=192k", "zonerange=128k"}).bench.zone_range, 128u << 10);
+  EXPECT_EQ(applied({"zonemode=none"}).bench.zone_size, 0u);
+  EXPECT_NE(refusal({"zonemode=strided"}).find("needs zonesize"), std::string::npos);
+  EXPECT_NE(refusal({"zonesize=1m"}).find("need zonemode=strided"), std::string::npos);
+  EXPECT_NE(refusal({"zonemode=zbd"}).find("zoned devices"), std::string::npos);
+}
+
+// write_iolog names the log; a job with requests ddbench would leave out of
+// it (a verify read-back, the ramp, fsync=N's flushes) is refused.
+TEST(FioOptions, WriteIologOnlyWhereEveryRequestIsLogged) {
+  EXPECT_EQ(applied({"write_iolog=log"}).write_iolog, "log");
+  EXPECT_NE(refusal({"write_iolog=log", "rw=write", "verify=md5"}).find("verify read-back"), std::string::npos);
+  (void)applied({"write_iolog=log", "rw=read", "verify=md5"});  // a verify read is a logged request
+  EXPECT_NE(refusal({"write_iolog=log", "ramp_time=1"}).find("ramp_time"), std::string::npos);
+  EXPECT_NE(refusal({"fsync=4", "write_iolog=log"}).find("fsync"), std::string::npos);
+}
+
+// fallocate=none is what ddbench does when it makes a file (ftruncate, then
+// write); fio's other modes preallocate, which ddbench does not.
+TEST(FioOptions, FallocateNoneOnly) {
+  (void)applied({"fallocate=none"});
+  (void)applied({"fallocate=0"});
+  EXPECT_NE(refusal({"fallocate=posix"}).find("only none"), std::string::npos);
+}
+
 // fio HOWTO: do_verify "Run the verify phase after a write phase" (default
 // true); verify_fatal "exit the job on the first observed failure" (default
 // false); experimental_verify changes only how fio finds what to read back.
@@ -288,8 +379,10 @@ TEST_F(FioCommand, EachJobFileAfterTheFirstStartsWithAStonewall) {
 TEST_F(FioCommand, ToolOptionsAndRefusals) {
   const std::string a = file("a.fio", "[w]\nrw=write\n");
   EXPECT_NE(err({"--readonly", a}).find("--readonly: job 'w' writes"), std::string::npos);
+  const std::string del = file("del.fio", "[d]\nioengine=filedelete\nfilesize=4k\n");
+  EXPECT_NE(err({"--readonly", del}).find("removes files (ioengine=filedelete)"), std::string::npos);
   EXPECT_NE(err({"--output-format=xml", a}).find("xml"), std::string::npos);
-  EXPECT_NE(err({"--name=x", "--fallocate=none"}).find("--fallocate: fio's fallocate is not supported"),
+  EXPECT_NE(err({"--name=x", "--lockfile=exclusive"}).find("--lockfile: fio's lockfile is not supported"),
             std::string::npos);
   EXPECT_NE(err({"-x", a}).find("unknown option -x"), std::string::npos);
   auto c = ok({"--output-format=json,terse", "--output", "o.txt", "--plot=p.svg", a});

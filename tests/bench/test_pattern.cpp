@@ -201,4 +201,29 @@ TEST(Pattern, AHeaderWithNoPatternAfterItIsNoValidStamp) {
 }
 
 }  // namespace
+
+// fio's verify_pattern: after each sector's 16-byte stamp the fill repeats
+// from byte 16; a partial buffer gets the matching bytes; the checker
+// wants the fill and names a sector stamped with the PRNG words as foreign.
+TEST(Pattern, FillRepeatsAfterTheStampAndIsChecked) {
+  const auto fill = bytes({0x0a, 0xaa, 0x55});
+  std::vector<std::byte> buf(1024);
+  stamp_pattern(buf, 0x1000, 9, fill);
+  for (std::size_t sector : {0u, 512u})
+    for (std::size_t i = 16; i < 512; ++i) ASSERT_EQ(buf[sector + i], fill[(i - 16) % 3]) << sector << "+" << i;
+  EXPECT_EQ(buf[1], std::byte(0x10));  // le64 0x1000
+  EXPECT_FALSE(check_pattern(buf, 0x1000, 9, fill).has_value());
+  std::vector<std::byte> part(300);
+  stamp_pattern(part, 0x1000 + 100, 9, fill);
+  EXPECT_TRUE(std::equal(part.begin(), part.end(), buf.begin() + 100));
+  auto m = check_pattern(buf, 0x1000, 9);  // checked without the fill: the PRNG words differ
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->offset, 0x1000u + 16);
+  EXPECT_EQ(m->stamp, SectorStamp::none);
+  buf[700] ^= std::byte{1};
+  m = check_pattern(buf, 0x1000, 9, fill);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->offset, 0x1000u + 700);
+}
+
 }  // namespace bench

@@ -155,9 +155,9 @@ expect_rc 2 "$DDBENCH" --name=r --filename="$img" --thinktime=100
 grep -q -- "--thinktime: fio's thinktime is not supported by ddbench: ddbench does not pause" "$T/err" || fail "$(cat "$T/err")"
 expect_rc 2 "$DDBENCH" --name=r --filename="$img" --bogus=1
 grep -q -- "--bogus: unknown option" "$T/err" || fail "$(cat "$T/err")"
-printf '[j]\nfilename=%s\n\nfallocate=none\n' "$img" >"$T/bad.fio"
+printf '[j]\nfilename=%s\n\nlockfile=exclusive\n' "$img" >"$T/bad.fio"
 expect_rc 2 "$DDBENCH" "$T/bad.fio"
-grep -q "bad.fio:4: fallocate: fio's fallocate is not supported" "$T/err" || fail "$(cat "$T/err")"
+grep -q "bad.fio:4: lockfile: fio's lockfile is not supported" "$T/err" || fail "$(cat "$T/err")"
 expect_rc 2 "$DDBENCH" --name=r --filename="$img" --ioengine=cpuio
 grep -q "ioengine 'cpuio'" "$T/err" || fail "$(cat "$T/err")"
 pass "unsupported and unknown options: exit 2, named: $(cat "$T/err")"

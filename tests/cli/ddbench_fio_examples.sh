@@ -295,3 +295,154 @@ rwmixread=30
 EOF2
 both mixverify 'all(d["jobs"][n]["ddbench"]["verify"]["ok"] and
                     d["jobs"][n]["ddbench"]["verify"]["bytes_checked"] == io(d,n,"write")["io_bytes"] > 0 for n in (0, 1))'
+
+# ioengine=ftruncate (ftruncate.fio): each write truncates the file to its
+# offset, so the file ends at the last request's offset (the second job
+# shrinks it); no data moves.
+cat >"$T/ftruncate.fio" <<'EOF2'
+[grow]
+ioengine=ftruncate
+filename=truncated
+size=1m
+bs=4k
+rw=write
+[shrink]
+stonewall
+ioengine=ftruncate
+filename=truncated
+offset=256k
+size=512k
+bs=64k
+rw=write
+EOF2
+both ftruncate 'io(f,0,"write")["total_ios"] == io(d,0,"write")["total_ios"] == 256
+                and os.path.getsize(F + "/truncated") == os.path.getsize(D + "/truncated") == 720896'
+
+# The file engines (filecreate-, filestat- and filedelete-ioengine.fio):
+# each of nrfiles files is created, stat'ed or deleted once, timed as one
+# completion-latency sample; its filesize/bs requests count in bytes only.
+cat >"$T/fileops.fio" <<'EOF2'
+[global]
+nrfiles=5
+filesize=8k
+[made]
+ioengine=filecreate
+create_on_open=1
+openfiles=1
+fallocate=none
+[looked]
+stonewall
+ioengine=filestat
+[gone]
+stonewall
+ioengine=filedelete
+EOF2
+both fileops 'all(io(f,n)["total_ios"] == io(d,n)["total_ios"] == 10 and io(f,n)["io_bytes"] == io(d,n)["io_bytes"]
+                  and io(f,n)["clat_ns"]["N"] == io(d,n)["clat_ns"]["N"] == 5 and io(d,n)["lat_ns"]["N"] == 0 for n in (0, 1, 2))
+              and sorted(os.listdir(F)) == sorted(os.listdir(D))
+              and os.path.getsize(F + "/made.0.4") == os.path.getsize(D + "/made.0.4") == 0
+              and os.path.getsize(F + "/looked.0.4") == os.path.getsize(D + "/looked.0.4") == 8192
+              and not os.path.exists(D + "/gone.0.0")'
+
+# write_iolog (t0007): every request appended to the log as fio's version 3
+# iolog has it; two jobs append to one log, one after the other. Times differ,
+# the lines after them must not.
+cat >"$T/iolog.fio" <<'EOF2'
+[global]
+filename=logged.dat
+size=1m
+write_iolog=requests.log
+[fill]
+rw=write
+bs=64k
+[back]
+stonewall
+rw=read
+bs=128k
+iodepth=4
+ioengine=io_uring
+EOF2
+both iolog '[l.split(" ", 1)[-1] for l in open(F + "/requests.log")]
+            == [l.split(" ", 1)[-1] for l in open(D + "/requests.log")]
+            and sum(" write " in l for l in open(D + "/requests.log")) == 16
+            and sum(" read " in l for l in open(D + "/requests.log")) == 8'
+
+# verify_backlog (t0005, t0008, cross-stripe-verify.fio): the writes are
+# checked every N of them during the job; all of them in the end, as many
+# bytes as fio's verify reads (which fio counts in read.*, ddbench not; the
+# mixed job's directions are drawn apart, so only its sums compare).
+cat >"$T/backlog.fio" <<'EOF2'
+[global]
+filename=backlog.dat
+size=1m
+bs=4k
+verify=crc32c
+[seq]
+rw=write
+verify_backlog=32
+[mixed]
+stonewall
+rw=readwrite
+verify_backlog=1
+[deep]
+stonewall
+rw=randwrite
+ioengine=io_uring
+iodepth=8
+verify_backlog=5
+EOF2
+both backlog 'all(d["jobs"][n]["ddbench"]["verify"]["ok"]
+                  and d["jobs"][n]["ddbench"]["verify"]["bytes_checked"] == io(d,n,"write")["io_bytes"] for n in (0, 1, 2))
+              and all(io(f,n,"write")["io_bytes"] == io(d,n,"write")["io_bytes"] == io(f,n)["io_bytes"] for n in (0, 2))
+              and io(d,1)["io_bytes"] + io(d,1,"write")["io_bytes"] == io(f,1)["io_bytes"] == 1 << 20'
+
+# verify_pattern (t0006, surface-scan.fio): the pattern fills each block
+# after the verify header, and the read-back checks it, in both tools.
+cat >"$T/vpattern.fio" <<'EOF2'
+[global]
+filename=pattern.dat
+size=1m
+bs=4k
+verify=meta
+verify_pattern=0xaaa
+verify_fatal=1
+[stamp]
+rw=randwrite
+verify_backlog=16
+[check]
+stonewall
+rw=read
+EOF2
+both vpattern 'io(f,0,"write")["io_bytes"] == io(d,0,"write")["io_bytes"] == io(f,1)["io_bytes"] == io(d,1)["io_bytes"]
+               and all(d["jobs"][n]["ddbench"]["verify"]["ok"] for n in (0, 1))
+               and all(bytes.fromhex("0aaa") * 200 in open(x + "/pattern.dat", "rb").read() for x in (F, D))'
+
+# zonemode=strided (disk-zone-profile.fio): 192 KiB in each zone of 128 KiB
+# (starting over inside it), then 64 KiB skipped; the requests, as both
+# tools log them, go to the same offsets in the same order.
+cat >"$T/strided.fio" <<'EOF2'
+[zones]
+filename=zoned.dat
+size=1m
+bs=64k
+rw=read
+zonemode=strided
+zonesize=192k
+zonerange=128k
+zoneskip=64k
+write_iolog=zones.log
+EOF2
+both strided '[l.split(" ", 1)[-1] for l in open(F + "/zones.log")] == [l.split(" ", 1)[-1] for l in open(D + "/zones.log")]
+              and io(f)["total_ios"] == io(d)["total_ios"] == 16'
+
+# An offset modifier's pass that ends a request at the end of the range is
+# over (t0007's rw=read:512k with bs=1m: 0, 1.5m, ... 15m), where one that
+# ends short of it wraps to the start (modifiers.fio above).
+cat >"$T/holeend.fio" <<'EOF2'
+[ends]
+rw=read:512k
+bs=1m
+size=16m
+filename=ends.dat
+EOF2
+both holeend 'io(f)["total_ios"] == io(d)["total_ios"] == 11'
