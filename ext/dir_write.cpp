@@ -182,9 +182,11 @@ fsio::Status add_entry(Filesystem& fs, Allocator& alloc, Inode& dir, std::string
     for (std::uint32_t i = 0; i < e.len && e.logical + std::uint64_t(i) < nblocks; ++i) {
       if (e.unwritten) continue;
       auto block = FSIO_TRY(fs.meta(e.physical + i));
-      // Parsing first checks the block (and its checksum) before we trust its rec_lens.
-      FSIO_TRY(for_each_dirent(block, dir.ino, dir.generation(), e.logical + i, false, l,
-                               [](const DirEntry&) -> fsio::Status { return {}; }));
+      // Parsing first checks the block (and its checksum) before we trust its
+      // rec_lens, unless this transaction made it.
+      if (!fs.is_fresh(e.physical + i))
+        FSIO_TRY(for_each_dirent(block, dir.ino, dir.generation(), e.logical + i, false, l,
+                                 [](const DirEntry&) -> fsio::Status { return {}; }));
       if (insert_in_block(block, name, ino, file_type, l)) {
         seal_leaf_block(block, dir, l);
         fs.mark_dirty(e.physical + i, MetaKind::directory);
