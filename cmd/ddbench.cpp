@@ -97,6 +97,7 @@ std::string header(const std::vector<BenchJob>& jobs) {
     const auto& o = j.options;
     auto range = [&](unsigned d) {
       std::uint64_t lo = o.bs, hi = o.bs;
+      if (o.bsrange[d].max) lo = o.bsrange[d].min, hi = o.bsrange[d].max;
       if (!o.bssplit[d].empty()) {
         lo = ~std::uint64_t{0}, hi = 0;
         for (const auto& s : o.bssplit[d]) lo = std::min(lo, s.bs), hi = std::max(hi, s.bs);
@@ -111,7 +112,7 @@ std::string header(const std::vector<BenchJob>& jobs) {
                          : o.engine == EngineKind::uring ? "io_uring"
                                                          : "auto";
     out += j.name + ": (g=" + std::to_string(j.group) + "): rw=" + bench_rw_name(o.rw) + ", bs=(R) " + range(0) +
-           ", (W) " + range(1) + ", (T) " + range(0) + ", ioengine=" + engine +
+           ", (W) " + range(1) + ", (T) " + range(2) + ", ioengine=" + engine +
            ", iodepth=" + std::to_string(o.iodepth) + "\n";
     if (j.spec->numjobs > 1) out += "...\n";
   }

@@ -70,7 +70,7 @@ J dir_json(const Report& rep, const ReportJob& job, bench::BenchDir d, bool plus
            {"iops_samples", v.samples}};
 }
 
-// The empty trim object: ddbench never trims, fio always reports it.
+// The empty trim object of a job that does not trim: fio always reports it.
 J trim_json() {
   ReportJob none;
   none.result.rw = bench::BenchRw::read;
@@ -153,7 +153,7 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
   if (job.spec)
     for (const auto& [k, v] : job.spec->options) opts[k] = v;
   const double run_ms = r.elapsed * 1000;
-  const std::uint64_t ios = r.dir[0].ios + r.dir[1].ios;
+  const std::uint64_t ios = r.dir[0].ios + r.dir[1].ios + r.dir[2].ios;
   J j = J{{"jobname", job.name},
           {"groupid", job.group},
           {"error", 0},
@@ -162,7 +162,7 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
           {"job options", opts},
           {"read", dir_json(rep, job, bench::dir_read, plus)},
           {"write", dir_json(rep, job, bench::dir_write, plus)},
-          {"trim", trim_json()},
+          {"trim", bench::bench_trims(r.rw) ? dir_json(rep, job, bench::dir_trim, plus) : trim_json()},
           {"sync", J{{"total_ios", r.sync_lat.count()}, {"lat_ns", clat_json(r.sync_lat, job.spec, plus)}}},
           {"job_runtime", r.runtime_ms()},
           {"usr_cpu", run_ms > 0 ? r.cpu.usr * 1000 * 100 / run_ms : 0.0},

@@ -75,7 +75,7 @@ std::string dir_block(const Report& rep, const ReportJob& job, bench::BenchDir d
   if (!v.active || (r.io_bytes == 0 && r.ios == 0)) return {};
   const bool i2p = !job.spec || job.spec->kb_base == 1024;
   std::string out =
-      fmt("  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)\n", d == bench::dir_read ? "read" : "write",
+      fmt("  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)\n", bench_dir_name(d),
           num2str(std::uint64_t(v.iops), 4, false, "").c_str(), num2str(v.bw_bytes, 4, i2p, "B/s").c_str(),
           num2str(v.bw_bytes, 4, !i2p, "B/s").c_str(), num2str(r.io_bytes, 4, i2p, "B").c_str(), v.runtime);
   if (r.slat.count()) out += lat_line("slat", r.slat);
@@ -150,8 +150,9 @@ std::string job_block(const Report& rep, const ReportJob& job) {
   std::string out = fmt("%s: (groupid=%u, jobs=%u): err= 0: pid=%d: %s\n", job.name.c_str(), job.group, job.members,
                         int(::getpid()), fio_time_string(rep.start).c_str());
   if (job.spec && !job.spec->description.empty()) out += "  Description  : [" + job.spec->description + "]\n";
-  out += dir_block(rep, job, bench::dir_read) + dir_block(rep, job, bench::dir_write);
-  out += lat_table(r.lat_buckets, r.dir[0].ios + r.dir[1].ios);
+  out += dir_block(rep, job, bench::dir_read) + dir_block(rep, job, bench::dir_write) +
+         dir_block(rep, job, bench::dir_trim);
+  out += lat_table(r.lat_buckets, r.dir[0].ios + r.dir[1].ios + r.dir[2].ios);
   if (r.sync_lat.count()) {
     out += "  fsync/fdatasync/sync_file_range:\n" + lat_line("sync", r.sync_lat.stats());
     out += percentiles("sync", r.sync_lat, job.spec ? job.spec->percentiles : bench::FioJob{}.percentiles);
@@ -163,8 +164,8 @@ std::string job_block(const Report& rep, const ReportJob& job) {
   out += "  IO depths    : " + dist(r.depths.level, level_keys) + "\n";
   out += "     submit    : " + dist(r.depths.submit, batch_keys) + "\n";
   out += "     complete  : " + dist(r.depths.complete, batch_keys) + "\n";
-  out += fmt("     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,%" PRIu64 " short=0,0,0,0 dropped=0,0,0,0\n",
-             r.dir[0].ios, r.dir[1].ios, r.sync_lat.count());
+  out += fmt("     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 " short=0,0,0,0 dropped=0,0,0,0\n",
+             r.dir[0].ios, r.dir[1].ios, r.dir[2].ios, r.sync_lat.count());
   out += fmt("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", r.iodepth);
   return out + ddbench_lines(job);
 }
@@ -172,8 +173,8 @@ std::string job_block(const Report& rep, const ReportJob& job) {
 std::string group_block(const ReportGroup& g) {
   const bool i2p = g.kb_base == 1024;
   std::string out = fmt("\nRun status group %u (all jobs):\n", g.id);
-  const char* names[] = {"   READ", "  WRITE"};
-  for (unsigned d = 0; d < 2; ++d) {
+  const char* names[] = {"   READ", "  WRITE", "   TRIM"};
+  for (unsigned d = 0; d < bench::bench_dirs; ++d) {
     if (!g.max_run[d]) continue;
     out += fmt("%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%" PRIu64 "msec\n", names[d],
                num2str(g.agg[d], 4, i2p, "B/s").c_str(), num2str(g.agg[d], 4, !i2p, "B/s").c_str(),

@@ -13,14 +13,14 @@ ReportGroup group_of(const std::vector<ReportJob>& jobs, unsigned id) {
   ReportGroup g;
   g.id = id;
   bool first = true;
-  double longest[2] = {0, 0};  // seconds
+  double longest[bench::bench_dirs] = {};  // seconds
   for (const auto& j : jobs) {
     if (j.group != id) continue;
     if (first && j.spec) g.kb_base = j.spec->kb_base;
     first = false;
     const bench::BenchResult& r = j.result;
-    for (unsigned d = 0; d < 2; ++d) {
-      const bool active = d == bench::dir_read ? bench::bench_reads(r.rw) : bench::bench_writes(r.rw);
+    for (unsigned d = 0; d < bench::bench_dirs; ++d) {
+      const bool active = bench::bench_active(r.rw, bench::BenchDir(d));
       const std::uint64_t run = active ? r.runtime_ms() : 0;
       if (!run) continue;
       const std::uint64_t io = r.dir[d].io_bytes;
@@ -33,7 +33,8 @@ ReportGroup group_of(const std::vector<ReportJob>& jobs, unsigned id) {
       longest[d] = std::max(longest[d], r.elapsed);
     }
   }
-  for (unsigned d = 0; d < 2; ++d) g.agg[d] = longest[d] > 0 ? std::uint64_t(double(g.io_bytes[d]) / longest[d]) : 0;
+  for (unsigned d = 0; d < bench::bench_dirs; ++d)
+    g.agg[d] = longest[d] > 0 ? std::uint64_t(double(g.io_bytes[d]) / longest[d]) : 0;
   return g;
 }
 
@@ -131,7 +132,7 @@ Report make_report(const bench::DdbenchCommand& cmd, const std::vector<bench::Be
 DirView dir_view(const Report& rep, const ReportJob& job, bench::BenchDir d) {
   const bench::BenchResult& r = job.result;
   DirView v;
-  v.active = d == bench::dir_read ? bench::bench_reads(r.rw) : bench::bench_writes(r.rw);
+  v.active = bench::bench_active(r.rw, d);
   if (!v.active) return v;
   v.runtime = r.runtime_ms();
   v.bw_bytes = r.elapsed > 0 ? std::uint64_t(double(r.dir[d].io_bytes) / r.elapsed) : 0;

@@ -29,9 +29,9 @@ struct ReportGroup {
   unsigned kb_base = 1024;
   // Per direction: bytes, the group's bandwidth (bytes over the longest
   // runtime), the slowest and fastest job's, and the runtimes' range in ms.
-  std::uint64_t io_bytes[2] = {0, 0};
-  std::uint64_t agg[2] = {0, 0}, min_bw[2] = {0, 0}, max_bw[2] = {0, 0};
-  std::uint64_t min_run[2] = {0, 0}, max_run[2] = {0, 0};
+  std::uint64_t io_bytes[bench::bench_dirs] = {};
+  std::uint64_t agg[bench::bench_dirs] = {}, min_bw[bench::bench_dirs] = {}, max_bw[bench::bench_dirs] = {};
+  std::uint64_t min_run[bench::bench_dirs] = {}, max_run[bench::bench_dirs] = {};
 };
 
 struct Report {

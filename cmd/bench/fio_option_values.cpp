@@ -5,6 +5,8 @@
 #include "cmd/bench/fio_option_values.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <utility>
 
 namespace bench::detail {
 
@@ -95,51 +97,69 @@ fsio::Result<std::vector<BsSplit>> split_of(const FioLine& l, std::string_view t
   return out;
 }
 
-// bs=4k or bs=4k,8k (reads, writes; a third value, for trims, has no use
-// here: ddbench never trims).
+// bs=4k, bs=4k,8k or bs=4k,8k,16k (reads, writes, trims). As fio, a value
+// not ended by a comma applies to the directions after it too.
 fsio::Status apply_bs(FioJob& j, const FioLine& l) {
   const std::string_view v = l.value;
-  const auto comma = v.find(',');
-  if (comma == std::string_view::npos) {
+  if (v.find(',') == std::string_view::npos) {
     j.bench.bs = FSIO_TRY(size_of(l, j.kb_base));
     j.bench.bssplit = {};
     j.bench.bsrange = {};
     return {};
   }
   j.bench.bsrange = {};
-  std::string_view parts[2] = {v.substr(0, comma), v.substr(comma + 1)};
-  parts[1] = parts[1].substr(0, parts[1].find(','));
-  for (unsigned d = 0; d < 2; ++d) {
-    if (parts[d].empty()) continue;  // fio: an empty part keeps the default
-    auto bs = parse_fio_size(parts[d], j.kb_base);
+  std::string_view rest = v;
+  for (unsigned d = 0; d < bench_dirs && !rest.empty(); ++d) {
+    const std::string_view part = rest.substr(0, rest.find(','));
+    const bool last = part.size() == rest.size();
+    rest = last ? std::string_view{} : rest.substr(part.size() + 1);
+    if (part.empty()) continue;  // fio: an empty part keeps the default
+    auto bs = parse_fio_size(part, j.kb_base);
     if (!bs) return bad(l, why(bs.error()));
-    j.bench.bssplit[d] = {{*bs, 100}};
+    for (unsigned e = d; e < (last ? bench_dirs : d + 1); ++e) j.bench.bssplit[e] = {{*bs, 100}};
   }
-  if (!j.bench.bssplit[0].empty() && !j.bench.bssplit[1].empty() &&
-      j.bench.bssplit[0][0].bs == j.bench.bssplit[1][0].bs) {
-    j.bench.bs = j.bench.bssplit[0][0].bs;
+  const auto& s = j.bench.bssplit;
+  if (!s[0].empty() && !s[1].empty() && !s[2].empty() && s[0][0].bs == s[1][0].bs && s[1][0].bs == s[2][0].bs) {
+    j.bench.bs = s[0][0].bs;
     j.bench.bssplit = {};
   }
   return {};
 }
 
-// bsrange=1k-4k or 512:1M, and ",MIN-MAX" for writes apart (fio's range syntax).
+// One end of a range as fio 3.33 reads it (parse.c, str_to_decimal and
+// get_mult_bytes): the leading number and the letters of its unit; what
+// follows is ignored, so t/jobs/t0023.fio's "bsrange=512/25:1k:25:..." is
+// 512-1k.
+namespace {
+std::string_view range_end(std::string_view s) {
+  std::size_t n = 0;
+  while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n;
+  while (n > 0 && n < s.size() && std::isalpha(static_cast<unsigned char>(s[n]))) ++n;
+  return n ? s.substr(0, n) : s;
+}
+}  // namespace
+
+// bsrange=1k-4k or 512:1M, and ",MIN-MAX" for writes (and trims) apart
+// (fio's range syntax; fio swaps ends given high first).
 fsio::Status apply_bsrange(FioJob& j, const FioLine& l) {
   std::string_view v = l.value;
-  std::array<BsRange, 2> out;
-  for (unsigned d = 0; d < 2 && !v.empty(); ++d) {
+  std::array<BsRange, bench_dirs> out;
+  for (unsigned d = 0; d < bench_dirs && !v.empty(); ++d) {
     const std::string_view part = v.substr(0, v.find(','));
     v = part.size() < v.size() ? v.substr(part.size() + 1) : std::string_view{};
-    const auto sep = part.find_first_of("-:");
+    auto sep = part.find('-');  // fio looks for '-' first, then ':'
+    if (sep == std::string_view::npos) sep = part.find(':');
     if (sep == std::string_view::npos) return bad(l, "expected MIN-MAX, e.g. 1k-4k");
-    auto lo = parse_fio_size(part.substr(0, sep), j.kb_base);
-    auto hi = parse_fio_size(part.substr(sep + 1), j.kb_base);
+    auto lo = parse_fio_size(range_end(part.substr(0, sep)), j.kb_base);
+    auto hi = parse_fio_size(range_end(part.substr(sep + 1)), j.kb_base);
     if (!lo) return bad(l, why(lo.error()));
     if (!hi) return bad(l, why(hi.error()));
-    if (*lo == 0 || *lo > *hi) return bad(l, "the low end must be more than 0 and not above the high end");
+    if (*lo > *hi) std::swap(*lo, *hi);
+    if (*lo == 0) return bad(l, "the low end must be more than 0");
     out[d] = {*lo, *hi};
   }
-  if (!out[1].max) out[1] = out[0];  // one range: both directions, as fio
+  for (unsigned d = 1; d < bench_dirs; ++d)
+    if (!out[d].max) out[d] = out[d - 1];  // a range applies to the directions after it, as fio
   j.bench.bsrange = out;
   // bs=R,W (a bssplit of one size) is fio's min and max too, which this replaces;
   // a real bssplit keeps winning, as in fio.
@@ -152,11 +172,13 @@ fsio::Status apply_bssplit(FioJob& j, const FioLine& l) {
   const std::string_view v = l.value;
   const auto comma = v.find(',');
   auto reads = FSIO_TRY(split_of(l, v.substr(0, comma), j.kb_base));
-  j.bench.bssplit[dir_read] = reads;
-  j.bench.bssplit[dir_write] = reads;
-  if (comma != std::string_view::npos)
-    j.bench.bssplit[dir_write] =
-        FSIO_TRY(split_of(l, v.substr(comma + 1, v.find(',', comma + 1) - comma - 1), j.kb_base));
+  j.bench.bssplit = {reads, reads, reads};
+  if (comma == std::string_view::npos) return {};
+  const auto comma2 = v.find(',', comma + 1);
+  const auto writes = FSIO_TRY(split_of(l, v.substr(comma + 1, comma2 - comma - 1), j.kb_base));
+  j.bench.bssplit[dir_write] = writes;
+  j.bench.bssplit[dir_trim] =
+      comma2 == std::string_view::npos ? writes : FSIO_TRY(split_of(l, v.substr(comma2 + 1), j.kb_base));
   return {};
 }
 

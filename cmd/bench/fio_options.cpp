@@ -424,6 +424,9 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   const bool verify_given =
       std::any_of(lines.begin(), lines.end(), [](const FioLine& l) { return normal_name(l.key) == "verify"; });
   if (!job.bench.verify_pattern.empty() && !verify_given) job.bench.verify = true;
+  // fio opens a trim job's files without O_DIRECT (filesetup.c, file_open:
+  // td_trim skips the open flags), its writes included.
+  if (bench_trims(job.bench.rw)) job.bench.direct = false;
   FSIO_TRY(check_write_iolog(job));
   FSIO_TRY(check_strided(job));
   // Several files per job exist here only for the file engines (file_ops.hpp).

@@ -1,6 +1,7 @@
 // fio's rate options (and blockalign): a value per direction as bs= takes them ("R" for
 // both, "R,W", ",W" for writes only, "R," for reads only; a third value,
-// for trims, is accepted and has nothing to cap: ddbench does not trim).
+// for trims, is accepted; a trim workload with a rate limit is refused, so
+// it never goes uncapped).
 #include <array>
 #include <limits>
 #include <optional>

@@ -16,7 +16,7 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
   static const char* const verify = "ddbench's verify stamps every sector and checks it all; it has no knobs";
   static const char* const replay = "ddbench does not record or replay I/O logs";
   static const char* const zones = "ddbench does not handle zoned devices";
-  static const char* const trim = "ddbench does not trim";
+  static const char* const trim = "ddbench trims only in trimwrite and randtrimwrite";
   static const char* const sched = "ddbench leaves CPU and I/O scheduling to the system";
   static const char* const timing = "ddbench always measures submission, completion and total latency";
   static const char* const uring = "io_uring tuning options are not supported (ddbench sets up its own ring)";

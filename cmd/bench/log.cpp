@@ -94,8 +94,7 @@ std::string format_fio_iolog(const BenchResult& result, const std::string& file)
   for (const auto& [t, e] : queued) {
     std::snprintf(b, sizeof b, "%" PRIu64 " ", t / 1000);
     out += b + file;
-    std::snprintf(b, sizeof b, " %s %" PRIu64 " %" PRIu32 "\n", e->dir == dir_read ? "read" : "write", e->offset,
-                  e->bytes);
+    std::snprintf(b, sizeof b, " %s %" PRIu64 " %" PRIu32 "\n", bench_dir_name(e->dir), e->offset, e->bytes);
     out += b;
   }
   return out + std::to_string(result.runtime_ms() * 1000) + " " + file + " close\n";

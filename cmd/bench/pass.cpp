@@ -58,9 +58,8 @@ void Runner::start_measuring(std::uint64_t t) {
   const unsigned peak = engine_in_flight_;
   *stats_ = fsio::IoStats{};
   stats_->peak_in_flight = peak;
-  const bool reads = bench_reads(o_.rw), writes = bench_writes(o_.rw);
-  stat_sampler_.start(o_.stat_window_ms, t, reads, writes, &res_->stat_samples);
-  log_sampler_.start(o_.log_window_ms, t, reads, writes, &res_->log_samples);
+  stat_sampler_.start(o_.stat_window_ms, t, o_.rw, &res_->stat_samples);
+  log_sampler_.start(o_.log_window_ms, t, o_.rw, &res_->log_samples);
   floor_from_ = t;
   floor_check_ = t + std::uint64_t(o_.rate.cycle_ms) * 1000000;
   floor_bytes_ = floor_ios_ = {};
@@ -140,8 +139,8 @@ void Runner::handle_completion(const fsio::IoCompletion& c, std::uint64_t t) {
   --engine_in_flight_;
   const std::int64_t r = c.result;
   if (r < 0 || (r == 0 && l.req_want > 0)) {
-    const std::string ctx = std::string(l.dir == dir_read ? "read " : "write ") + std::to_string(l.req_bytes) +
-                            " bytes at " + fsio::format_hex(l.req_offset);
+    const std::string ctx = std::string(bench_dir_name(l.dir)) + " " + std::to_string(l.req_bytes) + " bytes at " +
+                            fsio::format_hex(l.req_offset);
     fail(r < 0 ? errno_error(int(-r), ctx) : make_error(Errc::io, ctx + ": unexpected end of file"));
     for (unsigned k = 0; k < l.nmembers; ++k) free_.push_back(l.members[k]);
     return;
@@ -216,7 +215,7 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
     free_.push_back(id);
   }
   if (l.dir == dir_read) stats_->bytes_read += bytes;
-  else stats_->bytes_written += bytes;
+  else if (l.dir == dir_write) stats_->bytes_written += bytes;
   if (!spec_->measured) return;
   if (progress_) progress_->add(bytes);
   if (ramping_) return;

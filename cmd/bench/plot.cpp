@@ -173,10 +173,10 @@ std::string plot_svg(const std::vector<PlotJob>& jobs, const std::string& title)
   for (const auto& j : jobs) {
     const BenchResult& r = *j.result;
     const unsigned w = r.log_window_ms;
-    for (unsigned d = 0; d < 2; ++d) {
-      const bool active = d == dir_read ? bench_reads(r.rw) : bench_writes(r.rw);
-      if (!active) continue;
-      const std::string label = j.name + (bench_mixed(r.rw) ? (d == dir_read ? " read" : " write") : "");
+    for (unsigned d = 0; d < bench_dirs; ++d) {
+      if (!bench_active(r.rw, BenchDir(d))) continue;
+      const bool several = bench_mixed(r.rw) || bench_trims(r.rw);
+      const std::string label = j.name + (several ? std::string(" ") + bench_dir_name(BenchDir(d)) : "");
       Series b{label, {}}, i{label, {}}, l{label, {}};
       for (const auto& s : r.log_samples)
         if (s.dir == d) {

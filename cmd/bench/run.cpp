@@ -64,12 +64,15 @@ BenchResult new_result(const fsio::Device& dev, const BenchOptions& o, const fsi
   return res;
 }
 
-// Totals over both directions, for callers that do not care which.
+// Totals over the directions, for callers that do not care which.
 void sum_directions(BenchResult& res) {
-  res.io_bytes = res.dir[dir_read].io_bytes + res.dir[dir_write].io_bytes;
-  res.ios = res.dir[dir_read].ios + res.dir[dir_write].ios;
-  res.clat = res.dir[dir_read].clat;
-  res.clat.merge(res.dir[dir_write].clat);
+  res.io_bytes = res.ios = 0;
+  res.clat = {};
+  for (const auto& d : res.dir) {
+    res.io_bytes += d.io_bytes;
+    res.ios += d.ios;
+    res.clat.merge(d.clat);
+  }
 }
 
 // fio's gtod_reduce=1 (disable_lat, disable_clat, disable_slat and

@@ -45,20 +45,30 @@ class Progress;
 namespace bench {
 
 // fio's rw= values. rw (also spelled readwrite) and randrw mix reads and
-// writes, rwmixread percent of them reads, chosen per request.
-enum class BenchRw { read, write, randread, randwrite, rw, randrw };
+// writes, rwmixread percent of them reads, chosen per request. trimwrite and
+// randtrimwrite trim a block, then write it (fio's TD_DDIR_TRIMWRITE).
+enum class BenchRw { read, write, randread, randwrite, rw, randrw, trimwrite, randtrimwrite };
 fsio::Result<BenchRw> parse_bench_rw(std::string_view text);  // fio's names
 const char* bench_rw_name(BenchRw rw);
 inline bool bench_mixed(BenchRw rw) { return rw == BenchRw::rw || rw == BenchRw::randrw; }
+inline bool bench_trims(BenchRw rw) { return rw == BenchRw::trimwrite || rw == BenchRw::randtrimwrite; }
 // Any writes (the target is opened for writing).
-inline bool bench_writes(BenchRw rw) { return rw == BenchRw::write || rw == BenchRw::randwrite || bench_mixed(rw); }
+inline bool bench_writes(BenchRw rw) {
+  return rw == BenchRw::write || rw == BenchRw::randwrite || bench_mixed(rw) || bench_trims(rw);
+}
 inline bool bench_reads(BenchRw rw) { return !bench_writes(rw) || bench_mixed(rw); }
 inline bool bench_random(BenchRw rw) {
-  return rw == BenchRw::randread || rw == BenchRw::randwrite || rw == BenchRw::randrw;
+  return rw == BenchRw::randread || rw == BenchRw::randwrite || rw == BenchRw::randrw || rw == BenchRw::randtrimwrite;
 }
 
 // A data direction, indexing per-direction options and results as fio does.
-enum BenchDir : unsigned { dir_read = 0, dir_write = 1 };
+enum BenchDir : unsigned { dir_read = 0, dir_write = 1, dir_trim = 2 };
+inline constexpr unsigned bench_dirs = 3;
+inline const char* bench_dir_name(BenchDir d) { return d == dir_read ? "read" : d == dir_write ? "write" : "trim"; }
+// Whether a workload makes requests in direction d.
+inline bool bench_active(BenchRw rw, BenchDir d) {
+  return d == dir_read ? bench_reads(rw) : d == dir_write ? bench_writes(rw) : bench_trims(rw);
+}
 
 // One entry of fio's bssplit: `percent` of the requests are `bs` bytes.
 struct BsSplit {
@@ -74,13 +84,13 @@ struct BsRange {
 struct BenchOptions {
   BenchRw rw = BenchRw::read;
   std::uint64_t bs = 1u << 20;  // bytes per request
-  // Per direction (fio's bs=R,W and bssplit=...,...): a size distribution
+  // Per direction (fio's bs=R,W,T and bssplit=...,...,...): a size distribution
   // that replaces bs for that direction when not empty. Percents add to 100.
-  std::array<std::vector<BsSplit>, 2> bssplit;
-  // Per direction (fio's bsrange=MIN-MAX[,MIN-MAX]): when max is not 0, sizes
+  std::array<std::vector<BsSplit>, bench_dirs> bssplit;
+  // Per direction (fio's bsrange=MIN-MAX[,MIN-MAX[,MIN-MAX]]): when max is not 0, sizes
   // are drawn as fio draws them (min + max x U[0,1), rounded down to a
   // multiple of min, at most max), replacing bs and bssplit.
-  std::array<BsRange, 2> bsrange;
+  std::array<BsRange, bench_dirs> bsrange;
   // fio's blockalign for random I/O: offsets are multiples of this (0: of the
   // smallest block size); any other value turns the random map off, as in fio.
   std::uint64_t blockalign = 0;
@@ -332,13 +342,13 @@ struct BenchResult {
   std::uint64_t bs = 0;
   unsigned iodepth = 0;
   BenchRange range;
-  std::uint64_t io_bytes = 0;         // bytes transferred by the measured pass (both directions)
-  std::uint64_t ios = 0;              // requests (of up to bs) completed
-  std::uint64_t eod_truncated = 0;    // bytes of a partial last sector the EOD guard left out
-  double elapsed = 0;                 // seconds, first submit (after ramp_time) to last completion
-  LatencyHistogram clat;              // ns per request, submit to completion, both directions
-  std::array<BenchDirResult, 2> dir;  // [dir_read], [dir_write]
-  LatencyHistogram sync_lat;          // fsync/fdatasync requests (fio's sync object)
+  std::uint64_t io_bytes = 0;                  // bytes transferred by the measured pass (both directions)
+  std::uint64_t ios = 0;                       // requests (of up to bs) completed
+  std::uint64_t eod_truncated = 0;             // bytes of a partial last sector the EOD guard left out
+  double elapsed = 0;                          // seconds, first submit (after ramp_time) to last completion
+  LatencyHistogram clat;                       // ns per request, submit to completion, both directions
+  std::array<BenchDirResult, bench_dirs> dir;  // [dir_read], [dir_write], [dir_trim]
+  LatencyHistogram sync_lat;                   // fsync/fdatasync requests (fio's sync object)
   LatencyBuckets lat_buckets;
   DepthCounts depths;
   BenchCpu cpu;

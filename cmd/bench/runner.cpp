@@ -1,12 +1,17 @@
 #include "cmd/bench/runner.hpp"
 
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <time.h>
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
+#include <string>
 
 #include "libfsio/progress.hpp"
+#include "libfsio/size.hpp"
 
 namespace bench::detail {
 
@@ -18,20 +23,21 @@ std::uint64_t now_ns() {
 
 // ---- sampler ----------------------------------------------------------------
 
-void Sampler::start(unsigned window_ms, std::uint64_t t0, bool reads, bool writes, std::vector<BenchSample>* out) {
+void Sampler::start(unsigned window_ms, std::uint64_t t0, BenchRw rw, std::vector<BenchSample>* out) {
   out_ = window_ms ? out : nullptr;
   window_ns_ = std::uint64_t(window_ms) * 1000000u;
   t0_ = t0;
   window_end_ = t0 + window_ns_;
-  active_[dir_read] = reads;
-  active_[dir_write] = writes;
-  cur_[0] = cur_[1] = BenchSample{};
+  active_[dir_read] = bench_reads(rw);
+  active_[dir_write] = bench_writes(rw);
+  active_[dir_trim] = bench_trims(rw);
+  for (auto& c : cur_) c = BenchSample{};
 }
 
 void Sampler::roll(std::uint64_t t) {
   // Every window that ended before t, empty ones too (a stall shows as zeros).
   while (t >= window_end_) {
-    for (unsigned d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < bench_dirs; ++d) {
       if (!active_[d]) continue;
       BenchSample s = cur_[d];
       s.t_ms = (window_end_ - t0_) / 1000000u;
@@ -203,7 +209,7 @@ unsigned Runner::fill() {
     if (s.dir == dir_write) ++writes_since_sync_;
     if (spec_->measured && o_.rate.limits()) rate_gate_.issued(s.dir, s.want);
     if (spec_->stamp) stamp_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed, o_.verify_pattern);
-    if (open >= 0 && try_merge(unsigned(open), id)) continue;
+    if (open >= 0 && try_merge(unsigned(open), id)) continue;  // never a trim: the directions differ
     if (open >= 0) {
       if (auto st = queue_lead(unsigned(open), false); !st) {
         fail(std::move(st).error());
@@ -212,10 +218,38 @@ unsigned Runner::fill() {
     }
     open_request(id);
     open = int(id);
+    if (s.dir == dir_trim) {
+      trim_now(id);
+      open = -1;
+      if (failure_) return taken;
+    }
   }
   if (open >= 0)
     if (auto st = queue_lead(unsigned(open), false); !st) fail(std::move(st).error());
   return taken;
+}
+
+// A trim, as fio's io_uring and sync engines do it (do_io_u_trim): once what
+// is queued has gone out, synchronously, with BLKDISCARD (os_trim on Linux;
+// fio 3.33 has no other, so on a regular file it fails with ENOTTY as fio's
+// does). The null engine trims nothing and completes it, as fio's.
+void Runner::trim_now(unsigned id) {
+  if (auto st = commit_round(); !st) return fail(std::move(st).error());
+  Slot& s = slots_[id];
+  s.t_start = s.t_submit = now_ns();
+  if (!o_.null_engine) {
+    const std::uint64_t range[2] = {dev_.offset() + s.offset, s.want};
+    ++stats_->syscalls;
+    if (::ioctl(dev_.fd(), BLKDISCARD, range) != 0) {
+      fail(fsio::errno_error(errno, "trim " + std::to_string(s.want) + " bytes at " + fsio::format_hex(s.offset)));
+      free_.push_back(id);
+      return;
+    }
+  }
+  const std::uint64_t t = now_ns();
+  complete(id, t);
+  t_last_ = t;
+  check_clock(t);
 }
 
 fsio::Status Runner::commit_round() {

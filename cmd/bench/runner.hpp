@@ -52,7 +52,7 @@ struct PassSpec {
 // Windows of completions per direction (bw/iops samples, windowed logs).
 class Sampler {
  public:
-  void start(unsigned window_ms, std::uint64_t t0, bool reads, bool writes, std::vector<BenchSample>* out);
+  void start(unsigned window_ms, std::uint64_t t0, BenchRw rw, std::vector<BenchSample>* out);
   void add(BenchDir d, std::uint64_t t, std::uint64_t bytes, std::uint64_t ios, std::uint64_t lat, std::uint64_t clat,
            std::uint64_t slat) {
     if (!out_) return;
@@ -69,8 +69,8 @@ class Sampler {
   void roll(std::uint64_t t);
   std::vector<BenchSample>* out_ = nullptr;
   std::uint64_t window_ns_ = 0, t0_ = 0, window_end_ = 0;
-  bool active_[2] = {false, false};
-  BenchSample cur_[2];
+  bool active_[bench_dirs] = {false, false, false};
+  BenchSample cur_[bench_dirs];
 };
 
 class Runner {
@@ -88,6 +88,7 @@ class Runner {
   fsio::Status queue_lead(unsigned lead, bool retry);
   unsigned fill();  // returns the requests taken
   fsio::Status commit_round();
+  void trim_now(unsigned id);
   bool sync_due() const {
     return o_.fsync_every && !spec_->readback && writes_since_sync_ >= o_.fsync_every && work_->more();
   }

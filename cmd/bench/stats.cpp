@@ -169,7 +169,7 @@ BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
   m.io_events.clear();
   for (std::size_t k = 1; k < rs.size(); ++k) {
     const BenchResult& r = *rs[k];
-    for (unsigned d = 0; d < 2; ++d) {
+    for (unsigned d = 0; d < bench_dirs; ++d) {
       m.dir[d].io_bytes += r.dir[d].io_bytes;
       m.dir[d].ios += r.dir[d].ios;
       m.dir[d].clat.merge(r.dir[d].clat);

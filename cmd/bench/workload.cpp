@@ -26,11 +26,14 @@ Workload::Workload(const BenchOptions& o, const BenchRange& r, bool readback, st
   endless_ = endless;
   // Replays draw the same sizes in the same order as the pass they check.
   rng_ = ((o.seed + o.order_salt * 0x9e3779b97f4a7c15ULL) ^ 0x6a09e667f3bcc908ULL) | 1;
+  size_rng_[dir_write] = size_rng_[dir_trim] = rng_ ^ 0x3c6ef372fe94f82bULL;
   if (readback) {
     loop_bytes_ = budget;
     loops_left_ = 1;
   } else {
     loop_bytes_ = o.io_size ? o.io_size : len_;
+    // fio (backend.c, do_io): each byte is trimmed, then written.
+    if (bench_trims(o.rw)) loop_bytes_ *= 2;
     loops_left_ = o.loops;
   }
   if (endless) loop_bytes_ = std::numeric_limits<std::uint64_t>::max();
@@ -42,7 +45,8 @@ void Workload::start_loop() {
   --loops_left_;
   ++restarts_;
   left_ = loop_bytes_;
-  cursor_[0] = cursor_[1] = 0;
+  cursor_[0] = cursor_[1] = cursor_[2] = 0;
+  last_start_[dir_write] = last_start_[dir_trim] = unset;
   rnext_ = 0;
   zone_start_ = zone_bytes_ = 0;
 }
@@ -139,19 +143,56 @@ std::uint64_t Workload::place(BenchDir dir, std::uint64_t size) {
   return off;
 }
 
+// fio's set_rw_ddir and get_next_block for trimwrite (io_u.c): a trim when
+// the last write started where the last trim did, else a write. Sequential:
+// each direction has its own cursor and sizes (bs=R,W,T), so writes catch up
+// with the trim before it; the pass ends where the next trim would start past
+// the end (fio finds no offset). Random: every trim (the random map's) is
+// followed by a write of the same block, offset and size. False: the pass is
+// over.
+bool Workload::next_trimwrite(BenchDir& dir, std::uint64_t& size, std::uint64_t& off) {
+  dir = last_start_[dir_write] == last_start_[dir_trim] ? dir_trim : dir_write;
+  if (random_ && dir == dir_write) {
+    size = last_trim_size_;
+    off = last_start_[dir_trim];
+    last_start_[dir_write] = off;
+    return true;
+  }
+  if (!random_ && dir == dir_trim && cursor_[dir_trim] >= len_ && !endless_) return false;
+  std::swap(rng_, size_rng_[dir]);
+  size = pick_size(dir);
+  std::swap(rng_, size_rng_[dir]);
+  off = place(dir, size);
+  last_start_[dir] = off;
+  if (dir == dir_trim) {
+    last_trim_size_ = size;
+    if (random_) last_start_[dir_write] = off + 1;  // fio: a repeated offset is still a new pair
+  }
+  return true;
+}
+
 bool Workload::next(NextIo& out) {
   while (true) {
-    if (left_ == 0) {
+    // A random trim is followed by its write even past the budget: fio's
+    // random map shortens the last requests to fit, so its pairs end at the
+    // budget together; ddbench's map does not shorten them.
+    const bool trim_open = bench_trims(o_.rw) && last_start_[dir_write] != last_start_[dir_trim] && random_;
+    if (left_ == 0 && !trim_open) {
       if (loops_left_ <= 1) return false;
       start_loop();
     }
     BenchDir dir = dir_read;
-    if (bench_mixed(o_.rw)) dir = rand() % 100 < o_.rwmixread ? dir_read : dir_write;
-    else dir = bench_writes(o_.rw) || readback_ ? dir_write : dir_read;
-    // A read-back draws its sizes (and a mixed one its directions) as the
-    // pass it replays did, and reads where that pass wrote, skipping its reads.
-    const std::uint64_t size = pick_size(dir);
-    const std::uint64_t off = place(dir, size);
+    std::uint64_t size = 0, off = 0;
+    if (bench_trims(o_.rw)) {
+      if (!next_trimwrite(dir, size, off)) at_end_ = true;
+    } else {
+      if (bench_mixed(o_.rw)) dir = rand() % 100 < o_.rwmixread ? dir_read : dir_write;
+      else dir = bench_writes(o_.rw) || readback_ ? dir_write : dir_read;
+      // A read-back draws its sizes (and a mixed one its directions) as the
+      // pass it replays did, and reads where that pass wrote, skipping its reads.
+      size = pick_size(dir);
+      off = place(dir, size);
+    }
     if (at_end_) {  // fio: no next offset; the loop is over
       at_end_ = false;
       left_ = 0;

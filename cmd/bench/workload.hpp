@@ -6,6 +6,7 @@
 // draws each request's direction against rwmixread; bssplit draws its size.
 // A loop (fio's size, or io_size) is done when its bytes have been issued;
 // loops start over at the beginning. A time-based pass never runs out.
+// trimwrite and randtrimwrite: see next_trimwrite.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +51,7 @@ class Workload {
   std::uint64_t place(BenchDir dir, std::uint64_t size);
   void start_loop();
   void enter_zone(BenchDir dir);
+  bool next_trimwrite(BenchDir& dir, std::uint64_t& size, std::uint64_t& off);
 
   const BenchOptions& o_;
   BenchRange range_;
@@ -65,7 +67,17 @@ class Workload {
   std::uint64_t loop_bytes_ = 0;
   std::uint64_t left_ = 0;
   std::uint64_t loops_left_ = 1;
-  std::uint64_t cursor_[2] = {0, 0};
+  std::uint64_t cursor_[bench_dirs] = {0, 0, 0};
+  // trimwrite: where the last trim and the last write started, and the
+  // trim's size (fio's f->last_start, last_pos).
+  // Both start unset, as fio's -1, so the first request trims.
+  static constexpr std::uint64_t unset = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t last_start_[bench_dirs] = {unset, unset, unset};
+  std::uint64_t last_trim_size_ = 0;
+  // trimwrite: the trims' and the writes' sizes come from two generators
+  // seeded alike (fio's init.c: trim_seed = write_seed), so sequential writes
+  // of bsrange sizes land where the trims did.
+  std::uint64_t size_rng_[bench_dirs] = {0, 0, 0};
   std::uint64_t rnext_ = 0;
   std::uint64_t zone_start_ = 0, zone_bytes_ = 0;  // zonemode=strided: the zone, and bytes issued in it
   std::uint64_t rng_ = 1;

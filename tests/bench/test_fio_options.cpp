@@ -236,8 +236,41 @@ TEST(FioOptions, BsrangeTakesFiosRangeSyntax) {
   EXPECT_EQ(applied({"bsrange=1k-4k", "bs=8k"}).bench.max_bs(), 8192u);  // the later bs replaces the range
   // A bssplit decides the sizes whatever the range says, as fio's get_next_buflen.
   EXPECT_EQ(applied({"bssplit=4k/50:8k/50", "bsrange=1k-64k"}).bench.max_bs(), 8192u);
-  EXPECT_NE(refusal({"bsrange=4k-1k"}).find("low end"), std::string::npos);
+  // fio swaps ends given high first, and reads an end as its number and unit
+  // only (t/jobs/t0023.fio's "bsrange=512/25:1k:25:..." is 512-1k in fio 3.33).
+  EXPECT_EQ(applied({"bsrange=4k-1k"}).bench.bsrange[dir_read].min, 1024u);
+  const FioJob odd = applied({"bsrange=512/25:1k:25:2k:25:4k/25"});
+  for (unsigned d = 0; d < bench_dirs; ++d) {
+    EXPECT_EQ(odd.bench.bsrange[d].min, 512u);
+    EXPECT_EQ(odd.bench.bsrange[d].max, 1024u);
+  }
+  EXPECT_NE(refusal({"bsrange=0-1k"}).find("low end"), std::string::npos);
   EXPECT_NE(refusal({"bsrange=4k"}).find("MIN-MAX"), std::string::npos);
+}
+
+// fio HOWTO: bs=R,W,T; "a value not terminated in a comma applies to
+// subsequent types". Trim sizes count in min_bs and max_bs only in a trim
+// job, where the smallest is the trims' (only trims pick random offsets).
+// fio opens a trim job's file without O_DIRECT.
+TEST(FioOptions, TrimwriteTakesTheThirdBlockSize) {
+  const FioJob j = applied({"rw=randtrimwrite", "bs=4k,4k,8k", "direct=1"});
+  EXPECT_EQ(j.bench.rw, BenchRw::randtrimwrite);
+  EXPECT_EQ(j.bench.bssplit[dir_trim][0].bs, 8192u);
+  EXPECT_EQ(j.bench.min_bs(), 8192u);
+  EXPECT_FALSE(j.bench.direct);
+  const FioJob two = applied({"bs=4k,16k"});
+  EXPECT_EQ(two.bench.bssplit[dir_trim][0].bs, 16384u);
+  EXPECT_EQ(two.bench.max_bs(), 16384u);
+  EXPECT_EQ(applied({"bs=4k,4k,1m"}).bench.max_bs(), 4096u);  // not a trim job
+  EXPECT_EQ(applied({"bs=8k,8k,8k"}).bench.bs, 8192u);
+  EXPECT_EQ(applied({"rw=trimwrite", "bssplit=4k/100,8k/100,16k/100"}).bench.max_bs(), 16384u);
+  const auto refused = [](std::initializer_list<const char*> lines) {
+    auto st = validate(applied(lines).bench);
+    return st ? std::string() : st.error().message();
+  };
+  EXPECT_NE(refused({"rw=trimwrite", "verify=md5"}).find("verify with rw=trimwrite"), std::string::npos);
+  EXPECT_NE(refused({"rw=trimwrite", "rate=1m"}).find("rate limits"), std::string::npos);
+  EXPECT_NE(refused({"rw=trimwrite", "ioengine=ftruncate"}).find("fails trims"), std::string::npos);
 }
 
 // fio HOWTO: rw=TYPE:N is an offset modifier; on sequential I/O, N bytes
@@ -284,7 +317,7 @@ TEST(FioOptions, UnsupportedOptionsAreNamedWithTheReason) {
   EXPECT_NE(refusal({"wibble=1"}).find("wibble: unknown option"), std::string::npos);
   EXPECT_NE(refusal({"bs"}).find("bs: needs a value"), std::string::npos);
   EXPECT_NE(refusal({"bs=12Q"}).find("bs '12Q': unknown unit 'Q'"), std::string::npos);
-  EXPECT_NE(refusal({"rw=trim"}).find("does not trim"), std::string::npos);
+  EXPECT_NE(refusal({"rw=trim"}).find("does not trim alone"), std::string::npos);
   EXPECT_NE(refusal({"filename=/dev/a:/dev/b"}).find("several files"), std::string::npos);
   EXPECT_NE(refusal({"direct=1", "buffered=1"}).find("contradict"), std::string::npos);
 }

@@ -27,7 +27,8 @@ TEST(BenchOptions, DefaultsAreValid) { EXPECT_TRUE(validate(BenchOptions{}).has_
 TEST(BenchOptions, RwNamesAreFios) {
   EXPECT_EQ(*parse_bench_rw("randwrite"), BenchRw::randwrite);
   EXPECT_EQ(*parse_bench_rw("read"), BenchRw::read);
-  for (auto rw : {BenchRw::read, BenchRw::write, BenchRw::randread, BenchRw::randwrite, BenchRw::rw, BenchRw::randrw})
+  for (auto rw : {BenchRw::read, BenchRw::write, BenchRw::randread, BenchRw::randwrite, BenchRw::rw, BenchRw::randrw,
+                  BenchRw::trimwrite, BenchRw::randtrimwrite})
     EXPECT_EQ(*parse_bench_rw(bench_rw_name(rw)), rw);
   EXPECT_EQ(*parse_bench_rw("readwrite"), BenchRw::rw);  // fio's other spelling
   auto bad = parse_bench_rw("trim");

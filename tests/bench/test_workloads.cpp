@@ -76,6 +76,49 @@ TEST(Workloads, RandrwSplitsByRwmixreadAndTouchesEveryBlockOnce) {
   EXPECT_EQ(r.dir[dir_write].lat.count(), r.dir[dir_write].ios);
 }
 
+// fio's trimwrite on the null engine (t/jobs/t0024.fio): each block is
+// trimmed, then written; with bs=4k,4k,8k the writes catch up with each 8k
+// trim, and the pass ends where the next trim would start past the end, one
+// write short (fio 3.33: 128 trims, 255 writes on 1 MiB). randtrimwrite
+// writes each trimmed block right after its trim.
+TEST(Workloads, TrimwriteTrimsEachBlockThenWritesIt) {
+  File f(1 << 20);
+  auto o = workload_opts(BenchRw::trimwrite);
+  o.null_engine = true;
+  o.iodepth = 1;
+  o.bssplit = {std::vector<BsSplit>{{4096, 100}}, {{4096, 100}}, {{8192, 100}}};
+  auto r = run(f.path(), o);
+  EXPECT_EQ(r.dir[dir_trim].ios, 128u);
+  EXPECT_EQ(r.dir[dir_trim].io_bytes, 1u << 20);
+  EXPECT_EQ(r.dir[dir_write].ios, 255u);
+  EXPECT_EQ(r.dir[dir_read].ios, 0u);
+  o.rw = BenchRw::randtrimwrite;
+  o.log_ios = true;
+  r = run(f.path(), o);
+  ASSERT_EQ(r.io_events.size(), 256u);
+  std::set<std::uint64_t> trimmed;
+  for (std::size_t k = 0; k + 1 < r.io_events.size(); k += 2) {
+    EXPECT_EQ(r.io_events[k].dir, dir_trim);
+    EXPECT_EQ(r.io_events[k + 1].dir, dir_write);
+    EXPECT_EQ(r.io_events[k + 1].offset, r.io_events[k].offset);
+    EXPECT_EQ(r.io_events[k + 1].bytes, 8192u);  // the trim's size, not the write's bs
+    trimmed.insert(r.io_events[k].offset);
+  }
+  EXPECT_EQ(trimmed.size(), 128u);  // the random map: every 8k block once
+}
+
+// fio 3.33 trims only with BLKDISCARD (os_trim), so on a regular file the
+// first trim fails with ENOTTY, as fio's job does (err=25).
+TEST(Workloads, TrimOnARegularFileFailsAsFios) {
+  File f(1 << 20);
+  auto o = workload_opts(BenchRw::trimwrite);
+  auto dev = open_bench_target(f.path(), o);
+  ASSERT_TRUE(dev);
+  auto r = run_bench(*dev, o);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message().find("Inappropriate ioctl"), std::string::npos) << r.error().message();
+}
+
 TEST(Workloads, SequentialRwKeepsAnOffsetPerDirection) {
   File f(1 << 20);
   auto o = workload_opts(BenchRw::rw);
