@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -54,6 +55,36 @@ class Engine {
   virtual Result<unsigned> commit() = 0;  // returns the submitted count
   virtual Result<unsigned> reap(std::span<IoCompletion> out, unsigned min_complete) = 0;
   virtual std::uint64_t syscalls() const = 0;  // submit/wait/preadv/pwritev calls so far
+};
+
+// An engine that carries each request out when it is committed and hands
+// the completions out at reap(): the psync engine, and ddbench's null and
+// ftruncate engines. A subclass says only how one request is carried out
+// (and counts its system calls in syscalls_).
+class InlineEngine : public Engine {
+ public:
+  InlineEngine(const char* name, unsigned depth) : name_(name), depth_(depth == 0 ? 1 : depth) {}
+  const char* name() const override { return name_; }
+  unsigned depth() const override { return depth_; }
+  unsigned in_flight() const override { return unsigned(queued_.size() + done_.size()); }
+  std::uint64_t syscalls() const override { return syscalls_; }
+  Status queue(const IoRequest& req) override;
+  Result<unsigned> commit() override;
+  // Everything committed has already completed. Like io_uring, a reap that
+  // needs more than that carries out what is still queued; asking for more
+  // than was ever queued would hang io_uring, so it is a bug here too.
+  Result<unsigned> reap(std::span<IoCompletion> out, unsigned min_complete) override;
+
+ protected:
+  // The request's result: the bytes it moved (0 for a flush), or -errno.
+  virtual std::int64_t carry_out(const IoRequest& req) = 0;
+  std::uint64_t syscalls_ = 0;
+
+ private:
+  const char* name_;
+  unsigned depth_;
+  std::vector<IoRequest> queued_;
+  std::deque<IoCompletion> done_;
 };
 
 enum class EngineKind { automatic, uring, psync };

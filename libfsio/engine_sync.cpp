@@ -1,4 +1,5 @@
-// The synchronous engine (after fio's engines/sync.c, psyncv flavour).
+// The synchronous engine (after fio's engines/sync.c, psyncv flavour), and
+// InlineEngine under it.
 //
 // queue() only records the request; commit() performs each recorded request
 // with one preadv2/pwritev2/fdatasync call and stores its completion; reap()
@@ -16,47 +17,40 @@
 #include "libfsio/engine.hpp"
 
 namespace fsio {
+
+Status InlineEngine::queue(const IoRequest& req) {
+  if (in_flight() >= depth_) return make_error(Errc::busy, std::string(name_) + " queue full");
+  queued_.push_back(req);
+  return {};
+}
+
+Result<unsigned> InlineEngine::commit() {
+  const auto n = unsigned(queued_.size());
+  for (const IoRequest& req : queued_) done_.push_back({req.user_data, carry_out(req)});
+  queued_.clear();
+  return n;
+}
+
+Result<unsigned> InlineEngine::reap(std::span<IoCompletion> out, unsigned min_complete) {
+  const std::size_t need = std::min<std::size_t>(min_complete, out.size());
+  if (need > done_.size() && !queued_.empty()) (void)commit();
+  FSIO_ASSERT(need <= done_.size());
+  unsigned n = 0;
+  while (n < out.size() && !done_.empty()) {
+    out[n++] = done_.front();
+    done_.pop_front();
+  }
+  return n;
+}
+
 namespace {
 
-class SyncEngine final : public Engine {
+class SyncEngine final : public InlineEngine {
  public:
-  SyncEngine(int fd, unsigned depth) : fd_(fd), depth_(depth == 0 ? 1 : depth) {}
-
-  const char* name() const override { return "psync"; }
-  unsigned depth() const override { return depth_; }
-  unsigned in_flight() const override { return unsigned(queued_.size() + done_.size()); }
-  std::uint64_t syscalls() const override { return syscalls_; }
-
-  Status queue(const IoRequest& req) override {
-    if (in_flight() >= depth_) return make_error(Errc::busy, "psync queue full");
-    queued_.push_back(req);
-    return {};
-  }
-
-  Result<unsigned> commit() override {
-    auto n = unsigned(queued_.size());
-    for (const IoRequest& req : queued_) done_.push_back({req.user_data, execute(req)});
-    queued_.clear();
-    return n;
-  }
-
-  Result<unsigned> reap(std::span<IoCompletion> out, unsigned min_complete) override {
-    // Everything committed has already completed. Like io_uring, a reap that
-    // needs more than that performs what is still queued; asking for more
-    // than was ever queued would hang io_uring, so it is a bug here too.
-    std::size_t need = std::min<std::size_t>(min_complete, out.size());
-    if (need > done_.size() && !queued_.empty()) (void)commit();
-    FSIO_ASSERT(need <= done_.size());
-    unsigned n = 0;
-    while (n < out.size() && !done_.empty()) {
-      out[n++] = done_.front();
-      done_.pop_front();
-    }
-    return n;
-  }
+  SyncEngine(int fd, unsigned depth) : InlineEngine("psync", depth), fd_(fd) {}
 
  private:
-  std::int64_t execute(const IoRequest& req) {
+  std::int64_t carry_out(const IoRequest& req) override {
     for (;;) {
       ++syscalls_;
       ssize_t ret = 0;
@@ -73,10 +67,6 @@ class SyncEngine final : public Engine {
   }
 
   int fd_;
-  unsigned depth_;
-  std::vector<IoRequest> queued_;
-  std::deque<IoCompletion> done_;
-  std::uint64_t syscalls_ = 0;
 };
 
 }  // namespace

@@ -5,7 +5,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <deque>
 #include <string>
 
 #include "cmd/bench/run.hpp"
@@ -13,38 +12,20 @@
 namespace bench {
 namespace {
 
-class NullEngine final : public fsio::Engine {
+class NullEngine final : public fsio::InlineEngine {
  public:
-  explicit NullEngine(unsigned depth) : depth_(depth) {}
-  const char* name() const override { return "null"; }
-  unsigned depth() const override { return depth_; }
-  unsigned in_flight() const override { return unsigned(queued_.size() + done_.size()); }
-  fsio::Status queue(const fsio::IoRequest& req) override {
-    if (in_flight() >= depth_) return fsio::make_error(fsio::Errc::busy, "null engine: queue full");
-    queued_.push_back({req.user_data, std::int64_t(req.op == fsio::IoOp::flush ? 0 : req.bytes)});
-    return {};
-  }
+  explicit NullEngine(unsigned depth) : InlineEngine("null", depth) {}
+  // Counted as one call a non-empty commit (the batch), not one a request.
   fsio::Result<unsigned> commit() override {
-    const auto n = unsigned(queued_.size());
-    done_.insert(done_.end(), queued_.begin(), queued_.end());
-    queued_.clear();
+    const unsigned n = FSIO_TRY(InlineEngine::commit());
     if (n) ++syscalls_;
     return n;
   }
-  fsio::Result<unsigned> reap(std::span<fsio::IoCompletion> out, unsigned) override {
-    unsigned n = 0;
-    while (n < out.size() && !done_.empty()) {
-      out[n++] = done_.front();
-      done_.pop_front();
-    }
-    return n;
-  }
-  std::uint64_t syscalls() const override { return syscalls_; }
 
  private:
-  unsigned depth_;
-  std::deque<fsio::IoCompletion> queued_, done_;
-  std::uint64_t syscalls_ = 0;
+  std::int64_t carry_out(const fsio::IoRequest& req) override {
+    return req.op == fsio::IoOp::flush ? 0 : std::int64_t(req.bytes);
+  }
 };
 
 }  // namespace
