@@ -149,6 +149,21 @@ pass() { echo "ok: $*"; }
 # psync and sanitizer reruns of sweeps the main run makes whole): then the first
 # two, every third one between, and the last two, so each rerun still
 # crashes at the start, the end, and across the middle of the operation.
+# count_writes FN ARGS...: the number of write requests an operation makes,
+# the largest N at which `FN N ARGS...` returns 0 (FN runs the operation
+# with FSIO_FAULT=fail:N and succeeds when the run failed): doubling, then
+# bisecting.
+count_writes() {
+  local fn=$1 lo=0 hi=1 mid
+  shift
+  while "$fn" "$hi" "$@"; do lo=$hi; hi=$((hi * 2)); done
+  while [ $((hi - lo)) -gt 1 ]; do
+    mid=$(((lo + hi) / 2))
+    if "$fn" "$mid" "$@"; then lo=$mid; else hi=$mid; fi
+  done
+  echo "$lo"
+}
+
 crash_points() {
   local first=$1 last=$2
   if [ "${FSIO_SWEEP:-full}" != sample ]; then seq "$first" "$last"; return; fi

@@ -11,25 +11,15 @@
 need mke2fs e2fsck blkid
 MKEXT4=$BUILD/cmd/mkext4
 
-# fails TEMPLATE N ARGS...: does a format of a copy of TEMPLATE fail at write N?
-fails() {
-  local template=$1 n=$2; shift 2
+fails() {  # fails N TEMPLATE ARGS...: does the format fail at write N?
+  local n=$1 template=$2; shift 2
   cp --sparse=always "$template" "$T/x.img"
   ! FSIO_FAULT=fail:$n "$MKEXT4" -q -F "$@" "$T/x.img" >/dev/null 2>&1
 }
 
 # writes TEMPLATE ARGS...: the number of write requests the format makes
-# (the largest N at which fail:N fails; reads are not counted).
-writes() {
-  local template=$1; shift
-  local lo=0 hi=1 mid
-  while fails "$template" "$hi" "$@"; do lo=$hi; hi=$((hi * 2)); done
-  while [ $((hi - lo)) -gt 1 ]; do
-    mid=$(((lo + hi) / 2))
-    if fails "$template" "$mid" "$@"; then lo=$mid; else hi=$mid; fi
-  done
-  echo "$lo"
-}
+# (reads are not counted).
+writes() { count_writes fails "$@"; }
 
 sweep() {  # sweep TEMPLATE ARGS...
   local template=$1; shift

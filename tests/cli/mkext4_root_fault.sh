@@ -14,9 +14,10 @@ for i in $(seq 1 60); do printf 'file %d\n' "$i" > "$T/src/many/f$i"; done
 head -c 200000 /dev/urandom > "$T/src/d/e/blob"
 ln "$T/src/d/e/blob" "$T/src/hard"; ln -s d/e/blob "$T/src/link"; mkfifo "$T/src/fifo"
 
-fails() {  # fails N: does the run fail at write N?
+fails() {  # fails N [ENV...]: does the run, with ENV set, fail at write N?
+  local n=$1; shift
   rm -f "$T/x.img"; truncate -s 16M "$T/x.img"
-  ! FSIO_FAULT=fail:$1 "$MKEXT4" -q -F -d "$T/src" "$T/x.img" >/dev/null 2>&1
+  ! env "$@" FSIO_FAULT=fail:$n "$MKEXT4" -q -F -d "$T/src" "$T/x.img" >/dev/null 2>&1
 }
 # sweep [ENV...]: every crash point, with ENV set for mkext4. Where blkid
 # sees no ext4, e2fsck (which also searches the backup superblocks) must
@@ -24,10 +25,7 @@ fails() {  # fails N: does the run fail at write N?
 # everything they describe, and repair their filesystem with the tree whole.
 sweep() {
   local valid=0 none=0 backup=0 n kind rc writes
-  writes=$(env "$@" bash -c "$(declare -f fails); MKEXT4='$MKEXT4' T='$T'; lo=0 hi=1
-    while fails \$hi; do lo=\$hi; hi=\$((hi * 2)); done
-    while [ \$((hi - lo)) -gt 1 ]; do mid=\$(((lo + hi) / 2)); if fails \$mid; then lo=\$mid; else hi=\$mid; fi; done
-    echo \$lo")
+  writes=$(count_writes fails "$@")
   [ "$writes" -gt 10 ] || fail "$*: only $writes writes counted"
   for kind in fail tear; do
     for n in $(crash_points 1 $((writes + 1))); do

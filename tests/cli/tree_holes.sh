@@ -124,10 +124,7 @@ fails() {  # fails N: does the run fail at write N?
   rm -f "$T/x.img"; truncate -s 16M "$T/x.img"
   ! FSIO_FAULT=fail:$1 "$MKEXT4" -q -F -d "$T/sparse.tar" "$T/x.img" > /dev/null 2>&1
 }
-lo=0 hi=1
-while fails "$hi"; do lo=$hi; hi=$((hi * 2)); done
-while [ $((hi - lo)) -gt 1 ]; do mid=$(((lo + hi) / 2)); if fails "$mid"; then lo=$mid; else hi=$mid; fi; done
-writes=$lo valid=0
+writes=$(count_writes fails) valid=0
 [ "$writes" -gt 5 ] || fail "only $writes writes counted"
 for kind in fail tear; do
   for n in $(crash_points 1 $((writes + 1))); do
