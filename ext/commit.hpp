@@ -66,13 +66,8 @@ class Transaction {
   // no span from Filesystem::meta() may be held across it.
   fsio::Status spill_if_over(std::uint64_t limit) {
     if (!early_writes || fs_.cached_bytes() <= limit) return {};
-    ++spills_;
     return fs_.spill();
   }
-  std::uint64_t spills() const { return spills_; }
-
- private:
-  std::uint64_t spills_ = 0;
 };
 
 // Sets i_atime/i_ctime/i_mtime/i_crtime and their _extra words (where the

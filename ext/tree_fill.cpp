@@ -146,10 +146,9 @@ fsio::Result<Owner> owner_in_image(const fsio::Tree& tree, std::uint32_t node, c
 }
 
 fsio::Status check_tree(const Layout& l, const fsio::Tree& tree, const TreeFillOptions& o, bool root_owner) {
-  const TimeLimits limits = time_limits(l);
   auto check_at = [&](std::uint32_t i, const fsio::TimeSpec& t, const char* what) -> fsio::Status {
     const std::int64_t sec = o.clamp ? std::min(t.sec, *o.clamp) : t.sec;
-    if (sec >= limits.min && sec <= limits.max) return {};  // the message (a path) only for a refusal
+    if (check_time(l, sec, {})) return {};  // the message (a path) is built only for a refusal
     return check_time(l, sec, tree.where(i) + ": " + what + " " + std::to_string(sec));
   };
   const std::vector<std::uint32_t> links = links_per_content(tree);
