@@ -3,6 +3,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 
 #include "ext/crc.hpp"
 #include "libfsio/size.hpp"
@@ -13,6 +14,20 @@ namespace {
 using fsio::Errc;
 using fsio::make_error;
 
+// Where in the tree a walk is: the root or an extent block, and
+// an entry of it (or none). Made into words only for an error: a walk that
+// built a string for every entry spent most of its time on them.
+struct Where {
+  std::optional<std::uint64_t> block;  // none: the root, in the inode
+  std::int64_t entry = -1;
+
+  std::string words() const {
+    std::string s = block ? "block " + std::to_string(*block) : "root";
+    if (entry >= 0) s += " entry " + std::to_string(entry);
+    return s;
+  }
+};
+
 struct Walk {
   const Inode& inode;
   const Layout& l;
@@ -21,12 +36,13 @@ struct Walk {
   const std::function<void(std::uint64_t)>& on_tree_block;
   std::uint64_t next_logical = 0;  // extents must come in increasing logical order
 
-  fsio::Error bad(const std::string& where, const std::string& what) const {
-    return make_error(Errc::corrupt, "ext inode " + std::to_string(inode.ino) + ": extent " + where + ": " + what);
+  fsio::Error bad(Where where, const std::string& what) const {
+    return make_error(Errc::corrupt,
+                      "ext inode " + std::to_string(inode.ino) + ": extent " + where.words() + ": " + what);
   }
 
   // `node` is the header and entries; `capacity` how many entries fit.
-  fsio::Status node(std::span<const std::byte> node, std::uint32_t capacity, int want_depth, const std::string& where,
+  fsio::Status node(std::span<const std::byte> node, std::uint32_t capacity, int want_depth, Where where,
                     std::uint64_t lo, std::uint64_t hi) {
     const auto h = fsio::load<Ext4ExtentHeader>(node);
     if (h.eh_magic != kExtentMagic)
@@ -40,7 +56,7 @@ struct Walk {
                             (want_depth < 0 ? " (at most 5)" : " (expected " + std::to_string(want_depth) + ")"));
     for (std::uint32_t i = 0; i < h.eh_entries; ++i) {
       const std::size_t at = 12 + 12 * std::size_t(i);
-      const std::string here = where + " entry " + std::to_string(i);
+      const Where here{where.block, std::int64_t(i)};
       if (h.eh_depth == 0) {
         FSIO_TRY(leaf_entry(fsio::load<Ext4Extent>(node, at), here, lo, hi));
       } else {
@@ -57,7 +73,7 @@ struct Walk {
     return {};
   }
 
-  fsio::Status leaf_entry(const Ext4Extent& e, const std::string& where, std::uint64_t lo, std::uint64_t hi) {
+  fsio::Status leaf_entry(const Ext4Extent& e, Where where, std::uint64_t lo, std::uint64_t hi) {
     Extent x;
     x.logical = e.ee_block;
     x.len = e.ee_len;
@@ -76,15 +92,14 @@ struct Walk {
     return on_extent(x);
   }
 
-  fsio::Status child_block(std::uint64_t block, int depth, const std::string& where, std::uint64_t lo,
-                           std::uint64_t hi) {
+  fsio::Status child_block(std::uint64_t block, int depth, Where where, std::uint64_t lo, std::uint64_t hi) {
     if (block < l.first_data_block || block >= l.blocks_count)
       return bad(where, "index points at block " + fsio::format_hex(block, true) + ", outside the filesystem");
     if (on_tree_block) on_tree_block(block);
     // A copy: the reader's buffer may be reused while the children are read.
     const auto span = FSIO_TRY(read(block));
     const std::vector<std::byte> data(span.begin(), span.end());
-    const std::string here = "block " + std::to_string(block);
+    const Where here{block};
     if (l.metadata_csum()) {
       const auto h = fsio::load<Ext4ExtentHeader>(data);
       const std::uint32_t cap = extent_node_max(l.block_size);
@@ -114,7 +129,7 @@ fsio::Status walk_extents(const Inode& inode, const Layout& l, const BlockReader
                           const std::function<fsio::Status(const Extent&)>& on_extent,
                           const std::function<void(std::uint64_t)>& on_tree_block) {
   Walk w{inode, l, read, on_extent, on_tree_block};
-  return w.node(inode.i_block(), kExtentRootMax, -1, "root", 0, std::uint64_t(1) << 32);
+  return w.node(inode.i_block(), kExtentRootMax, -1, Where{}, 0, std::uint64_t(1) << 32);
 }
 
 namespace {

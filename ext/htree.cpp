@@ -86,11 +86,16 @@ struct Named {
   std::uint32_t hash;
 };
 
-fsio::Result<std::uint64_t> physical_of(Filesystem& fs, const Inode& dir, std::uint32_t logical) {
-  for (const Extent& e : FSIO_TRY(fs.extents(dir)))
+// The block mapped at `logical` by `map`, the directory's extents.
+fsio::Result<std::uint64_t> physical_in(const std::vector<Extent>& map, const Inode& dir, std::uint32_t logical) {
+  for (const Extent& e : map)
     if (logical >= e.logical && logical - e.logical < e.len) return e.physical + (logical - e.logical);
   return make_error(Errc::corrupt, "ext directory inode " + std::to_string(dir.ino) + ": htree names block " +
                                        std::to_string(logical) + ", which is not mapped");
+}
+
+fsio::Result<std::uint64_t> physical_of(Filesystem& fs, const Inode& dir, std::uint32_t logical) {
+  return physical_in(FSIO_TRY(fs.extents(dir)), dir, logical);
 }
 
 // Lays `names` out in a leaf block, the last entry reaching the end.
@@ -203,12 +208,15 @@ struct IndexPath {
   std::vector<std::size_t> at;
   std::uint8_t version = 0;  // the hash the directory uses
   std::uint32_t hash = 0;    // the name's (major)
+  std::vector<Extent> map;   // the directory's extents, read once for the whole path
 };
 
 // Reads the dx_root (and dx_node), each block checked, down to the leaf `name` belongs in.
 fsio::Result<IndexPath> index_path(Filesystem& fs, const Inode& dir, std::string_view name) {
   const Layout& l = fs.layout();
-  const std::uint64_t root_phys = FSIO_TRY(physical_of(fs, dir, 0));
+  IndexPath path;
+  path.map = FSIO_TRY(fs.extents(dir));
+  const std::uint64_t root_phys = FSIO_TRY(physical_in(path.map, dir, 0));
   auto root_data = FSIO_TRY(fs.meta(root_phys));
   FSIO_TRY(for_each_dirent(root_data, dir.ino, dir.generation(), 0, true, l,
                            [](const DirEntry&) -> fsio::Status { return {}; }));
@@ -216,14 +224,13 @@ fsio::Result<IndexPath> index_path(Filesystem& fs, const Inode& dir, std::string
   if (info.indirect_levels > 1)
     return make_error(Errc::unsupported, dir_where(dir) + "htree with " + std::to_string(info.indirect_levels + 1) +
                                              " levels (large_dir) is not supported");
-  IndexPath path;
   path.version = effective_hash_version(info.hash_version, l.unsigned_hash);
   path.hash = FSIO_TRY(dx_hash(name, path.version, l.hash_seed)).major;
   path.frames = {DxBlock{root_data, kDxRootCountOffset, root_phys, false}};
   path.at = {path.frames[0].find(path.hash)};
   if (info.indirect_levels == 1) {
     const std::uint32_t logical = path.frames[0].block(path.at[0]);
-    const std::uint64_t phys = FSIO_TRY(physical_of(fs, dir, logical));
+    const std::uint64_t phys = FSIO_TRY(physical_in(path.map, dir, logical));
     auto data = FSIO_TRY(fs.meta(phys));
     FSIO_TRY(for_each_dirent(data, dir.ino, dir.generation(), logical, true, l,
                              [](const DirEntry&) -> fsio::Status { return {}; }));
@@ -348,7 +355,7 @@ fsio::Status htree_add(Filesystem& fs, Allocator& alloc, Inode& dir, std::string
   const Layout& l = fs.layout();
   IndexPath path = FSIO_TRY(index_path(fs, dir, name));
   const std::uint32_t leaf_logical = path.frames.back().block(path.at.back());
-  const std::uint64_t leaf_phys = FSIO_TRY(physical_of(fs, dir, leaf_logical));
+  const std::uint64_t leaf_phys = FSIO_TRY(physical_in(path.map, dir, leaf_logical));
   std::span<std::byte> leaf = FSIO_TRY(fs.meta(leaf_phys));
   // The leaf is checked before it is changed, unless this transaction made
   // it (a tree fill adds every name to blocks it made: checking each again

@@ -15,7 +15,9 @@
 
 #include <cstring>
 #include <filesystem>
+#include <map>
 
+#include "ext/extent.hpp"
 #include "ext/extent_build.hpp"
 #include "tests/ext/peers.hpp"
 
@@ -125,6 +127,45 @@ TEST(InodeBlocks, CountsSectorsAndNeedsHugeFilePast32Bits) {
   ASSERT_FALSE(st.has_value());
   EXPECT_EQ(st.error().code, fsio::Errc::unsupported);
   EXPECT_EQ(st.error().message(), "ext: a file of 536870912 blocks needs the huge_file feature");
+}
+
+// --- reading: a bad entry is named by where it is (root or block N, entry K) ---
+
+// walk_extents over an inode whose i_block is `root`, extent blocks read from `blocks`.
+fsio::Status walk(const Bytes& root, const std::map<std::uint64_t, Bytes>& blocks) {
+  Layout l;
+  l.block_size = 1024;
+  l.blocks_count = 1000;
+  l.first_data_block = 1;
+  Inode inode{12, std::vector<std::byte>(256)};
+  auto f = inode.fields();
+  std::memcpy(f.i_block, root.data(), root.size());
+  inode.set_fields(f);
+  return walk_extents(
+      inode, l,
+      [&](std::uint64_t b) -> fsio::Result<std::span<const std::byte>> {
+        return std::as_bytes(std::span(blocks.at(b)));
+      },
+      [](const Extent&) -> fsio::Status { return {}; }, {});
+}
+
+TEST(WalkExtents, NamesTheRootOrTheBlockAndTheEntryOfAFault) {
+  // Root leaf: entry 1 starts at logical 5, inside entry 0's 0..9.
+  auto st = walk(LE().header(2, 4, 0).extent(0, 10, 100).extent(5, 1, 200).b, {});
+  ASSERT_FALSE(st.has_value());
+  EXPECT_EQ(st.error().message(),
+            "ext inode 12: extent root entry 1: ee_block 5 is out of order or outside its index range");
+  // Root index -> block 50, a leaf whose entry 2 has length 0; eh_max 84 = (1024 - 12) / 12.
+  Bytes leaf = LE().header(3, 84, 0).extent(0, 1, 100).extent(1, 1, 101).extent(2, 0, 102).b;
+  leaf.resize(1024);
+  st = walk(LE().header(1, 4, 1).index(0, 50).b, {{50, leaf}});
+  ASSERT_FALSE(st.has_value());
+  EXPECT_EQ(st.error().message(), "ext inode 12: extent block 50 entry 2: ee_len 0");
+  // The block's header itself: no entry named.
+  Bytes bad(1024);
+  st = walk(LE().header(1, 4, 1).index(0, 50).b, {{50, bad}});
+  ASSERT_FALSE(st.has_value());
+  EXPECT_EQ(st.error().message(), "ext inode 12: extent block 50: bad eh_magic 0x0 (expected 0xF30A)");
 }
 
 // --- trees written into mke2fs images, read back by debugfs and e2fsck ---
