@@ -85,6 +85,8 @@ Result<IoStats> Mkext4Tree::fill(std::unique_ptr<Device> device, std::unique_ptr
   tx.early_writes = true;
   if (const char* env = std::getenv("FSIO_META_CACHE"); env && *env)  // tests: a small cache spills often
     opt_.cache_bytes = FSIO_TRY_CTX(fsio::parse_size(env), "FSIO_META_CACHE");
+  if (const char* env = std::getenv("FSIO_DATA_BATCH"); env && *env)  // tests: small batches, two readers
+    opt_.batch_bytes = FSIO_TRY_CTX(fsio::parse_size(env), "FSIO_DATA_BATCH");
   ext::Inode root = FSIO_TRY(fs->read_inode(ext::EXT2_ROOT_INO));
   ext::TreeFill fill(tx, tree_, opt_);
   if (auto st = fill.plan(root, false); !st) {

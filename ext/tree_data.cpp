@@ -3,15 +3,20 @@
 // (each from a block boundary, its last block zero-padded) into an aligned
 // arena: a full arena is written as one plug, which IoQueue sorts and
 // merges, so thousands of small files cost a few large submissions and no
-// allocation each. Two arenas of half `batch_bytes` take turns: the source
-// reads into one on a reader thread while the calling thread writes the
-// other (the queue stays on the thread that made it: an io_uring ring set up
-// for a single issuer refuses others), so the fill runs near the slower of
-// reading and writing, not at their sum.
+// allocation each. Two arenas take turns: the source reads into one on a
+// reader thread while the calling thread writes the other (the queue stays
+// on the thread that made it: an io_uring ring set up for a single issuer
+// refuses others), so the fill runs near the slower of reading and writing,
+// not at their sum. A source that can (a directory) is read by two such
+// threads, each with its own pair of arenas and its own runs of contents
+// (copying many small files out of the page cache is CPU work, and one
+// thread of it was slower than the writes); `batch_bytes` is shared among
+// all the arenas.
 #include <algorithm>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -27,77 +32,93 @@ using fsio::make_error;
 // One arena's writes: where each of its segments goes.
 using Batch = std::vector<std::pair<std::uint64_t, std::span<const std::byte>>>;
 
-// Batches from the reader thread to the writer (the calling thread), in
-// order. put() of batch k returns once batches 0..k-1 are written, so the
-// arena batch k-1 used (the one the reader fills next) is free again.
+// Batches from the reader threads to the writer (the calling thread). A
+// reader's put() of its batch k returns once its batch k-1 is written, so
+// the arena that one used (the one the reader fills next) is free again.
 class Channel {
  public:
-  fsio::Status put(Batch b) {
+  explicit Channel(unsigned readers) : put_(readers, 0), written_(readers, 0), status_(readers) {}
+
+  fsio::Status put(unsigned reader, Batch b) {
     std::unique_lock lock(m_);
-    const std::uint64_t k = put_++;
-    cv_.wait(lock, [&] { return written_ >= k || failed_; });
+    const std::uint64_t k = put_[reader]++;
+    cv_.wait(lock, [&] { return written_[reader] >= k || failed_; });
     if (failed_) return make_error(Errc::io, "the write failed");  // the writer reports its own error
-    q_.push_back(std::move(b));
+    q_.emplace_back(reader, std::move(b));
     cv_.notify_all();
     return {};
   }
-  void close(fsio::Status reader) {
+  void close(unsigned reader, fsio::Status st) {
     std::lock_guard lock(m_);
-    closed_ = true;
-    reader_ = std::move(reader);
+    ++closed_;
+    status_[reader] = std::move(st);
     cv_.notify_all();
   }
-  // The writer's loop: every batch written until the reader closes; after a
-  // failed write the rest are dropped (the reader stops at its next put).
+  // The writer's loop: every batch written until all readers close; after
+  // a failed write the rest are dropped (each reader stops at its next put).
   fsio::Status drain(fsio::IoQueue& q) {
     fsio::Status first;
     for (;;) {
-      Batch b;
+      std::pair<unsigned, Batch> b;
       {
         std::unique_lock lock(m_);
-        cv_.wait(lock, [&] { return !q_.empty() || closed_; });
-        if (q_.empty()) return first ? std::move(reader_) : std::move(first);
+        cv_.wait(lock, [&] { return !q_.empty() || closed_ == status_.size(); });
+        if (q_.empty()) return first ? readers_status() : std::move(first);
         b = std::move(q_.front());
         q_.pop_front();
       }
       fsio::Status st;
       if (first) {
         auto plug = q.plug();
-        for (const auto& [off, data] : b) plug.write(off, data);
+        for (const auto& [off, data] : b.second) plug.write(off, data);
         st = plug.finish();
       }
       std::lock_guard lock(m_);
-      ++written_;
+      ++written_[b.first];
       if (!st && first) first = std::move(st), failed_ = true;
       cv_.notify_all();
     }
   }
 
  private:
+  fsio::Status readers_status() {
+    for (fsio::Status& st : status_)
+      if (!st) return std::move(st);
+    return {};
+  }
+
   std::mutex m_;
   std::condition_variable cv_;
-  std::deque<Batch> q_;
-  std::uint64_t put_ = 0, written_ = 0;
-  bool closed_ = false, failed_ = false;
-  fsio::Status reader_;
+  std::deque<std::pair<unsigned, Batch>> q_;  // reader, batch
+  std::vector<std::uint64_t> put_, written_;  // per reader
+  std::vector<fsio::Status> status_;          // per reader, once closed
+  std::size_t closed_ = 0;
+  bool failed_ = false;
 };
 
 class FillSink : public fsio::ContentSink {
  public:
+  // Reader `reader`'s sink, for the contents `picked` marks (all if none),
+  // in arenas of `arena_bytes`.
   FillSink(const fsio::Tree& tree, const std::vector<TreeFill::Placement>& places, std::uint32_t block_size,
-           Channel& out, const TreeFillOptions& o, TreeFillReport& rep)
+           Channel& out, unsigned reader, const std::vector<bool>* picked, std::uint64_t arena_bytes,
+           const TreeFillOptions& o)
       : tree_(tree),
         places_(places),
         bs_(block_size),
         out_(out),
+        reader_(reader),
+        picked_(picked),
         o_(o),
-        rep_(rep),
         done_(places.size(), 0),
         range_(places.size(), 0) {
     std::uint64_t total = 0;  // what the arena could ever hold at once: all the data, if less than a batch
-    for (const auto& p : places) total += (p.size + bs_ - 1) / bs_ * bs_;
-    cap_ = std::max<std::uint64_t>(bs_, std::min(total, o.batch_bytes / 2 / bs_ * bs_));
+    for (std::uint32_t c = 0; c < places.size(); ++c)
+      if (mine(c)) total += (places[c].size + bs_ - 1) / bs_ * bs_;
+    cap_ = std::max<std::uint64_t>(bs_, std::min(total, arena_bytes / bs_ * bs_));
   }
+
+  std::uint64_t bytes_written() const { return bytes_written_; }
 
   // Bytes arrive in order within a data range (a dense content is one,
   // [0, size)); a sparse content's next range may start further on.
@@ -145,13 +166,14 @@ class FillSink : public fsio::ContentSink {
     if (open_) FSIO_TRY(close_segment());
     FSIO_TRY(submit());
     for (std::uint32_t c = 0; c < places_.size(); ++c)
-      if (done_[c] != data_end(c) || range_[c] + 1 < ranges(c))
+      if (mine(c) && (done_[c] != data_end(c) || range_[c] + 1 < ranges(c)))
         return make_error(Errc::corrupt, where(c) + ": " + std::to_string(done_[c]) + " bytes read of " +
                                              std::to_string(places_[c].size) + " listed; it changed while read");
     return {};
   }
 
  private:
+  bool mine(std::uint32_t c) const { return !picked_ || (*picked_)[c]; }
   std::size_t ranges(std::uint32_t c) const {
     return places_[c].sparse ? places_[c].data.size() : places_[c].size > 0 ? 1 : 0;
   }
@@ -192,7 +214,7 @@ class FillSink : public fsio::ContentSink {
           (e.physical + (from - e.logical)) * bs_,
           arena().span().subspan(std::size_t(start_ + (from - first) * bs_), std::size_t((to - from) * bs_)));
     }
-    rep_.bytes_written += whole;
+    bytes_written_ += whole;
     pos_ = start_ + whole;
     return {};
   }
@@ -206,7 +228,7 @@ class FillSink : public fsio::ContentSink {
   fsio::Status submit() {
     pos_ = 0;
     if (writes_.empty()) return {};
-    FSIO_TRY(out_.put(std::move(writes_)));
+    FSIO_TRY(out_.put(reader_, std::move(writes_)));
     writes_.clear();
     which_ ^= 1;
     return {};
@@ -216,8 +238,10 @@ class FillSink : public fsio::ContentSink {
   const std::vector<TreeFill::Placement>& places_;
   std::uint32_t bs_;
   Channel& out_;
+  unsigned reader_;
+  const std::vector<bool>* picked_;
   const TreeFillOptions& o_;
-  TreeFillReport& rep_;
+  std::uint64_t bytes_written_ = 0;
   std::vector<std::uint64_t> done_;   // per content: where its last bytes ended
   std::vector<std::uint32_t> range_;  // per content: the data range being received
   fsio::AlignedBuffer arenas_[2];
@@ -245,17 +269,46 @@ fsio::Status TreeFill::write_data(fsio::TreeSource& src) {
     FSIO_TRY(plug.finish());
     symlink_blocks_.clear();
   }
-  Channel channel;
-  FillSink sink(tree_, places_, fs.layout().block_size, channel, o_, rep_);
-  std::thread reader([&] {
-    fsio::Status st = src.read_contents(sink);
-    if (st) st = sink.finish();
-    channel.close(std::move(st));
-  });
+  const auto picks = share_contents(src.max_readers());
+  const auto readers = unsigned(std::max<std::size_t>(picks.size(), 1));
+  Channel channel(readers);
+  std::vector<std::unique_ptr<FillSink>> sinks;
+  for (unsigned r = 0; r < readers; ++r)
+    sinks.push_back(std::make_unique<FillSink>(tree_, places_, fs.layout().block_size, channel, r,
+                                               picks.empty() ? nullptr : &picks[r], o_.batch_bytes / 2 / readers, o_));
+  std::vector<std::thread> threads;
+  for (unsigned r = 0; r < readers; ++r)
+    threads.emplace_back([&, r] {
+      fsio::Status st = picks.empty() ? src.read_contents(*sinks[r]) : src.read_picked(*sinks[r], picks[r]);
+      if (st) st = sinks[r]->finish();
+      channel.close(r, std::move(st));
+    });
   fsio::Status st =
       channel.drain(fs.queue());  // the data before any metadata that points at it (the commit flushes first)
-  reader.join();
+  for (std::thread& t : threads) t.join();
+  for (const auto& sink : sinks) rep_.bytes_written += sink->bytes_written();
   return st;
+}
+
+// Which reader reads which contents: none (one reader, all of them) unless
+// the source allows two and there is data for more than two batches; then
+// runs of contents of at least an arena's bytes each, alternately, so each
+// batch is still contiguous data that the queue merges into large writes.
+std::vector<std::vector<bool>> TreeFill::share_contents(unsigned max_readers) const {
+  constexpr unsigned kReaders = 2;
+  std::uint64_t total = 0;
+  for (const Placement& p : places_) total += p.size;
+  const std::uint64_t run = o_.batch_bytes / 2 / kReaders;
+  if (max_readers < kReaders || run == 0 || total <= 2 * o_.batch_bytes) return {};
+  std::vector<std::vector<bool>> picks(kReaders, std::vector<bool>(places_.size(), false));
+  unsigned reader = 0;
+  std::uint64_t in_run = 0;  // bytes given to `reader` since it took over
+  for (std::size_t c = 0; c < places_.size(); ++c) {
+    picks[reader][c] = true;
+    in_run += places_[c].size;
+    if (in_run >= run) reader = (reader + 1) % kReaders, in_run = 0;
+  }
+  return picks;
 }
 
 }  // namespace ext

@@ -143,6 +143,7 @@ class TreeFill {
   };
 
  private:
+  std::vector<std::vector<bool>> share_contents(unsigned max_readers) const;
   fsio::Status make_children(std::uint32_t node, Inode& dir);
   fsio::Result<std::uint32_t> make_node(std::uint32_t node, const Inode& dir);
   fsio::Result<std::uint32_t> make_file(std::uint32_t node, const Inode& dir);

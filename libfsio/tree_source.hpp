@@ -26,8 +26,9 @@
 //
 // Neither step writes anything, so a filler can refuse a tree (a name it
 // cannot hold, a file too large) after list() without having touched its
-// target. Sources are not thread-safe; a source may use threads inside
-// read_contents, but calls the sink from the calling thread only.
+// target. Sources are not thread-safe, but for read_picked; a source may use
+// threads inside read_contents, but calls the sink from the calling thread
+// only.
 //
 // This header is libfsio's, but not installed: the interface is shared by
 // fat/, ext/ and the sources in cmd/tree/, not yet a promise to other
@@ -167,6 +168,15 @@ class TreeSource {
   // identity changed since list() is Errc::corrupt naming it ("changed
   // while mkfat read it"): the image would not be the tree that was planned.
   virtual Status read_contents(ContentSink& sink) = 0;
+  // How many threads may read at once with read_picked: 1 for a source that
+  // reads one stream (an archive), which has no read_picked.
+  virtual unsigned max_readers() const { return 1; }
+  // The contents `picked` (indexed by content) marks, as read_contents reads
+  // them all. Up to max_readers() calls may run at once, on threads of
+  // their own, each with its own sink and its own contents.
+  virtual Status read_picked(ContentSink&, const std::vector<bool>&) {
+    return make_error(Errc::unsupported, "this source reads its contents in one stream");
+  }
   // What the source reads, for check_apart against the target: the
   // archive, standard input, or each file of a tree (by the path it is read
   // through, so files reached through symbolic links count). Valid after list().

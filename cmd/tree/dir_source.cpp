@@ -94,11 +94,27 @@ Error changed(const FileRef& f, const std::string& how) {
   return make_error(Errc::corrupt, f.path + ": changed while it was read (" + how + ")");
 }
 
+// What one reading thread has seen of the page cache: whether it alone
+// served each of the last 64 files' first read (asked with RWF_NOWAIT; bit
+// 0 the latest, 1 = it did not). While at most 8 of them missed, the source
+// is in memory and asking for the next files (POSIX_FADV_WILLNEED) would
+// only walk their cached pages, a tenth of the reading of small files. (A
+// cached page that marks where the kernel's next readahead starts is an
+// EAGAIN too: about one file in a hundred of a tree read before; on a cold
+// cache nearly all miss.)
+struct CacheGuess {
+  std::uint64_t missed = ~std::uint64_t{0};
+  bool nowait = true;  // false once the source refused RWF_NOWAIT
+  bool in_cache() const { return std::popcount(missed) <= 8; }
+};
+
 class DirSource final : public TreeSource {
  public:
   DirSource(std::string root, const SourceOptions& o) : root_(std::move(root)), opt_(o) {}
   Result<Tree> list() override;
-  Status read_contents(ContentSink& sink) override;
+  Status read_contents(ContentSink& sink) override { return read_these(sink, nullptr); }
+  unsigned max_readers() const override { return 8; }
+  Status read_picked(ContentSink& sink, const std::vector<bool>& picked) override { return read_these(sink, &picked); }
   std::vector<StorageRef> storage() const override;
 
  private:
@@ -112,23 +128,13 @@ class DirSource final : public TreeSource {
   Status add_entry(int dirfd, const std::string& name, std::uint32_t self, const std::string& path, Walk& w);
   Status add_attrs(TreeNode& node, int dirfd, const std::string& name, const std::string& path) const;
   Status find_holes(int dirfd, const std::string& name, Content& c);
-  Status read_file(std::uint32_t content, int fd, ContentSink& sink);
-  ssize_t read_some(int fd, std::span<std::byte> room, bool first);
+  Status read_these(ContentSink& sink, const std::vector<bool>* picked) const;
+  Status read_file(std::uint32_t content, int fd, ContentSink& sink, CacheGuess& cache) const;
 
   std::string root_;
   SourceOptions opt_;
   bool root_user_ = ::geteuid() == 0;
   std::vector<FileRef> files_;  // per content
-  // Whether the page cache alone served each of the last 64 files' first
-  // read (asked with RWF_NOWAIT; bit 0 the latest, 1 = it did not). While
-  // at most 8 of them missed, the source is in memory and asking for the
-  // next files (POSIX_FADV_WILLNEED) would only walk their cached pages, a
-  // tenth of the reading of small files. (A cached page that marks where
-  // the kernel's next readahead starts is an EAGAIN too: about one file in
-  // a hundred of a tree read before; on a cold cache nearly all miss.)
-  std::uint64_t missed_ = ~std::uint64_t{0};
-  bool nowait_ = true;  // false once the source refused RWF_NOWAIT
-  bool in_cache() const { return std::popcount(missed_) <= 8; }
 };
 
 // lstat, and with SymlinkPolicy::follow the link's target instead.
@@ -254,22 +260,22 @@ Result<Tree> DirSource::list() {
   return std::move(w.tree);
 }
 
-// One file, read by this thread straight into the sink's buffers.
 // One read into `room`; a file's first one asked of the page cache alone
-// first (see missed_), then, if it had not all of it, of the file.
-ssize_t DirSource::read_some(int fd, std::span<std::byte> room, bool first) {
-  if (first && nowait_) {
+// first (see CacheGuess), then, if it had not all of it, of the file.
+ssize_t read_some(int fd, std::span<std::byte> room, bool first, CacheGuess& cache) {
+  if (first && cache.nowait) {
     iovec v{room.data(), room.size()};
     const ssize_t n = ::preadv2(fd, &v, 1, -1, RWF_NOWAIT);
-    missed_ = missed_ << 1 | (n == ssize_t(room.size()) ? 0 : 1);
+    cache.missed = cache.missed << 1 | (n == ssize_t(room.size()) ? 0 : 1);
     if (n == ssize_t(room.size())) return n;
-    if (n < 0 && errno != EAGAIN) nowait_ = false;  // EOPNOTSUPP: not this filesystem; the plain read says the rest
+    if (n < 0 && errno != EAGAIN) cache.nowait = false;  // EOPNOTSUPP: not this filesystem; read says the rest
     if (n > 0) return n;
   }
   return ::read(fd, room.data(), room.size());
 }
 
-Status DirSource::read_file(std::uint32_t content, int fd, ContentSink& sink) {
+// One file, read by this thread straight into the sink's buffers.
+Status DirSource::read_file(std::uint32_t content, int fd, ContentSink& sink, CacheGuess& cache) const {
   const FileRef& f = files_[content];
   if (f.sparse) return read_ranges(f, content, fd, sink);
   for (std::uint64_t off = 0; off < f.size;) {
@@ -277,7 +283,7 @@ Status DirSource::read_file(std::uint32_t content, int fd, ContentSink& sink) {
     const std::size_t want = std::size_t(std::min<std::uint64_t>(room.size(), f.size - off));
     std::size_t got = 0;
     while (got < want) {
-      const ssize_t n = read_some(fd, room.subspan(got, want - got), off + got == 0);
+      const ssize_t n = read_some(fd, room.subspan(got, want - got), off + got == 0, cache);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return errno_error("read " + f.path + " at byte " + std::to_string(off + got));
       if (n == 0)
@@ -295,8 +301,9 @@ Status DirSource::read_file(std::uint32_t content, int fd, ContentSink& sink) {
 // read_ahead_files of them and read_ahead_bytes) are open with their data
 // asked for (POSIX_FADV_WILLNEED): on a cold cache the kernel reads them all
 // at once while this thread copies the earlier ones, and no thread hands
-// bytes to another.
-Status DirSource::read_contents(ContentSink& sink) {
+// bytes to another. Only the `picked` contents, if given.
+Status DirSource::read_these(ContentSink& sink, const std::vector<bool>* picked) const {
+  CacheGuess cache;
   std::deque<std::pair<std::uint32_t, int>> ahead;  // content, descriptor
   std::uint64_t ahead_bytes = 0;
   std::uint32_t next = 0;
@@ -306,16 +313,22 @@ Status DirSource::read_contents(ContentSink& sink) {
   };
   Status st;
   while (st && (next < files_.size() || !ahead.empty())) {
-    while (next < files_.size() && (ahead.empty() || (ahead.size() < opt_.read_ahead_files &&
-                                                      ahead_bytes + files_[next].size <= opt_.read_ahead_bytes))) {
-      const std::uint32_t c = next++;
-      if (files_[c].size == 0) continue;
+    while (next < files_.size()) {
+      const std::uint32_t c = next;
+      if (files_[c].size == 0 || (picked && !(*picked)[c])) {
+        ++next;
+        continue;
+      }
+      if (!ahead.empty() &&
+          (ahead.size() >= opt_.read_ahead_files || ahead_bytes + files_[c].size > opt_.read_ahead_bytes))
+        break;
+      ++next;
       auto fd = open_listed(files_[c]);
       if (!fd) {
         st = std::move(fd).error();
         break;
       }
-      if (!in_cache()) ::posix_fadvise(*fd, 0, 0, POSIX_FADV_WILLNEED);
+      if (!cache.in_cache()) ::posix_fadvise(*fd, 0, 0, POSIX_FADV_WILLNEED);
       ahead.emplace_back(c, *fd);
       ahead_bytes += files_[c].size;
     }
@@ -327,7 +340,7 @@ Status DirSource::read_contents(ContentSink& sink) {
     const auto [c, fd] = ahead.front();
     ahead.pop_front();
     ahead_bytes -= files_[c].size;
-    st = read_file(c, fd, sink);
+    st = read_file(c, fd, sink, cache);
     ::close(fd);
   }
   close_all();

@@ -168,6 +168,14 @@ clean "$T/spill.img" "with an 8 KiB metadata cache"
 python3 "$SRC/tests/cli/ext_cmp_kbytes.py" "$T/ref.img" "$T/spill.img" ||
   fail "an 8 KiB metadata cache changes the image beyond the bytes-written count"
 pass "with an 8 KiB metadata cache (early writes): the same image but for the bytes-written count"
+
+# 2c. Data batches of 64 KiB (FSIO_DATA_BATCH) are fewer bytes than the
+# tree's data (1.5 MB in big alone), so two threads read the directory, each
+# its own runs of files into 16 KiB arenas, the queue writing whichever comes
+# first: the same image, byte for byte (the tar above was read by one).
+expect_rc 0 env FSIO_DATA_BATCH=64K "$MKEXT4" -q "${IDS[@]}" -d "$T/fwd" "$T/two.img" 64M
+cmp "$T/ref.img" "$T/two.img" || fail "two reading threads give another image"
+pass "read by two threads in 64 KiB batches: the same image"
 export SOURCE_DATE_EPOCH=1900000000
 
 # 3. Older times are kept, newer ones clamped (checked by sees); without

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "cmd/tree/source.hpp"
 #include "tests/support/support.hpp"
@@ -196,6 +197,42 @@ TEST(DirSource, DeliversEveryFileOnceInOrder) {
   ASSERT_TRUE((*src)->read_contents(sink));
   EXPECT_EQ(treetest::file_bytes(tree, sink), want);
   EXPECT_EQ(sink.data().size(), 60u);  // the empty file has no content to deliver
+}
+
+TEST(DirSource, TwoThreadsReadThePickedFilesEach) {
+  TempDir t;
+  std::map<std::string, std::string> want;
+  for (int i = 0; i < 50; ++i) {
+    const std::string name = "f" + std::to_string(i);
+    want[name] = pattern(std::size_t(i * 53 % 300 + 1), unsigned(i));
+    put(t / ("src/" + name), want[name]);
+  }
+  fsio::tree::SourceOptions o;
+  o.read_ahead_files = 4;
+  auto src = fsio::tree::open_directory(t / "src", o);
+  const fsio::Tree tree = *(*src)->list();
+  ASSERT_GE((*src)->max_readers(), 2u);
+  // Runs of three files each, alternately.
+  std::vector<bool> first(tree.contents.size());
+  for (std::size_t c = 0; c < first.size(); ++c) first[c] = c / 3 % 2 == 0;
+  std::vector<bool> second(first.size());
+  for (std::size_t c = 0; c < first.size(); ++c) second[c] = !first[c];
+  CollectSink a(100), b(100);
+  a.expect_sizes(tree);
+  b.expect_sizes(tree);
+  fsio::Status sa, sb;
+  std::thread other([&] { sb = (*src)->read_picked(b, second); });
+  sa = (*src)->read_picked(a, first);
+  other.join();
+  ASSERT_TRUE(sa) << sa.error().message();
+  ASSERT_TRUE(sb) << sb.error().message();
+  // Each file came once, to the sink that picked it, with the bytes written above.
+  for (const auto& [c, bytes] : a.data()) EXPECT_TRUE(first[c]) << c;
+  for (const auto& [c, bytes] : b.data()) {
+    EXPECT_TRUE(second[c]) << c;
+    EXPECT_TRUE(a.data().emplace(c, bytes).second) << "content " << c << " read twice";
+  }
+  EXPECT_EQ(treetest::file_bytes(tree, a), want);
 }
 
 TEST(DirSource, AFileThatChangedSinceTheListingIsAnError) {
