@@ -102,19 +102,25 @@ struct Inode {
 
   Ext4Inode fields() const;             // first 160 bytes; missing ones read as 0
   void set_fields(const Ext4Inode& f);  // writes back the bytes that exist
-  std::uint16_t mode() const { return fields().i_mode; }
+  // The fields read most (every directory add asks the mode, flags and
+  // generation of its directory), loaded alone rather than through fields().
+  std::uint16_t mode() const { return field<le16>(offsetof(Ext4Inode, i_mode)); }
   bool is_dir() const { return (mode() & S_IFMT_) == S_IFDIR_; }
   bool is_reg() const { return (mode() & S_IFMT_) == S_IFREG_; }
   bool is_symlink() const { return (mode() & S_IFMT_) == S_IFLNK_; }
-  std::uint32_t flags() const { return fields().i_flags; }
+  std::uint32_t flags() const { return field<le32>(offsetof(Ext4Inode, i_flags)); }
   std::uint64_t size() const;
   std::uint32_t uid() const;
   std::uint32_t gid() const;
-  std::uint32_t generation() const { return fields().i_generation; }
+  std::uint32_t generation() const { return field<le32>(offsetof(Ext4Inode, i_generation)); }
   std::uint64_t file_acl(const Layout& l) const;
   // i_blocks in 512-byte units, resolving huge_file's block units.
   std::uint64_t blocks_512(const Layout& l) const;
   std::uint32_t extra_isize() const;  // 0 for 128-byte inodes
+  template <typename T>
+  decltype(T{}.get()) field(std::size_t off) const {  // 0 where raw is short, as fields() reads it
+    return raw.size() >= off + sizeof(T) ? fsio::load<T>(raw, off).get() : 0;
+  }
   std::span<const std::byte, 60> i_block() const {
     return std::span<const std::byte, 60>(raw.data() + offsetof(Ext4Inode, i_block), 60);
   }
