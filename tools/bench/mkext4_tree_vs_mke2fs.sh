@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # mkext4 -d against mke2fs -t ext4 -d, and against the kernel's way (mke2fs,
-# a loop mount, cp -a, umount), on the trees issue 25 names, side by side in
+# a loop mount, cp -a, umount, sync: the data on the image file, as the
+# others leave it), on the trees issue 25 names, side by side in
 # one run, alternating, REPS times each (default 5): wall-time medians, the
 # ratios (< 1: mkext4 is faster), each tool's peak memory (GNU time's
 # maximum RSS, the last run's) and e2fsck -fn on every result.
@@ -41,8 +42,12 @@ now() { date +%s.%N; }
 median() { python3 -c 'import sys,statistics; print("%.3f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 ratio() { python3 -c "print('%.2f' % ($1 / $2))"; }
 # timed RSSFILE CMD...: prints the wall time; GNU time's max RSS into RSSFILE
+# Each run starts with nothing dirty in the page cache (sync, untimed): the
+# run before it (mke2fs -d's buffered writes, cp -a into a loop mount)
+# would otherwise still be writing back while it runs.
 timed() {
   local rss=$1 t0; shift
+  sync
   t0=$(now)
   /usr/bin/time -f %M -o "$rss" "$@" >/dev/null 2>"$dir/err" || { cat "$dir/err" >&2; echo "failed: $*" >&2; exit 1; }
   python3 -c "print($(now) - $t0)"
@@ -88,7 +93,7 @@ row() {
     rm -f "$img"; tp+=("$(timed "$dir/peer.rss" "${peer[@]}")")
     rm -f "$img"; to+=("$(timed "$dir/ours.rss" "${ours[@]}")")
     rm -f "$img"; tk+=("$(timed "$dir/kern.rss" sh -c "mke2fs -q -t ext4 ${ID[*]} -N $inodes '$img' $size &&
-      mount -o loop '$img' '$mnt' && cp -a '$tree'/. '$mnt'/ && umount '$mnt'")")
+      mount -o loop '$img' '$mnt' && cp -a '$tree'/. '$mnt'/ && umount '$mnt' && sync")")
   done
   rm -f "$img"; "${peer[@]}" >/dev/null 2>&1; local peer_ok; peer_ok=$(clean "$img")
   rm -f "$img"; "${ours[@]}" >/dev/null 2>&1; local ours_ok; ours_ok=$(clean "$img")
