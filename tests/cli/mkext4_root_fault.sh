@@ -61,5 +61,7 @@ sweep() {
 sweep
 # A metadata cache of 8 KiB: the fill writes its metadata out early, many
 # times (mkext4 -d may: nothing on the target is a filesystem until the
-# commit's superblocks).
-sweep FSIO_META_CACHE=8K
+# commit's superblocks). And data batches of 64 KiB, less than the tree's
+# 200 KB of data: two threads read the files, and their batches reach the
+# writes in whichever order they come.
+sweep FSIO_META_CACHE=8K FSIO_DATA_BATCH=64K
