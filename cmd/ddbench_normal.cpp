@@ -72,7 +72,7 @@ std::string percentiles(const char* name, const bench::LatencyHistogram& h, cons
 std::string dir_block(const Report& rep, const ReportJob& job, bench::BenchDir d) {
   const bench::BenchDirResult& r = job.result.dir[d];
   const DirView v = dir_view(rep, job, d);
-  if (!v.active || (r.io_bytes == 0 && r.ios == 0)) return {};
+  if (!v.active || (r.io_bytes == 0 && r.ios == 0) || job.result.no_io) return {};
   const bool i2p = !job.spec || job.spec->kb_base == 1024;
   std::string out =
       fmt("  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)\n", bench_dir_name(d),

@@ -10,6 +10,24 @@
 
 namespace bench::detail {
 
+// One entry of an option table: the option and what it does to a job.
+using Apply = fsio::Status (*)(FioJob&, const FioLine&);
+struct Entry {
+  FioOptionInfo info;
+  Apply apply;
+};
+
+// A setter whose body needs no more than one statement or two.
+#define SET(body)                                   \
+  [](FioJob& j, const FioLine& l) -> fsio::Status { \
+    body;                                           \
+    return {};                                      \
+  }
+
+// The options of the engines that run no I/O of their own on a target
+// (cpuio, exec, net) and of when a job starts (fio_engine_options.cpp).
+const std::vector<Entry>& engine_option_table();
+
 // "--bs" on the command line, "bs" in a job file.
 std::string label(const FioLine& l);
 fsio::Error bad(const FioLine& l, const std::string& why);

@@ -14,6 +14,7 @@
 #include "cmd/bench/fio_job.hpp"
 #include "cmd/bench/fio_units.hpp"
 #include "cmd/bench/run.hpp"
+#include "cmd/bench/task_engines.hpp"
 
 namespace bench {
 
@@ -47,6 +48,7 @@ struct FioJob {
   std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
   bool disk_util = true;               // report the disk's statistics
   FileOp file_op = FileOp::none;       // ioengine=filecreate, filestat, filedelete (file_ops.hpp)
+  TaskJob task;                        // ioengine=cpuio, exec and their options (task_engines.hpp)
   unsigned nrfiles = 1;                // files per job: more than 1 only with a file engine
   bool create_on_open = false;         // a file engine lays nothing out first
   bool strided = false;                // zonemode=strided (zonesize etc. in bench)

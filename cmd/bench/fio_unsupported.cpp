@@ -168,6 +168,7 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"cmdprio", uring},
       {"cmdprio_bssplit", uring},
       {"userspace_reap", "libaio runs on io_uring here"},
+      {"exit_on_io_done", "a cpuio job runs for its runtime; ddbench does not end it when the I/O jobs are done"},
   };
   return list;
 }

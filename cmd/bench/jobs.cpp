@@ -106,6 +106,8 @@ fsio::Result<fsio::Device> open_file_op_job(BenchJob& job) {
 
 fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed, std::vector<std::string>& notes) {
   if (job.spec && job.spec->file_op != FileOp::none) return open_file_op_job(job);
+  // cpuio and exec have no target: an empty stand-in, never read or written.
+  if (job.spec && job.spec->task.engine != TaskEngine::none) return open_null_target(job.target, 4096);
   BenchOptions& o = job.options;
   if (!o.null_engine) FSIO_TRY(choose_create_size(job, notes));
   // O_EXCL claims a block device for this process; a second job on the same
@@ -274,6 +276,8 @@ DiskCounters read_disks_before(const std::vector<BenchJob>& jobs, const std::vec
 fsio::Result<BenchResult> run_job(fsio::Device& dev, const BenchJob& job, fsio::Progress* progress) {
   if (job.file_ops) return run_file_ops(*job.file_ops);
   const BenchOptions& o = job.options;
+  if (job.spec && job.spec->task.engine != TaskEngine::none)
+    return run_task(job.spec->task, {job.name, o.rw, o.bs, o.runtime, o.stat_window_ms});
   auto r = run_bench(dev, o, progress);
   if (o.flow.group) o.flow.group->leave(o.flow.weight);
   return r;

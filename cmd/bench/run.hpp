@@ -358,7 +358,10 @@ struct BenchResult {
   std::vector<BenchIoEvent> io_events;    // with log_ios
   fsio::IoStats stats;                    // IoQueue's counter names for the measured pass
   bool interrupted = false;               // SIGINT/SIGTERM stopped the run
-  bool runtime_capped = false;            // --runtime stopped it (before the range ended, or --time-based)
+  // fio's FIO_NOIO engines (cpuio, exec): requests counted, no bytes, and
+  // the direction's runtime, bandwidth and IOPS reported as 0, as fio does.
+  bool no_io = false;
+  bool runtime_capped = false;  // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
 
   // --verify passed: complete and no mismatch. An interrupted verify is not ok.

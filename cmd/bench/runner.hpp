@@ -165,5 +165,9 @@ class Runner {
 };
 
 std::uint64_t now_ns();
+// CPU the calling thread has used so far (getrusage RUSAGE_THREAD), and
+// since an earlier reading.
+BenchCpu thread_cpu();
+BenchCpu cpu_since(const BenchCpu& before);
 
 }  // namespace bench::detail

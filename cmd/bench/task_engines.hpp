@@ -1,0 +1,88 @@
+// fio's engines that move no data (FIO_NOIO | FIO_DISKLESSIO in fio 3.33):
+// cpuio burns CPU (engines/cpu.c), exec runs a program beside the other
+// jobs (engines/exec.c). A job of theirs has no target; it makes one
+// request at a time, timed as a completion latency, then sleeps fio's
+// "thinktime" before the next, until runtime= is up (without runtime= it
+// runs until interrupted, as fio's does). The requests are counted (total_ios,
+// latencies, IOPS samples) but move no bytes, and fio reports the
+// direction's runtime, bandwidth and IOPS as 0 (BenchResult::no_io).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cmd/bench/fio_job.hpp"
+#include "cmd/bench/run.hpp"
+#include "libfsio/result.hpp"
+
+namespace bench {
+
+enum class TaskEngine { none, cpuio, exec };
+const char* task_engine_name(TaskEngine e);  // fio's: "cpuio", "exec"
+
+// cpuio: each request spins for chunk_us (noop) or sorts 1 MiB of numbers
+// four ways (qsort, taking as long as it takes), then sleeps so that the
+// busy share of the time is load percent.
+enum class CpuMode { noop, qsort };
+struct CpuOptions {
+  unsigned load = 0;  // fio cpuload: 1..100 (more is 100, as in fio)
+  CpuMode mode = CpuMode::noop;
+  std::uint64_t chunk_us = 50000;  // fio cpuchunks
+};
+
+// exec: the program starts at the first request; later requests wait 50 ms
+// each, and the first one past runtime= sends SIGTERM and waits grace_s.
+// At the end the program gets SIGKILL (fio's cleanup) and is reaped.
+struct ExecOptions {
+  std::string program;
+  std::string arguments;   // split at spaces; %r is the runtime in s, %n the job's name
+  unsigned grace_s = 1;    // fio grace_time
+  bool std_redirect = true;  // the program's stdout/stderr to JOB.stdout, JOB.stderr in the current directory
+};
+
+struct TaskJob {
+  TaskEngine engine = TaskEngine::none;
+  CpuOptions cpu;
+  ExecOptions exec;
+  // The first option of cpuio or exec given, which needs that engine.
+  std::optional<FioLine> cpu_line, exec_line;
+};
+
+// One copy of a task job: its name and the job options the loop needs.
+struct TaskRun {
+  std::string name;
+  BenchRw rw = BenchRw::read;  // the requests count as reads unless the job writes
+  std::uint64_t bs = 4096;
+  double runtime = 0;  // s; 0: until interrupted
+  unsigned stat_window_ms = 500;
+};
+
+// The checks fio makes when the job starts (cpuio needs cpuload=, exec a
+// program=), and that the engines' options are not given to another
+// engine. Errors name the option's line.
+fsio::Status check_task_job(const TaskJob& job, BenchRw rw);
+
+fsio::Result<BenchResult> run_task(const TaskJob& job, const TaskRun& run);
+
+// One request of a task engine, given the ns since the job started: its
+// work, then how long to sleep after it (us).
+using TaskRequest = std::function<fsio::Result<std::uint64_t>(std::uint64_t since_start_ns)>;
+
+// The loop both engines share (task_engines.cpp).
+fsio::Result<BenchResult> run_task_loop(const TaskRun& run, const char* engine, const TaskRequest& request);
+
+// cpuio's sleep after a request that kept the CPU busy for busy_us, so that
+// busy / (busy + sleep) is load percent (fio: busy x (100 - load) / load).
+std::uint64_t cpu_think_us(std::uint64_t busy_us, unsigned load);
+fsio::Result<BenchResult> run_cpuio(const CpuOptions& cpu, const TaskRun& run);
+
+// exec's command line as fio builds it: "PROGRAM ARGUMENTS" with %r and %n
+// replaced, split at spaces (no quoting: fio has none).
+std::vector<std::string> exec_argv(const ExecOptions& exec, double runtime, std::string_view job_name);
+fsio::Result<BenchResult> run_exec(const ExecOptions& exec, const TaskRun& run);
+
+}  // namespace bench

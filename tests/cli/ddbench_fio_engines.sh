@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# fio's engines that move no data (issue 27): cpuio and exec, in job files
+# written for this test, each run through fio 3.33 and through ddbench
+# (fio_both.sh): exit 0, JSON keys and types, requests counted with no bytes
+# and no runtime, and for exec the files the program's output goes to.
+. "$(dirname "$0")/lib.sh"
+need python3 fio
+. "$(dirname "$0")/fio_both.sh"
+
+# cpuio noop: 20 ms busy, then 60 ms asleep (cpuload=25), for 1 s: about
+# 12 requests, each a 20 ms completion latency, no bytes, runtime 0.
+cat >"$T/cpu_noop.fio" <<'EOF'
+[spin]
+ioengine=cpuio
+cpuload=25
+cpuchunks=20000
+cpumode=noop
+time_based
+runtime=1
+EOF
+both cpu_noop 'all(9 <= io(j)["total_ios"] <= 14 and io(j)["io_bytes"] == 0 and io(j)["runtime"] == 0
+                   and 20e6 <= io(j)["clat_ns"]["min"] and io(j)["clat_ns"]["mean"] < 40e6 for j in (f, d))'
+
+# cpuio qsort, beside a second job of the same engine: each request sorts
+# as long as it takes, then sleeps as long again (cpuload=50).
+cat >"$T/cpu_qsort.fio" <<'EOF'
+[global]
+ioengine=cpuio
+runtime=1
+[sort]
+cpuload=50
+cpumode=qsort
+[spin]
+cpuload=100
+cpuchunks=10000
+EOF
+both cpu_qsort 'all(io(j)["total_ios"] >= 1 and io(j)["io_bytes"] == 0 and io(j,1)["total_ios"] >= 50
+                    and io(j,1)["clat_ns"]["min"] >= 10e6 for j in (f, d))'
+
+# exec: %n and %r in the arguments, the output in JOB.stdout; grace_time=0.
+# A cpuio job runs beside it, as in fio's exec.fio.
+cat >"$T/exec.fio" <<'EOF'
+[global]
+runtime=1
+[echoer]
+ioengine=exec
+program=/bin/echo
+arguments=job %n ran for %r s
+grace_time=0
+[burn]
+ioengine=cpuio
+cpuload=10
+EOF
+both exec 'all(open(x + "/echoer.stdout").read() == "job echoer ran for 1 s\n" and os.path.getsize(x + "/echoer.stderr") == 0
+               for x in (F, D)) and all(9 <= io(j)["total_ios"] <= 13 and io(j)["runtime"] == 0 for j in (f, d))'
+
+# A program that is not there fails the program, not the job (exit 0): its
+# complaint is in JOB.stderr. Without std_redirect no files are made.
+cat >"$T/exec_missing.fio" <<'EOF'
+[missing]
+ioengine=exec
+program=/nonexistent/tool
+arguments=-x
+runtime=1
+grace_time=0
+[quiet]
+ioengine=exec
+program=/bin/true
+std_redirect=0
+runtime=1
+EOF
+both exec_missing 'all(os.path.getsize(x + "/missing.stderr") > 0 and os.path.getsize(x + "/missing.stdout") == 0
+                       and not os.path.exists(x + "/quiet.stdout") for x in (F, D))'
+grep -q "missing.*/nonexistent/tool.*No such file" "$T/exec_missing.dd.d/err.txt" || fail "exec_missing: no note of the missing program"
+
+# What fio refuses, ddbench refuses: cpuio without cpuload, exec without a
+# program; and an engine's option on another engine (fio: unknown option).
+refused() {
+  local name=$1 text=$2 want=$3
+  printf '%b' "$text" >"$T/$name.fio"
+  (cd "$T" && timeout 20 fio --output-format=json "$name.fio" >/dev/null 2>&1) && fail "$name: fio ran it"
+  local out
+  out=$(cd "$T" && "$DDBENCH" "$name.fio" 2>&1) && fail "$name: ddbench ran it"
+  echo "$out" | grep -q "$want" || fail "$name: ddbench said: $out"
+  pass "$name: refused by fio and by ddbench ($want)"
+}
+refused no_load '[c]\nioengine=cpuio\nruntime=1\n' 'needs cpuload='
+refused no_program '[e]\nioengine=exec\nruntime=1\n' 'needs program='
+refused stray_option '[p]\nioengine=psync\ncpuload=50\nsize=1m\n' 'cpuload: an option of ioengine=cpuio'
