@@ -53,7 +53,7 @@ J dir_json(const Report& rep, const ReportJob& job, bench::BenchDir d, bool plus
            {"runtime", v.runtime},
            {"total_ios", r.ios},
            {"short_ios", std::uint64_t{0}},
-           {"drop_ios", std::uint64_t{0}},
+           {"drop_ios", r.dropped},
            {"slat_ns", lat_json(r.slat)},
            {"clat_ns", clat_json(r.clat, job.spec, plus)},
            {"lat_ns", lat_json(r.lat)},

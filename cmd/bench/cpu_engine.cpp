@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 #include "cmd/bench/runner.hpp"
@@ -63,15 +64,15 @@ std::uint64_t cpu_think_us(std::uint64_t busy_us, unsigned load) {
 
 fsio::Result<BenchResult> run_cpuio(const CpuOptions& cpu, const TaskRun& run) {
   if (cpu.mode == CpuMode::noop)
-    return run_task_loop(run, "cpuio", [&](std::uint64_t) -> fsio::Result<std::uint64_t> {
+    return run_task_loop(run, "cpuio", false, [&](std::uint64_t) -> fsio::Result<std::optional<TaskStep>> {
       spin_us(cpu.chunk_us);
-      return cpu_think_us(cpu.chunk_us, cpu.load);
+      return std::optional{TaskStep{.think_us = cpu_think_us(cpu.chunk_us, cpu.load)}};
     });
   std::vector<std::int32_t> data = sort_data();  // sorted on from where the last request left it, as in fio
-  return run_task_loop(run, "cpuio", [&](std::uint64_t) -> fsio::Result<std::uint64_t> {
+  return run_task_loop(run, "cpuio", false, [&](std::uint64_t) -> fsio::Result<std::optional<TaskStep>> {
     const std::uint64_t t = detail::now_ns();
     sort_four_ways(data);
-    return cpu_think_us((detail::now_ns() - t) / 1000, cpu.load);
+    return std::optional{TaskStep{.think_us = cpu_think_us((detail::now_ns() - t) / 1000, cpu.load)}};
   });
 }
 

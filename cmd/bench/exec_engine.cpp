@@ -120,19 +120,21 @@ fsio::Result<BenchResult> run_exec(const ExecOptions& exec, const TaskRun& run) 
   std::optional<std::uint64_t> job_start;  // set at the first request, which starts the program
   std::string failure;
   const std::uint64_t runtime_ns = std::uint64_t(run.runtime * 1e9);
-  auto res = FSIO_TRY(run_task_loop(run, "exec", [&](std::uint64_t since_start) -> fsio::Result<std::uint64_t> {
-    if (!job_start) {
-      job_start = detail::now_ns() - since_start;
-      FSIO_TRY(program.start(exec, argv, run.name, failure));
-      return poll_us;
-    }
-    ::usleep(useconds_t(poll_us));
-    if (detail::now_ns() - *job_start > runtime_ns) {
-      program.terminate();
-      ::sleep(exec.grace_s);
-    }
-    return poll_us;
-  }));
+  const std::optional<TaskStep> poll = TaskStep{.think_us = poll_us};
+  auto res = FSIO_TRY(
+      run_task_loop(run, "exec", false, [&](std::uint64_t since_start) -> fsio::Result<std::optional<TaskStep>> {
+        if (!job_start) {
+          job_start = detail::now_ns() - since_start;
+          FSIO_TRY(program.start(exec, argv, run.name, failure));
+          return poll;
+        }
+        ::usleep(useconds_t(poll_us));
+        if (detail::now_ns() - *job_start > runtime_ns) {
+          program.terminate();
+          ::sleep(exec.grace_s);
+        }
+        return poll;
+      }));
   if (!failure.empty())
     res.note = "job " + run.name + ": " + failure + (exec.std_redirect ? " (said in " + run.name + ".stderr)" : "") +
                "; as in fio, the job ran its time anyway";

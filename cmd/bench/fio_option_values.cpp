@@ -206,7 +206,10 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   const std::string& v = l.value;
   j.bench.null_engine = v == "null";
   j.bench.ftruncate_engine = v == "ftruncate";
-  j.task.engine = v == "cpuio" ? TaskEngine::cpuio : v == "exec" ? TaskEngine::exec : TaskEngine::none;
+  j.task.engine = v == "cpuio"  ? TaskEngine::cpuio
+                  : v == "exec" ? TaskEngine::exec
+                  : v == "net"  ? TaskEngine::net
+                                : TaskEngine::none;
   j.file_op = v == "filecreate"   ? FileOp::create
               : v == "filestat"   ? FileOp::stat
               : v == "filedelete" ? FileOp::remove
@@ -228,7 +231,7 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
     return bad(
         l,
         "ddbench has the io_uring, psync (also pvsync, pvsync2), sync, libaio, posixaio, null, ftruncate, filecreate, "
-        "filestat, filedelete, cpuio and exec engines");
+        "filestat, filedelete, cpuio, exec and net engines");
   }
   return {};
 }

@@ -73,7 +73,7 @@ const std::vector<Entry>& table() {
       {{"offset", FioArg::required, "where the range starts, bytes or a percentage"},
        SET(j.offset = FSIO_TRY(size_or_percent(l, j.kb_base)))},
       {{"ioengine", FioArg::required,
-        "io_uring, psync (pvsync, pvsync2), sync (as psync), libaio (as io_uring), null, ftruncate, cpuio, exec"},
+        "io_uring, psync (pvsync, pvsync2), sync (as psync), libaio (as io_uring), null, ftruncate, cpuio, exec, net"},
        apply_engine},
       {{"engine", FioArg::required, "ddbench's name: uring, psync or auto", false}, apply_engine},
       {{"iodepth", FioArg::required, "requests in flight, 1 to 32768"},

@@ -48,7 +48,8 @@ struct FioJob {
   std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
   bool disk_util = true;               // report the disk's statistics
   FileOp file_op = FileOp::none;       // ioengine=filecreate, filestat, filedelete (file_ops.hpp)
-  TaskJob task;                        // ioengine=cpuio, exec and their options (task_engines.hpp)
+  TaskJob task;                        // ioengine=cpuio, exec, net and their options (task_engines.hpp)
+  double startdelay = 0;               // s to wait once the job's wave starts (fio startdelay)
   unsigned nrfiles = 1;                // files per job: more than 1 only with a file engine
   bool create_on_open = false;         // a file engine lays nothing out first
   bool strided = false;                // zonemode=strided (zonesize etc. in bench)

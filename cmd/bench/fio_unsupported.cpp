@@ -44,7 +44,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"pre_read", "ddbench always reads from the device (invalidate drops the cache)"},
       {"allow_mounted_write", "ddbench never writes to a mounted target"},
       {"overwrite", files},
-      {"startdelay", "jobs start together, or after a stonewall"},
       {"fill_device", "give size= or use the whole target"},
       {"number_ios", "use io_size="},
       {"offset_align", "offsets are multiples of the smallest block size"},
@@ -168,6 +167,8 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"cmdprio", uring},
       {"cmdprio_bssplit", uring},
       {"userspace_reap", "libaio runs on io_uring here"},
+      {"window_size", "ddbench's net engine leaves socket buffer sizes to the system"},
+      {"mss", "ddbench's net engine leaves the TCP segment size to the system"},
       {"exit_on_io_done", "a cpuio job runs for its runtime; ddbench does not end it when the I/O jobs are done"},
   };
   return list;

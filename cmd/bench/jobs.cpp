@@ -271,13 +271,29 @@ DiskCounters read_disks_before(const std::vector<BenchJob>& jobs, const std::vec
   return c;
 }
 
+// fio's startdelay: the job waits this long after its wave starts; Ctrl-C
+// ends the wait (the job then runs, and stops at once).
+void delay_start(double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end && !fsio::InterruptGuard::requested())
+    std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(end - std::chrono::steady_clock::now(),
+                                                                        std::chrono::milliseconds(100)));
+}
+
 // One job; a job that has ended leaves its flow group (fio's flow_exit_job),
 // so the others are no longer held to its share.
 fsio::Result<BenchResult> run_job(fsio::Device& dev, const BenchJob& job, fsio::Progress* progress) {
+  if (job.spec && job.spec->startdelay > 0) delay_start(job.spec->startdelay);
   if (job.file_ops) return run_file_ops(*job.file_ops);
   const BenchOptions& o = job.options;
   if (job.spec && job.spec->task.engine != TaskEngine::none)
-    return run_task(job.spec->task, {job.name, o.rw, o.bs, o.runtime, o.stat_window_ms});
+    return run_task(job.spec->task, {.name = job.name,
+                                     .rw = o.rw,
+                                     .bs = o.bs,
+                                     .runtime = o.runtime,
+                                     .size = job.spec->size.is_percent() ? 0 : job.spec->size.bytes,
+                                     .stat_window_ms = o.stat_window_ms,
+                                     .clone = job.clone});
   auto r = run_bench(dev, o, progress);
   if (o.flow.group) o.flow.group->leave(o.flow.weight);
   return r;

@@ -323,9 +323,10 @@ struct VerifyResult {
 struct BenchDirResult {
   std::uint64_t io_bytes = 0;
   std::uint64_t ios = 0;
-  LatencyHistogram clat;  // submit to completion
-  LatencyStats slat;      // queued to submitted (io_uring only; empty for psync)
-  LatencyStats lat;       // queued to completion
+  LatencyHistogram clat;      // submit to completion
+  LatencyStats slat;          // queued to submitted (io_uring only; empty for psync)
+  LatencyStats lat;           // queued to completion
+  std::uint64_t dropped = 0;  // requests lost on the way (the net engine's UDP sequence gaps; fio's drop_ios)
 };
 
 // CPU the run's thread used (getrusage RUSAGE_THREAD), as fio's cpu line.

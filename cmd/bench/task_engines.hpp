@@ -21,8 +21,8 @@
 
 namespace bench {
 
-enum class TaskEngine { none, cpuio, exec };
-const char* task_engine_name(TaskEngine e);  // fio's: "cpuio", "exec"
+enum class TaskEngine { none, cpuio, exec, net };
+const char* task_engine_name(TaskEngine e);  // fio's: "cpuio", "exec", "net"
 
 // cpuio: each request spins for chunk_us (noop) or sorts 1 MiB of numbers
 // four ways (qsort, taking as long as it takes), then sleeps so that the
@@ -39,17 +39,39 @@ struct CpuOptions {
 // At the end the program gets SIGKILL (fio's cleanup) and is reaped.
 struct ExecOptions {
   std::string program;
-  std::string arguments;   // split at spaces; %r is the runtime in s, %n the job's name
-  unsigned grace_s = 1;    // fio grace_time
+  std::string arguments;     // split at spaces; %r is the runtime in s, %n the job's name
+  unsigned grace_s = 1;      // fio grace_time
   bool std_redirect = true;  // the program's stdout/stderr to JOB.stdout, JOB.stderr in the current directory
+};
+
+// net (engines/net.c): bs-sized requests over a TCP connection or as UDP
+// datagrams over IPv4, sequentially, up to size= bytes. A TCP side with
+// listen waits for one connection on port, the other connects to
+// hostname; a UDP reader binds port (joining hostname's group when it is a
+// multicast address) and a UDP writer sends to hostname. Copies of a job
+// (numjobs) use port + their number. With pingpong each request is answered
+// with one of the same size before the next. The UDP framing is fio's: a
+// "link open" datagram first, a "link close" one last, and a sequence number
+// at the end of each datagram, by which a reader counts the ones it missed.
+enum class NetProtocol { tcp, udp };
+struct NetOptions {
+  std::string hostname;
+  unsigned port = 0;
+  NetProtocol protocol = NetProtocol::tcp;
+  bool listen = false;
+  bool pingpong = false;
+  bool nodelay = false;   // TCP_NODELAY
+  std::string interface;  // multicast: the IPv4 address of the interface to send and join on
+  unsigned ttl = 1;       // multicast TTL
 };
 
 struct TaskJob {
   TaskEngine engine = TaskEngine::none;
   CpuOptions cpu;
   ExecOptions exec;
-  // The first option of cpuio or exec given, which needs that engine.
-  std::optional<FioLine> cpu_line, exec_line;
+  NetOptions net;
+  // The first option of cpuio, exec or net given, which needs that engine.
+  std::optional<FioLine> cpu_line, exec_line, net_line;
 };
 
 // One copy of a task job: its name and the job options the loop needs.
@@ -57,8 +79,10 @@ struct TaskRun {
   std::string name;
   BenchRw rw = BenchRw::read;  // the requests count as reads unless the job writes
   std::uint64_t bs = 4096;
-  double runtime = 0;  // s; 0: until interrupted
+  double runtime = 0;      // s; 0: until interrupted
+  std::uint64_t size = 0;  // bytes after which a job that moves data is done (0: no limit)
   unsigned stat_window_ms = 500;
+  unsigned clone = 0;  // the copy's number (numjobs)
 };
 
 // The checks fio makes when the job starts (cpuio needs cpuload=, exec a
@@ -68,12 +92,22 @@ fsio::Status check_task_job(const TaskJob& job, BenchRw rw);
 
 fsio::Result<BenchResult> run_task(const TaskJob& job, const TaskRun& run);
 
-// One request of a task engine, given the ns since the job started: its
-// work, then how long to sleep after it (us).
-using TaskRequest = std::function<fsio::Result<std::uint64_t>(std::uint64_t since_start_ns)>;
+// What one request of a task engine did.
+struct TaskStep {
+  std::uint64_t bytes = 0;     // moved (net); 0 for cpuio and exec
+  std::uint64_t think_us = 0;  // to sleep after it
+  std::uint64_t dropped = 0;   // requests the peer sent that never came (UDP sequence gaps)
+};
 
-// The loop both engines share (task_engines.cpp).
-fsio::Result<BenchResult> run_task_loop(const TaskRun& run, const char* engine, const TaskRequest& request);
+// One request, given the ns since the job started; nullopt when there was
+// nothing left to do (the peer closed the link): the job ends, nothing counted.
+using TaskRequest = std::function<fsio::Result<std::optional<TaskStep>>(std::uint64_t since_start_ns)>;
+
+// The loop the engines share (task_engines.cpp): requests until runtime is
+// up, run.size bytes have moved, or the request says there is nothing left.
+// With moves_data false the result is BenchResult::no_io.
+fsio::Result<BenchResult> run_task_loop(const TaskRun& run, const char* engine, bool moves_data,
+                                        const TaskRequest& request);
 
 // cpuio's sleep after a request that kept the CPU busy for busy_us, so that
 // busy / (busy + sleep) is load percent (fio: busy x (100 - load) / load).
@@ -84,5 +118,9 @@ fsio::Result<BenchResult> run_cpuio(const CpuOptions& cpu, const TaskRun& run);
 // replaced, split at spaces (no quoting: fio has none).
 std::vector<std::string> exec_argv(const ExecOptions& exec, double runtime, std::string_view job_name);
 fsio::Result<BenchResult> run_exec(const ExecOptions& exec, const TaskRun& run);
+
+// net_engine.cpp: fio's checks at the job's init, and the job.
+fsio::Status check_net_job(const NetOptions& net, BenchRw rw);
+fsio::Result<BenchResult> run_net(const NetOptions& net, const TaskRun& run);
 
 }  // namespace bench

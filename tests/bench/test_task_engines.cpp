@@ -51,5 +51,45 @@ TEST(ExecArgv, NoArgumentsIsTheProgramAlone) {
   EXPECT_EQ(exec_argv(e, 1, "t"), (Args{"/bin/true"}));
 }
 
+// fio 3.33's fio_netio_init and setup_listen_inet: what a net job must say.
+NetOptions net(NetProtocol p, unsigned port, std::string host = {}, bool listen = false) {
+  NetOptions n;
+  n.protocol = p;
+  n.port = port;
+  n.hostname = std::move(host);
+  n.listen = listen;
+  return n;
+}
+
+TEST(NetJob, TcpListensOrConnectsToAHost) {
+  EXPECT_TRUE(check_net_job(net(NetProtocol::tcp, 8888, {}, true), BenchRw::read));
+  EXPECT_TRUE(check_net_job(net(NetProtocol::tcp, 8888, "localhost"), BenchRw::write));
+  EXPECT_TRUE(check_net_job(net(NetProtocol::tcp, 8888, "localhost"), BenchRw::read));  // a reader may connect
+  EXPECT_FALSE(check_net_job(net(NetProtocol::tcp, 8888), BenchRw::write));             // neither
+  EXPECT_FALSE(check_net_job(net(NetProtocol::tcp, 8888, "localhost", true), BenchRw::read));
+}
+
+TEST(NetJob, PortIsRequiredAndIoIsSequential) {
+  EXPECT_FALSE(check_net_job(net(NetProtocol::tcp, 0, {}, true), BenchRw::read));
+  EXPECT_FALSE(check_net_job(net(NetProtocol::tcp, 8888, {}, true), BenchRw::randread));
+}
+
+TEST(NetJob, UdpReaderBindsOrJoinsAGroupAndWriterNeedsAHost) {
+  EXPECT_TRUE(check_net_job(net(NetProtocol::udp, 10000), BenchRw::read));
+  EXPECT_TRUE(check_net_job(net(NetProtocol::udp, 10000, "239.0.0.0"), BenchRw::read));
+  EXPECT_FALSE(check_net_job(net(NetProtocol::udp, 10000, "127.0.0.1"), BenchRw::read));  // not a group
+  EXPECT_FALSE(check_net_job(net(NetProtocol::udp, 10000, {}, true), BenchRw::read));     // listen is TCP's
+  EXPECT_FALSE(check_net_job(net(NetProtocol::udp, 10000), BenchRw::write));
+  EXPECT_TRUE(check_net_job(net(NetProtocol::udp, 10000, "239.0.0.0"), BenchRw::write));
+}
+
+TEST(NetJob, InterfaceIsForAMulticastGroupOnly) {
+  NetOptions n = net(NetProtocol::udp, 10000, "239.0.0.0");
+  n.interface = "10.8.16.22";
+  EXPECT_TRUE(check_net_job(n, BenchRw::write));
+  n.hostname = "10.0.0.1";
+  EXPECT_FALSE(check_net_job(n, BenchRw::write));
+}
+
 }  // namespace
 }  // namespace bench

@@ -87,3 +87,68 @@ refused() {
 refused no_load '[c]\nioengine=cpuio\nruntime=1\n' 'needs cpuload='
 refused no_program '[e]\nioengine=exec\nruntime=1\n' 'needs program='
 refused stray_option '[p]\nioengine=psync\ncpuload=50\nsize=1m\n' 'cpuload: an option of ioengine=cpuio'
+
+# net over TCP on the loopback: a receiver listening, a sender connecting a
+# second later (startdelay); the sender's 2 MiB as 512 requests, the
+# receiver's as what each recv brought, never more. A port of its own per
+# run, so two runs of the suite do not meet.
+port=$((20000 + RANDOM % 20000))
+cat >"$T/net_tcp.fio" <<EOF
+[global]
+ioengine=net
+port=$port
+protocol=tcp
+bs=4k
+size=2m
+[receiver]
+listen
+rw=read
+[sender]
+hostname=127.0.0.1
+startdelay=1
+rw=write
+nodelay=1
+EOF
+both net_tcp 'all(io(j,1,"write")["io_bytes"] == 2 << 20 and io(j,1,"write")["total_ios"] == 512
+                  and 0 < io(j)["io_bytes"] <= 2 << 20 and io(j)["total_ios"] >= 512 for j in (f, d))'
+
+# UDP with pingpong: every datagram is answered before the next goes, so none
+# is lost: the reader gets all 256 of the writer's 1 KiB, and counts no drops.
+cat >"$T/net_udp.fio" <<EOF
+[global]
+ioengine=net
+port=$((port + 1))
+protocol=udp
+bs=1k
+size=256k
+pingpong=1
+[reader]
+rw=read
+[writer]
+hostname=127.0.0.1
+startdelay=1
+rw=write
+EOF
+both net_udp 'all(io(j)["total_ios"] == io(j,1,"write")["total_ios"] == 256 and io(j)["drop_ios"] == 0 for j in (f, d))'
+
+# The same to a multicast group, when this machine routes one (a sandbox may not).
+sed -e 's/^hostname=.*/hostname=239.0.0.1/' -e 's/^\[reader\]/[reader]\nhostname=239.0.0.1\nttl=1/' \
+  -e "s/^port=.*/port=$((port + 2))/" "$T/net_udp.fio" >"$T/net_multicast.fio"
+if (cd "$T" && timeout 20 fio --output-format=json net_multicast.fio >/dev/null 2>&1); then
+  both net_multicast 'all(io(j)["total_ios"] == 256 for j in (f, d))'
+else
+  skip_part "net_multicast: fio 3.33 cannot send to 239.0.0.1 here"
+fi
+
+# startdelay holds a job back from its wave's start; its own runtime does not count the wait.
+printf '[late]\nioengine=null\nsize=1m\nstartdelay=1500ms\n' >"$T/late.fio"
+start=$(date +%s%N)
+(cd "$T" && "$DDBENCH" --output-format=json --output=late.json late.fio >/dev/null) || fail "late: ddbench failed"
+[ $(($(date +%s%N) - start)) -ge 1500000000 ] || fail "late: ddbench did not wait 1.5 s"
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["jobs"][0]["job_runtime"] >= 1000)' "$T/late.json" ||
+  fail "late: the wait counted in job_runtime"
+pass "startdelay=1500ms: ddbench waited 1.5 s before the job, not in its runtime"
+
+refused net_no_port '[n]\nioengine=net\nhostname=127.0.0.1\nrw=write\nsize=1m\n' 'needs port='
+refused net_udp_listen '[n]\nioengine=net\nprotocol=udp\nlisten\nport=9\nsize=1m\n' 'listen is for TCP only'
+refused net_random '[n]\nioengine=net\nlisten\nport=9\nrw=randread\nsize=1m\n' 'cannot be random'
