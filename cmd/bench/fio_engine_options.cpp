@@ -4,11 +4,15 @@
 // engine is refused when the job is complete (check_task_job): fio knows
 // an engine's options only once the engine is loaded.
 #include <limits>
+#include <string>
 
 #include "cmd/bench/fio_option_values.hpp"
 
 namespace bench::detail {
 namespace {
+
+using fsio::Errc;
+using fsio::make_error;
 
 fsio::Status apply_protocol(FioJob& j, const FioLine& l) {
   if (l.value == "tcp") j.task.net.protocol = NetProtocol::tcp;
@@ -34,12 +38,39 @@ fsio::Status apply_startdelay(FioJob& j, const FioLine& l) {
   return {};
 }
 
+fsio::Status apply_dedupe_mode(FioJob& j, const FioLine& l) {
+  if (l.value == "repeat") j.bench.buffers.dedupe_mode = DedupeMode::repeat;
+  else if (l.value == "working_set") j.bench.buffers.dedupe_mode = DedupeMode::working_set;
+  else return bad(l, "expected repeat or working_set");
+  return {};
+}
+
 // Remembers the first cpuio, exec or net option, for check_task_job.
 void saw(std::optional<FioLine>& first, const FioLine& l) {
   if (!first) first = l;
 }
 
 }  // namespace
+
+// fio's init.c checks of the dedupe working set, and what ddbench cannot
+// mix: a verify stamp fills the whole block.
+fsio::Status check_buffer_contents(const FioJob& j) {
+  const BufferContents& b = j.bench.buffers;
+  if (!b.active()) return {};
+  auto no = [](const std::string& why) { return make_error(Errc::invalid_argument, why); };
+  if (j.bench.verify)
+    return no(
+        "buffer_compress_percentage and dedupe_percentage with verify are not supported "
+        "(ddbench's verify stamp fills the whole block)");
+  if (!b.dedupe_percentage || b.dedupe_mode != DedupeMode::working_set) return {};
+  if (j.size.is_percent() || j.size.bytes == 0)
+    return no("dedupe_mode=working_set needs size= in bytes (fio: the working set is a share of it)");
+  if (b.working_set_percentage + b.dedupe_percentage > 100)
+    return no("dedupe_percentage=" + std::to_string(b.dedupe_percentage) + " cannot be reached with " +
+              std::to_string(b.working_set_percentage) +
+              "% of size reserved to the working set (its unique pages), as fio says");
+  return {};
+}
 
 const std::vector<Entry>& engine_option_table() {
   static const std::vector<Entry> t = {
@@ -77,6 +108,20 @@ const std::vector<Entry>& engine_option_table() {
        SET(saw(j.task.net_line, l); j.task.net.interface = l.value)},
       {{"ttl", FioArg::required, "ioengine=net, multicast: the TTL of the datagrams sent (default 1)"},
        SET(saw(j.task.net_line, l); j.task.net.ttl = unsigned(FSIO_TRY(uint_of(l, 0, 255))))},
+      {{"buffer_compress_percentage", FioArg::required,
+        "write data that compresses by about this percent (100: zeros)"},
+       SET(j.bench.buffers.compress_percentage = unsigned(FSIO_TRY(uint_of(l, 0, 100))))},
+      {{"buffer_compress_chunk", FioArg::required,
+        "the granule of compressible data in bytes (default 512; 0: the request)"},
+       SET(j.bench.buffers.compress_chunk = FSIO_TRY(size_of(l, j.kb_base)))},
+      {{"dedupe_percentage", FioArg::required, "this percent of the writes repeat earlier data"},
+       SET(j.bench.buffers.dedupe_percentage = unsigned(FSIO_TRY(uint_of(l, 0, 100))))},
+      {{"dedupe_mode", FioArg::required, "repeat (the last unique block) or working_set (one of a set)"},
+       apply_dedupe_mode},
+      {{"dedupe_working_set_percentage", FioArg::required, "working_set: the set's share of size (default 5)"},
+       SET(j.bench.buffers.working_set_percentage = unsigned(FSIO_TRY(uint_of(l, 0, 100))))},
+      {{"dedupe_global", FioArg::optional, "working_set: the jobs share one set, spread over them"},
+       SET(j.bench.buffers.global = FSIO_TRY(bool_of(l)))},
       {{"startdelay", FioArg::required,
         "wait this long after the job's wave starts before starting it (default unit s)"},
        apply_startdelay},

@@ -27,6 +27,8 @@ struct Entry {
 // The options of the engines that run no I/O of their own on a target
 // (cpuio, exec, net) and of when a job starts (fio_engine_options.cpp).
 const std::vector<Entry>& engine_option_table();
+// The checks of buffer_compress_percentage and the dedupe options, once the job is read.
+fsio::Status check_buffer_contents(const FioJob& j);
 
 // "--bs" on the command line, "bs" in a job file.
 std::string label(const FioLine& l);

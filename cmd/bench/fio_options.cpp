@@ -426,6 +426,7 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   FSIO_TRY(check_write_iolog(job));
   FSIO_TRY(check_strided(job));
   FSIO_TRY(check_task_job(job.task, job.bench.rw));
+  FSIO_TRY(check_buffer_contents(job));
   // Several files per job exist here only for the file engines (file_ops.hpp).
   if (job.files_line && job.file_op == FileOp::none)
     return bad(*job.files_line,

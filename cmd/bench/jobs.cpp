@@ -365,6 +365,7 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
       b.options = j.bench;
       // Copies of a random job take different orders, as fio's do.
       b.options.order_salt = out.size();
+      b.options.buffers.job_index = unsigned(out.size());
       if (j.bench.flow.weight) {
         auto& g = flows[j.flow_id];
         if (!g) g = std::make_shared<FlowGroup>();
@@ -378,6 +379,7 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
       out.push_back(std::move(b));
     }
   }
+  for (auto& b : out) b.options.buffers.job_count = unsigned(out.size());  // fio's thread_number
   return out;
 }
 

@@ -165,7 +165,7 @@ bool is_link(const std::byte* p, ssize_t n, std::uint32_t cmd) {
 struct Link {
   Fd fd;
   NetProtocol protocol = NetProtocol::tcp;
-  sockaddr_in peer{};  // UDP: the writer's destination; the reader's last sender
+  sockaddr_in peer{};   // UDP: the writer's destination; the reader's last sender
   bool reader = false;  // UDP: a datagram's sender becomes the peer (the writer's answers do not)
   std::uint64_t send_seq = 0, recv_seq = 0;
 };

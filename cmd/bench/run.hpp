@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cmd/bench/buffer_fill.hpp"
 #include "cmd/bench/distribution.hpp"
 #include "cmd/bench/pattern.hpp"
 #include "cmd/bench/throttle.hpp"
@@ -132,6 +133,7 @@ struct BenchOptions {
   BenchFlow flow;                            // fio flow, flow_id, flow_sleep
   bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
   bool ftruncate_engine = false;             // fio's ftruncate engine: a write at OFFSET is ftruncate(OFFSET)
+  BufferContents buffers;                    // compressible or duplicate write data (buffer_fill.hpp)
   std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order
   std::uint64_t order_salt = 0;              // mixed into the random order's key only (copies of a job differ)
   std::optional<std::uint64_t> create_size;  // create/extend the target file first

@@ -123,6 +123,7 @@ class Runner {
   std::uint64_t max_request_ = 0;
   unsigned depth_ = 1;
   fsio::AlignedBuffer arena_;
+  std::optional<BufferFill> buffers_;  // fio's compressible or duplicate write data, made per write
   std::vector<Slot> slots_;
   std::vector<iovec> iovs_;
   std::vector<unsigned> member_ids_;
