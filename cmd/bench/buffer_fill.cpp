@@ -51,7 +51,8 @@ std::uint64_t BufferFill::draw() { return mix(draw_state_ += golden); }
 
 std::uint64_t BufferFill::next_seed() {
   // fio's get_buf_state: a draw from 1 to 100 at or under dedupe_percentage duplicates.
-  const bool duplicate = c_.dedupe_percentage >= 100 || (c_.dedupe_percentage && draw() % 100 + 1 <= c_.dedupe_percentage);
+  const bool duplicate =
+      c_.dedupe_percentage >= 100 || (c_.dedupe_percentage && draw() % 100 + 1 <= c_.dedupe_percentage);
   if (duplicate && c_.dedupe_percentage < 100 && c_.dedupe_mode == DedupeMode::working_set && pages_)
     return page_seed(draw() % pages_);
   if (duplicate) return last_unique_;
@@ -64,7 +65,8 @@ void BufferFill::fill(std::span<std::byte> buf) {
     return;
   }
   std::uint64_t state = c_.dedupe_percentage ? next_seed() : unique_seed(c_.job_index, next_unique_++);
-  const std::size_t chunk = c_.compress_chunk ? std::size_t(std::min<std::uint64_t>(c_.compress_chunk, buf.size())) : buf.size();
+  const std::size_t chunk =
+      c_.compress_chunk ? std::size_t(std::min<std::uint64_t>(c_.compress_chunk, buf.size())) : buf.size();
   for (std::size_t at = 0; at < buf.size(); at += chunk) {
     const std::size_t n = std::min(chunk, buf.size() - at);
     const std::size_t random = n * (100 - c_.compress_percentage) / 100;

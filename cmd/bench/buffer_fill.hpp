@@ -29,7 +29,7 @@ namespace bench {
 enum class DedupeMode { repeat, working_set };
 
 struct BufferContents {
-  unsigned compress_percentage = 0;  // 0: incompressible; 100: zeros
+  unsigned compress_percentage = 0;    // 0: incompressible; 100: zeros
   std::uint64_t compress_chunk = 512;  // fio's default; 0: the request
   unsigned dedupe_percentage = 0;
   DedupeMode dedupe_mode = DedupeMode::repeat;

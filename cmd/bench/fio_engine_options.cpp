@@ -1,8 +1,10 @@
-// The options of fio's cpuio and exec engines (engines/cpu.c, engines/exec.c
-// in fio 3.33), a table beside fio_options.cpp's, in the order --help
-// lists them after it. An engine's option given to a job of another
-// engine is refused when the job is complete (check_task_job): fio knows
-// an engine's options only once the engine is loaded.
+// A table beside fio_options.cpp's, listed after it by --help: the options
+// of fio 3.33's cpuio, exec and net engines (engines/cpu.c, exec.c, net.c),
+// of what write buffers hold (buffer_compress_percentage, the dedupe
+// options: buffer_fill.hpp) and startdelay. An engine's option given to a
+// job of another engine is refused when the job is complete
+// (check_task_job): fio knows an engine's options only once the engine is
+// loaded.
 #include <limits>
 #include <string>
 

@@ -24,8 +24,8 @@ struct Entry {
     return {};                                      \
   }
 
-// The options of the engines that run no I/O of their own on a target
-// (cpuio, exec, net) and of when a job starts (fio_engine_options.cpp).
+// The options of the engines that have no target (cpuio, exec, net), of
+// what write buffers hold, and startdelay (fio_engine_options.cpp).
 const std::vector<Entry>& engine_option_table();
 // The checks of buffer_compress_percentage and the dedupe options, once the job is read.
 fsio::Status check_buffer_contents(const FioJob& j);

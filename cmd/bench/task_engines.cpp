@@ -96,8 +96,7 @@ fsio::Result<BenchResult> run_task_loop(const TaskRun& run, const char* engine, 
   sampler.start(run.stat_window_ms, t0, run.rw, &res.stat_samples);
   std::uint64_t t = t0;
   // fio checks the runtime before each request, and sleeps after each.
-  bool more = true;
-  while (more && (runtime_ns == 0 || t - t0 < runtime_ns) && (run.size == 0 || res.dir[d].io_bytes < run.size)) {
+  while ((runtime_ns == 0 || t - t0 < runtime_ns) && (run.size == 0 || res.dir[d].io_bytes < run.size)) {
     if (fsio::InterruptGuard::requested()) {
       res.interrupted = true;
       break;

@@ -1,11 +1,13 @@
-// fio's engines that move no data (FIO_NOIO | FIO_DISKLESSIO in fio 3.33):
-// cpuio burns CPU (engines/cpu.c), exec runs a program beside the other
-// jobs (engines/exec.c). A job of theirs has no target; it makes one
+// fio's engines that have no target (FIO_DISKLESSIO in fio 3.33): cpuio
+// burns CPU (engines/cpu.c) and exec runs a program beside the other jobs
+// (engines/exec.c), moving no data (FIO_NOIO); net moves it over a socket
+// (engines/net.c), in the same loop with bytes counted. A job makes one
 // request at a time, timed as a completion latency, then sleeps fio's
 // "thinktime" before the next, until runtime= is up (without runtime= it
-// runs until interrupted, as fio's does). The requests are counted (total_ios,
-// latencies, IOPS samples) but move no bytes, and fio reports the
-// direction's runtime, bandwidth and IOPS as 0 (BenchResult::no_io).
+// runs until interrupted, as fio's does; net also ends at size= bytes or when
+// the peer ends the link). cpuio's and exec's requests are counted
+// (total_ios, latencies, IOPS samples) but move no bytes, and fio reports
+// their direction's runtime, bandwidth and IOPS as 0 (BenchResult::no_io).
 #pragma once
 
 #include <cstdint>

@@ -22,7 +22,8 @@ Block filled(BufferFill& f, std::size_t n = 4096) {
 }
 
 bool zero(const Block& b, std::size_t from, std::size_t to) {
-  return std::all_of(b.begin() + std::ptrdiff_t(from), b.begin() + std::ptrdiff_t(to), [](std::byte x) { return x == std::byte{0}; });
+  return std::all_of(b.begin() + std::ptrdiff_t(from), b.begin() + std::ptrdiff_t(to),
+                     [](std::byte x) { return x == std::byte{0}; });
 }
 
 TEST(BufferFill, EachChunkIsRandomThenZeroInTheCompressiblePercent) {
