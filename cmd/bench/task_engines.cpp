@@ -5,6 +5,7 @@
 
 #include <time.h>
 
+#include "cmd/bench/fio_option_values.hpp"
 #include "cmd/bench/runner.hpp"
 #include "libfsio/progress.hpp"
 
@@ -24,11 +25,6 @@ const char* task_engine_name(TaskEngine e) {
 }
 
 namespace {
-
-fsio::Error needs(const FioLine& l, const std::string& what) {
-  const std::string where = l.where == "command line" ? "" : l.where + ": ";
-  return make_error(Errc::invalid_argument, where + l.key + ": " + what);
-}
 
 void sleep_us(std::uint64_t us) {
   timespec ts{time_t(us / 1000000), long(us % 1000000) * 1000};
@@ -56,9 +52,9 @@ void count_request(BenchResult& res, BenchDir d, const TaskStep& step, std::uint
 }  // namespace
 
 fsio::Status check_task_job(const TaskJob& job, BenchRw rw) {
-  if (job.cpu_line && job.engine != TaskEngine::cpuio) return needs(*job.cpu_line, "an option of ioengine=cpuio");
-  if (job.exec_line && job.engine != TaskEngine::exec) return needs(*job.exec_line, "an option of ioengine=exec");
-  if (job.net_line && job.engine != TaskEngine::net) return needs(*job.net_line, "an option of ioengine=net");
+  if (job.cpu_line && job.engine != TaskEngine::cpuio) return detail::bad(*job.cpu_line, "an option of ioengine=cpuio");
+  if (job.exec_line && job.engine != TaskEngine::exec) return detail::bad(*job.exec_line, "an option of ioengine=exec");
+  if (job.net_line && job.engine != TaskEngine::net) return detail::bad(*job.net_line, "an option of ioengine=net");
   if (job.engine == TaskEngine::none) return {};
   if (bench_mixed(rw) || bench_trims(rw))
     return make_error(Errc::invalid_argument, std::string("ioengine=") + task_engine_name(job.engine) +

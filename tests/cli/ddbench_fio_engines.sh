@@ -22,7 +22,9 @@ both cpu_noop 'all(9 <= io(j)["total_ios"] <= 14 and io(j)["io_bytes"] == 0 and 
                    and 20e6 <= io(j)["clat_ns"]["min"] and io(j)["clat_ns"]["mean"] < 40e6 for j in (f, d))'
 
 # cpuio qsort, beside a second job of the same engine: each request sorts
-# as long as it takes, then sleeps as long again (cpuload=50).
+# as long as it takes, then sleeps as long again (cpuload=50); the spinning
+# job's requests take 10 ms each (fio's clock counts whole microseconds, so
+# a hair under is allowed).
 cat >"$T/cpu_qsort.fio" <<'EOF'
 [global]
 ioengine=cpuio
@@ -35,7 +37,7 @@ cpuload=100
 cpuchunks=10000
 EOF
 both cpu_qsort 'all(io(j)["total_ios"] >= 1 and io(j)["io_bytes"] == 0 and io(j,1)["total_ios"] >= 50
-                    and io(j,1)["clat_ns"]["min"] >= 10e6 for j in (f, d))'
+                    and io(j,1)["clat_ns"]["min"] >= 9.9e6 for j in (f, d))'
 
 # exec: %n and %r in the arguments, the output in JOB.stdout; grace_time=0.
 # A cpuio job runs beside it, as in fio's exec.fio.
@@ -86,7 +88,7 @@ refused() {
 }
 refused no_load '[c]\nioengine=cpuio\nruntime=1\n' 'needs cpuload='
 refused no_program '[e]\nioengine=exec\nruntime=1\n' 'needs program='
-refused stray_option '[p]\nioengine=psync\ncpuload=50\nsize=1m\n' 'cpuload: an option of ioengine=cpuio'
+refused stray_option '[p]\nioengine=psync\ncpuload=50\nsize=1m\n' "cpuload '50': an option of ioengine=cpuio"
 
 # net over TCP on the loopback: a receiver listening, a sender connecting a
 # second later (startdelay); the sender's 2 MiB as 512 requests, the
