@@ -59,8 +59,13 @@ struct FioJob {
   std::vector<std::pair<std::string, std::string>> options;
   std::vector<std::string> notes;  // what ran differently from fio, said on stderr
 
-  // Changes what is stored: writes, or makes or removes files (--readonly refuses it).
-  bool writes() const { return bench_writes(bench.rw) || file_op == FileOp::create || file_op == FileOp::remove; }
+  // Changes what is stored: writes, makes or removes files, or runs a
+  // program that may (exec; its output files too) (--readonly refuses it).
+  // A cpuio or net job's writes touch no storage.
+  bool writes() const {
+    return (bench_writes(bench.rw) && task.engine == TaskEngine::none) || file_op == FileOp::create ||
+           file_op == FileOp::remove || task.engine == TaskEngine::exec;
+  }
 };
 
 enum class FioArg { none, optional, required };

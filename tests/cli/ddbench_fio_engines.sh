@@ -74,6 +74,8 @@ EOF
 both exec_missing 'all(os.path.getsize(x + "/missing.stderr") > 0 and os.path.getsize(x + "/missing.stdout") == 0
                        and not os.path.exists(x + "/quiet.stdout") for x in (F, D))'
 grep -q "missing.*/nonexistent/tool.*No such file" "$T/exec_missing.dd.d/err.txt" || fail "exec_missing: no note of the missing program"
+out=$(cd "$T" && "$DDBENCH" --readonly exec_missing.fio 2>&1) && fail "exec_missing: --readonly let a program run"
+echo "$out" | grep -q "runs a program (ioengine=exec)" || fail "exec_missing: under --readonly: $out"
 
 # What fio refuses, ddbench refuses: cpuio without cpuload, exec without a
 # program; and an engine's option on another engine (fio: unknown option).
@@ -113,6 +115,9 @@ nodelay=1
 EOF
 both net_tcp 'all(io(j,1,"write")["io_bytes"] == 2 << 20 and io(j,1,"write")["total_ios"] == 512
                   and 0 < io(j)["io_bytes"] <= 2 << 20 and io(j)["total_ios"] >= 512 for j in (f, d))'
+# A sender writes to a socket, not to storage: --readonly lets it run.
+(cd "$T" && "$DDBENCH" --readonly net_tcp.fio >/dev/null 2>&1) || fail "net_tcp: refused under --readonly"
+pass "net_tcp: runs under --readonly"
 
 # UDP with pingpong: every datagram is answered before the next goes, so none
 # is lost: the reader gets all 256 of the writer's 1 KiB, and counts no drops.
