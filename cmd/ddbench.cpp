@@ -105,12 +105,13 @@ std::string header(const std::vector<BenchJob>& jobs) {
       return num2str(lo, 4, true, "B") + "-" + num2str(hi, 4, true, "B");
     };
     // fio's name for the engines that are not an EngineKind.
-    const char* engine = j.spec->file_op != FileOp::none ? file_op_engine(j.spec->file_op)
-                         : o.null_engine                 ? "null"
-                         : o.ftruncate_engine            ? "ftruncate"
-                         : o.engine == EngineKind::psync ? "psync"
-                         : o.engine == EngineKind::uring ? "io_uring"
-                                                         : "auto";
+    const char* engine = j.spec->file_op != FileOp::none           ? file_op_engine(j.spec->file_op)
+                         : j.spec->task.engine != TaskEngine::none ? task_engine_name(j.spec->task.engine)
+                         : o.null_engine                           ? "null"
+                         : o.ftruncate_engine                      ? "ftruncate"
+                         : o.engine == EngineKind::psync           ? "psync"
+                         : o.engine == EngineKind::uring           ? "io_uring"
+                                                                   : "auto";
     out += j.name + ": (g=" + std::to_string(j.group) + "): rw=" + bench_rw_name(o.rw) + ", bs=(R) " + range(0) +
            ", (W) " + range(1) + ", (T) " + range(2) + ", ioengine=" + engine +
            ", iodepth=" + std::to_string(o.iodepth) + "\n";

@@ -53,7 +53,7 @@ J dir_json(const Report& rep, const ReportJob& job, bench::BenchDir d, bool plus
            {"runtime", v.runtime},
            {"total_ios", r.ios},
            {"short_ios", std::uint64_t{0}},
-           {"drop_ios", std::uint64_t{0}},
+           {"drop_ios", r.dropped},
            {"slat_ns", lat_json(r.slat)},
            {"clat_ns", clat_json(r.clat, job.spec, plus)},
            {"lat_ns", lat_json(r.lat)},
@@ -180,6 +180,7 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
           {"latency_target", 0},
           {"latency_percentile", 100.0},
           {"latency_window", 0}};
+  if (opts.empty()) j.erase("job options");  // fio leaves out an empty one (json_add_job_opts)
   if (job.spec && !job.spec->description.empty()) j["desc"] = job.spec->description;
   j["ddbench"] = ddbench_json(job);
   return j;

@@ -72,7 +72,7 @@ std::string percentiles(const char* name, const bench::LatencyHistogram& h, cons
 std::string dir_block(const Report& rep, const ReportJob& job, bench::BenchDir d) {
   const bench::BenchDirResult& r = job.result.dir[d];
   const DirView v = dir_view(rep, job, d);
-  if (!v.active || (r.io_bytes == 0 && r.ios == 0)) return {};
+  if (!v.active || (r.io_bytes == 0 && r.ios == 0) || job.result.no_io) return {};
   const bool i2p = !job.spec || job.spec->kb_base == 1024;
   std::string out =
       fmt("  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)\n", bench_dir_name(d),
@@ -164,8 +164,10 @@ std::string job_block(const Report& rep, const ReportJob& job) {
   out += "  IO depths    : " + dist(r.depths.level, level_keys) + "\n";
   out += "     submit    : " + dist(r.depths.submit, batch_keys) + "\n";
   out += "     complete  : " + dist(r.depths.complete, batch_keys) + "\n";
-  out += fmt("     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 " short=0,0,0,0 dropped=0,0,0,0\n",
-             r.dir[0].ios, r.dir[1].ios, r.dir[2].ios, r.sync_lat.count());
+  out += fmt("     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 " short=0,0,0,0 dropped=%" PRIu64
+             ",%" PRIu64 ",%" PRIu64 ",0\n",
+             r.dir[0].ios, r.dir[1].ios, r.dir[2].ios, r.sync_lat.count(), r.dir[0].dropped, r.dir[1].dropped,
+             r.dir[2].dropped);
   out += fmt("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", r.iodepth);
   return out + ddbench_lines(job);
 }

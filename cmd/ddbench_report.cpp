@@ -144,6 +144,7 @@ DirView dir_view(const Report& rep, const ReportJob& job, bench::BenchDir d) {
       iops.add(s.iops(r.stat_window_ms));
     }
   v.samples = bw.n;
+  if (r.no_io) v.runtime = 0, v.bw_bytes = 0, v.iops = 0;
   v.bw_min = bw.min, v.bw_max = bw.max, v.bw_mean = bw.mean, v.bw_dev = bw.dev;
   v.iops_min = iops.min, v.iops_max = iops.max, v.iops_mean = iops.mean, v.iops_dev = iops.dev;
   for (const auto& g : rep.groups)

@@ -249,7 +249,8 @@ fsio::Result<DdbenchCommand> parse_ddbench_command(const std::vector<std::string
   for (auto& j : c.jobs) {
     if (c.readonly && j.writes())
       return usage_error("--readonly: job '" + j.name + "' " +
-                         (bench_writes(j.bench.rw)
+                         (j.task.engine == TaskEngine::exec ? "runs a program (ioengine=exec)"
+                          : bench_writes(j.bench.rw)
                               ? "writes (rw=" + std::string(bench_rw_name(j.bench.rw)) + ")"
                               : "makes or removes files (ioengine=" + std::string(file_op_engine(j.file_op)) + ")"));
     j.bench.force = c.force;

@@ -206,6 +206,10 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   const std::string& v = l.value;
   j.bench.null_engine = v == "null";
   j.bench.ftruncate_engine = v == "ftruncate";
+  j.task.engine = v == "cpuio"  ? TaskEngine::cpuio
+                  : v == "exec" ? TaskEngine::exec
+                  : v == "net"  ? TaskEngine::net
+                                : TaskEngine::none;
   j.file_op = v == "filecreate"   ? FileOp::create
               : v == "filestat"   ? FileOp::stat
               : v == "filedelete" ? FileOp::remove
@@ -215,7 +219,7 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
   else if (v == "auto") j.bench.engine = fsio::EngineKind::automatic;
   else if (v == "null") j.bench.null_engine = true;
   else if (v == "ftruncate") j.bench.engine = fsio::EngineKind::psync;  // synchronous, as fio's
-  else if (j.file_op != FileOp::none) j.bench.engine = fsio::EngineKind::psync;
+  else if (j.file_op != FileOp::none || j.task.engine != TaskEngine::none) j.bench.engine = fsio::EngineKind::psync;
   else if (v == "libaio" || v == "posixaio") {
     j.bench.engine = fsio::EngineKind::uring;
     j.notes.push_back("ioengine=" + v + " runs on io_uring: ddbench has no " + v +
@@ -227,7 +231,7 @@ fsio::Status apply_engine(FioJob& j, const FioLine& l) {
     return bad(
         l,
         "ddbench has the io_uring, psync (also pvsync, pvsync2), sync, libaio, posixaio, null, ftruncate, filecreate, "
-        "filestat and filedelete engines");
+        "filestat, filedelete, cpuio, exec and net engines");
   }
   return {};
 }

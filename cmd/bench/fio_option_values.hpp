@@ -10,6 +10,26 @@
 
 namespace bench::detail {
 
+// One entry of an option table: the option and what it does to a job.
+using Apply = fsio::Status (*)(FioJob&, const FioLine&);
+struct Entry {
+  FioOptionInfo info;
+  Apply apply;
+};
+
+// A setter whose body needs no more than one statement or two.
+#define SET(body)                                   \
+  [](FioJob& j, const FioLine& l) -> fsio::Status { \
+    body;                                           \
+    return {};                                      \
+  }
+
+// The options of the engines that have no target (cpuio, exec, net), of
+// what write buffers hold, and startdelay (fio_engine_options.cpp).
+const std::vector<Entry>& engine_option_table();
+// The checks of buffer_compress_percentage and the dedupe options, once the job is read.
+fsio::Status check_buffer_contents(const FioJob& j);
+
 // "--bs" on the command line, "bs" in a job file.
 std::string label(const FioLine& l);
 fsio::Error bad(const FioLine& l, const std::string& why);

@@ -17,19 +17,6 @@ using fsio::make_error;
 
 using namespace detail;
 
-using Apply = fsio::Status (*)(FioJob&, const FioLine&);
-
-struct Entry {
-  FioOptionInfo info;
-  Apply apply;
-};
-
-#define SET(body)                                   \
-  [](FioJob& j, const FioLine& l) -> fsio::Status { \
-    body;                                           \
-    return {};                                      \
-  }
-
 // One function on purpose, although it runs to 150 lines: it is a table, one
 // entry per option in the order --help lists them, each its name, argument,
 // help text and setter side by side. Split, it would read worse, and the
@@ -86,7 +73,7 @@ const std::vector<Entry>& table() {
       {{"offset", FioArg::required, "where the range starts, bytes or a percentage"},
        SET(j.offset = FSIO_TRY(size_or_percent(l, j.kb_base)))},
       {{"ioengine", FioArg::required,
-        "io_uring, psync (pvsync, pvsync2), sync (as psync), libaio (as io_uring), null, ftruncate"},
+        "io_uring, psync (pvsync, pvsync2), sync (as psync), libaio (as io_uring), null, ftruncate, cpuio, exec, net"},
        apply_engine},
       {{"engine", FioArg::required, "ddbench's name: uring, psync or auto", false}, apply_engine},
       {{"iodepth", FioArg::required, "requests in flight, 1 to 32768"},
@@ -302,7 +289,16 @@ const std::vector<Entry>& table() {
   return t;
 }
 
-#undef SET
+// The main table, then the engines' (fio_engine_options.cpp), as --help lists them.
+const std::vector<const Entry*>& entries() {
+  static const std::vector<const Entry*> all = [] {
+    std::vector<const Entry*> v;
+    for (const auto* t : {&table(), &engine_option_table()})
+      for (const auto& e : *t) v.push_back(&e);
+    return v;
+  }();
+  return all;
+}
 
 std::string normal_name(std::string_view name) {
   std::string n(name);
@@ -333,7 +329,7 @@ fsio::Status check_direct_buffered(const std::vector<FioLine>& lines) {
 const std::vector<FioOptionInfo>& fio_options() {
   static const std::vector<FioOptionInfo> infos = [] {
     std::vector<FioOptionInfo> v;
-    for (const auto& e : table()) v.push_back(e.info);
+    for (const Entry* e : entries()) v.push_back(e->info);
     return v;
   }();
   return infos;
@@ -402,8 +398,8 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   for (const FioLine* l : order) {
     const std::string n = normal_name(l->key);
     const Entry* entry = nullptr;
-    for (const auto& e : table())
-      if (n == e.info.name) entry = &e;
+    for (const Entry* e : entries())
+      if (n == e->info.name) entry = e;
     const std::string where = l->where == "command line" ? "" : l->where + ": ";
     if (!entry) {
       for (const auto& [name, reason] : fio_unsupported_options())
@@ -429,6 +425,8 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   if (bench_trims(job.bench.rw)) job.bench.direct = false;
   FSIO_TRY(check_write_iolog(job));
   FSIO_TRY(check_strided(job));
+  FSIO_TRY(check_task_job(job.task, job.bench.rw));
+  FSIO_TRY(check_buffer_contents(job));
   // Several files per job exist here only for the file engines (file_ops.hpp).
   if (job.files_line && job.file_op == FileOp::none)
     return bad(*job.files_line,

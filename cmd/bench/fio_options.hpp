@@ -14,6 +14,7 @@
 #include "cmd/bench/fio_job.hpp"
 #include "cmd/bench/fio_units.hpp"
 #include "cmd/bench/run.hpp"
+#include "cmd/bench/task_engines.hpp"
 
 namespace bench {
 
@@ -47,6 +48,8 @@ struct FioJob {
   std::uint64_t offset_increment = 0;  // clone N starts at offset + N x this
   bool disk_util = true;               // report the disk's statistics
   FileOp file_op = FileOp::none;       // ioengine=filecreate, filestat, filedelete (file_ops.hpp)
+  TaskJob task;                        // ioengine=cpuio, exec, net and their options (task_engines.hpp)
+  double startdelay = 0;               // s to wait once the job's wave starts (fio startdelay)
   unsigned nrfiles = 1;                // files per job: more than 1 only with a file engine
   bool create_on_open = false;         // a file engine lays nothing out first
   bool strided = false;                // zonemode=strided (zonesize etc. in bench)
@@ -56,8 +59,13 @@ struct FioJob {
   std::vector<std::pair<std::string, std::string>> options;
   std::vector<std::string> notes;  // what ran differently from fio, said on stderr
 
-  // Changes what is stored: writes, or makes or removes files (--readonly refuses it).
-  bool writes() const { return bench_writes(bench.rw) || file_op == FileOp::create || file_op == FileOp::remove; }
+  // Changes what is stored: writes, makes or removes files, or runs a
+  // program that may (exec; its output files too) (--readonly refuses it).
+  // A cpuio or net job's writes touch no storage.
+  bool writes() const {
+    return (bench_writes(bench.rw) && task.engine == TaskEngine::none) || file_op == FileOp::create ||
+           file_op == FileOp::remove || task.engine == TaskEngine::exec;
+  }
 };
 
 enum class FioArg { none, optional, required };

@@ -12,7 +12,8 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
   static const char* const rate =
       "ddbench does not pause between requests or aim at a latency (rate=, rate_iops= and flow= throttle)";
   static const char* const files = "ddbench runs one target per job (use one job per file)";
-  static const char* const buffers = "ddbench fills write buffers with one incompressible pattern";
+  static const char* const buffers =
+      "ddbench fills write buffers with random data, or as buffer_compress_percentage and dedupe_percentage say";
   static const char* const verify = "ddbench's verify stamps every sector and checks it all; it has no knobs";
   static const char* const replay = "ddbench does not record or replay I/O logs";
   static const char* const zones = "ddbench does not handle zoned devices";
@@ -44,7 +45,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"pre_read", "ddbench always reads from the device (invalidate drops the cache)"},
       {"allow_mounted_write", "ddbench never writes to a mounted target"},
       {"overwrite", files},
-      {"startdelay", "jobs start together, or after a stonewall"},
       {"fill_device", "give size= or use the whole target"},
       {"number_ios", "use io_size="},
       {"offset_align", "offsets are multiples of the smallest block size"},
@@ -121,12 +121,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"refill_buffers", buffers},
       {"scramble_buffers", buffers},
       {"buffer_pattern", buffers},
-      {"buffer_compress_percentage", buffers},
-      {"buffer_compress_chunk", buffers},
-      {"dedupe_percentage", buffers},
-      {"dedupe_mode", buffers},
-      {"dedupe_working_set_percentage", buffers},
-      {"dedupe_global", buffers},
       {"ignore_error", "an I/O error ends the job"},
       {"continue_on_error", "an I/O error ends the job"},
       {"error_dump", "an I/O error ends the job"},
@@ -168,6 +162,9 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"cmdprio", uring},
       {"cmdprio_bssplit", uring},
       {"userspace_reap", "libaio runs on io_uring here"},
+      {"window_size", "ddbench's net engine leaves socket buffer sizes to the system"},
+      {"mss", "ddbench's net engine leaves the TCP segment size to the system"},
+      {"exit_on_io_done", "a cpuio job runs for its runtime; ddbench does not end it when the I/O jobs are done"},
   };
   return list;
 }

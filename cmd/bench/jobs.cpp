@@ -106,6 +106,8 @@ fsio::Result<fsio::Device> open_file_op_job(BenchJob& job) {
 
 fsio::Result<fsio::Device> open_job(BenchJob& job, std::set<std::string>& claimed, std::vector<std::string>& notes) {
   if (job.spec && job.spec->file_op != FileOp::none) return open_file_op_job(job);
+  // cpuio and exec have no target: an empty stand-in, never read or written.
+  if (job.spec && job.spec->task.engine != TaskEngine::none) return open_null_target(job.target, 4096);
   BenchOptions& o = job.options;
   if (!o.null_engine) FSIO_TRY(choose_create_size(job, notes));
   // O_EXCL claims a block device for this process; a second job on the same
@@ -269,11 +271,29 @@ DiskCounters read_disks_before(const std::vector<BenchJob>& jobs, const std::vec
   return c;
 }
 
+// fio's startdelay: the job waits this long after its wave starts; Ctrl-C
+// ends the wait (the job then runs, and stops at once).
+void delay_start(double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end && !fsio::InterruptGuard::requested())
+    std::this_thread::sleep_for(std::min<std::chrono::duration<double>>(end - std::chrono::steady_clock::now(),
+                                                                        std::chrono::milliseconds(100)));
+}
+
 // One job; a job that has ended leaves its flow group (fio's flow_exit_job),
 // so the others are no longer held to its share.
 fsio::Result<BenchResult> run_job(fsio::Device& dev, const BenchJob& job, fsio::Progress* progress) {
+  if (job.spec && job.spec->startdelay > 0) delay_start(job.spec->startdelay);
   if (job.file_ops) return run_file_ops(*job.file_ops);
   const BenchOptions& o = job.options;
+  if (job.spec && job.spec->task.engine != TaskEngine::none)
+    return run_task(job.spec->task, {.name = job.name,
+                                     .rw = o.rw,
+                                     .bs = o.bs,
+                                     .runtime = o.runtime,
+                                     .size = job.spec->size.is_percent() ? 0 : job.spec->size.bytes,
+                                     .stat_window_ms = o.stat_window_ms,
+                                     .clone = job.clone});
   auto r = run_bench(dev, o, progress);
   if (o.flow.group) o.flow.group->leave(o.flow.weight);
   return r;
@@ -345,6 +365,7 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
       b.options = j.bench;
       // Copies of a random job take different orders, as fio's do.
       b.options.order_salt = out.size();
+      b.options.buffers.job_index = unsigned(out.size());
       if (j.bench.flow.weight) {
         auto& g = flows[j.flow_id];
         if (!g) g = std::make_shared<FlowGroup>();
@@ -358,6 +379,7 @@ std::vector<BenchJob> expand_fio_jobs(const std::vector<FioJob>& jobs) {
       out.push_back(std::move(b));
     }
   }
+  for (auto& b : out) b.options.buffers.job_count = unsigned(out.size());  // fio's thread_number
   return out;
 }
 

@@ -18,19 +18,7 @@ namespace bench {
 using fsio::Errc;
 using fsio::make_error;
 
-namespace {
-
-// Advisory: a failure only means a warmer cache, never wrong results.
-void invalidate_cache(const fsio::Device& dev, const BenchRange& range) {
-  (void)posix_fadvise(dev.fd(), off_t(dev.offset() + range.begin), off_t(range.end - range.begin), POSIX_FADV_DONTNEED);
-}
-
-// The access pattern hint fio gives (fadvise_hint=1): sequential doubles the
-// readahead window of a buffered read, random turns readahead off.
-void hint_access(const fsio::Device& dev, const BenchRange& range, BenchRw rw) {
-  (void)posix_fadvise(dev.fd(), off_t(dev.offset() + range.begin), off_t(range.end - range.begin),
-                      bench_random(rw) ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
-}
+namespace detail {
 
 BenchCpu thread_cpu() {
   rusage ru{};
@@ -44,8 +32,25 @@ BenchCpu thread_cpu() {
   return c;
 }
 
-BenchCpu operator-(const BenchCpu& a, const BenchCpu& b) {
-  return {a.usr - b.usr, a.sys - b.sys, a.ctx - b.ctx, a.majf - b.majf, a.minf - b.minf};
+BenchCpu cpu_since(const BenchCpu& before) {
+  const BenchCpu a = thread_cpu();
+  return {a.usr - before.usr, a.sys - before.sys, a.ctx - before.ctx, a.majf - before.majf, a.minf - before.minf};
+}
+
+}  // namespace detail
+
+namespace {
+
+// Advisory: a failure only means a warmer cache, never wrong results.
+void invalidate_cache(const fsio::Device& dev, const BenchRange& range) {
+  (void)posix_fadvise(dev.fd(), off_t(dev.offset() + range.begin), off_t(range.end - range.begin), POSIX_FADV_DONTNEED);
+}
+
+// The access pattern hint fio gives (fadvise_hint=1): sequential doubles the
+// readahead window of a buffered read, random turns readahead off.
+void hint_access(const fsio::Device& dev, const BenchRange& range, BenchRw rw) {
+  (void)posix_fadvise(dev.fd(), off_t(dev.offset() + range.begin), off_t(range.end - range.begin),
+                      bench_random(rw) ? POSIX_FADV_RANDOM : POSIX_FADV_SEQUENTIAL);
 }
 
 BenchResult new_result(const fsio::Device& dev, const BenchOptions& o, const fsio::Engine& engine,
@@ -106,7 +111,7 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   auto range = FSIO_TRY_CTX(resolve_range(o, dev.size(), align), dev.path());
   if (bench_writes(o.rw) && !dev.writable())
     return make_error(Errc::invalid_argument, "opened read-only for a write benchmark").at(dev.path());
-  const BenchCpu cpu0 = thread_cpu();
+  const BenchCpu cpu0 = detail::thread_cpu();
   BenchResult res = new_result(dev, o, *engine, range);
   // Seen on Linux 6.18 with a 4Kn loop device over an odd-sized file: the
   // page cache reads the partial last sector along with its neighbours and
@@ -163,7 +168,7 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   }
   if (res.verify) res.verify->complete = !res.interrupted;
   if (o.gtod_reduce) drop_timings(res);
-  res.cpu = thread_cpu() - cpu0;
+  res.cpu = detail::cpu_since(cpu0);
   return res;
 }
 

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cmd/bench/buffer_fill.hpp"
 #include "cmd/bench/distribution.hpp"
 #include "cmd/bench/pattern.hpp"
 #include "cmd/bench/throttle.hpp"
@@ -132,6 +133,7 @@ struct BenchOptions {
   BenchFlow flow;                            // fio flow, flow_id, flow_sleep
   bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
   bool ftruncate_engine = false;             // fio's ftruncate engine: a write at OFFSET is ftruncate(OFFSET)
+  BufferContents buffers;                    // compressible or duplicate write data (buffer_fill.hpp)
   std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order
   std::uint64_t order_salt = 0;              // mixed into the random order's key only (copies of a job differ)
   std::optional<std::uint64_t> create_size;  // create/extend the target file first
@@ -323,9 +325,10 @@ struct VerifyResult {
 struct BenchDirResult {
   std::uint64_t io_bytes = 0;
   std::uint64_t ios = 0;
-  LatencyHistogram clat;  // submit to completion
-  LatencyStats slat;      // queued to submitted (io_uring only; empty for psync)
-  LatencyStats lat;       // queued to completion
+  LatencyHistogram clat;      // submit to completion
+  LatencyStats slat;          // queued to submitted (io_uring only; empty for psync)
+  LatencyStats lat;           // queued to completion
+  std::uint64_t dropped = 0;  // requests lost on the way (the net engine's UDP sequence gaps; fio's drop_ios)
 };
 
 // CPU the run's thread used (getrusage RUSAGE_THREAD), as fio's cpu line.
@@ -358,7 +361,10 @@ struct BenchResult {
   std::vector<BenchIoEvent> io_events;    // with log_ios
   fsio::IoStats stats;                    // IoQueue's counter names for the measured pass
   bool interrupted = false;               // SIGINT/SIGTERM stopped the run
-  bool runtime_capped = false;            // --runtime stopped it (before the range ended, or --time-based)
+  // fio's FIO_NOIO engines (cpuio, exec): requests counted, no bytes, and
+  // the direction's runtime, bandwidth and IOPS reported as 0, as fio does.
+  bool no_io = false;
+  bool runtime_capped = false;  // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
 
   // --verify passed: complete and no mismatch. An interrupted verify is not ok.

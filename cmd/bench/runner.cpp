@@ -84,6 +84,7 @@ Runner::Runner(fsio::Device& dev, const BenchOptions& o, const BenchRange& range
   // default random buffers.
   for (unsigned i = 0; i < o.iodepth; ++i)
     stamp_pattern({slots_[i].buf, std::size_t(bs)}, std::uint64_t(i) * bs, o.seed ^ 0xf111);
+  if (o.buffers.active()) buffers_.emplace(o.buffers, o.seed, range.end - range.begin, o.min_bs());
 }
 
 // Offset and length of the next request into s; false when nothing of it can
@@ -209,6 +210,7 @@ unsigned Runner::fill() {
     if (s.dir == dir_write) ++writes_since_sync_;
     if (spec_->measured && o_.rate.limits()) rate_gate_.issued(s.dir, s.want);
     if (spec_->stamp) stamp_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed, o_.verify_pattern);
+    else if (buffers_ && s.dir == dir_write) buffers_->fill({s.buf, std::size_t(s.want)});
     if (open >= 0 && try_merge(unsigned(open), id)) continue;  // never a trim: the directions differ
     if (open >= 0) {
       if (auto st = queue_lead(unsigned(open), false); !st) {

@@ -123,6 +123,7 @@ class Runner {
   std::uint64_t max_request_ = 0;
   unsigned depth_ = 1;
   fsio::AlignedBuffer arena_;
+  std::optional<BufferFill> buffers_;  // fio's compressible or duplicate write data, made per write
   std::vector<Slot> slots_;
   std::vector<iovec> iovs_;
   std::vector<unsigned> member_ids_;
@@ -165,5 +166,9 @@ class Runner {
 };
 
 std::uint64_t now_ns();
+// CPU the calling thread has used so far (getrusage RUSAGE_THREAD), and
+// since an earlier reading.
+BenchCpu thread_cpu();
+BenchCpu cpu_since(const BenchCpu& before);
 
 }  // namespace bench::detail

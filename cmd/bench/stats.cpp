@@ -172,6 +172,7 @@ BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
     for (unsigned d = 0; d < bench_dirs; ++d) {
       m.dir[d].io_bytes += r.dir[d].io_bytes;
       m.dir[d].ios += r.dir[d].ios;
+      m.dir[d].dropped += r.dir[d].dropped;
       m.dir[d].clat.merge(r.dir[d].clat);
       m.dir[d].slat.merge(r.dir[d].slat);
       m.dir[d].lat.merge(r.dir[d].lat);

@@ -110,7 +110,11 @@ TEST(FioOptions, EnginesMapAndSaySo) {
   EXPECT_NE(p.notes[0].find("posixaio runs on io_uring"), std::string::npos);
   EXPECT_TRUE(applied({"ioengine=null"}).bench.null_engine);
   EXPECT_FALSE(applied({"ioengine=null", "ioengine=psync"}).bench.null_engine);  // the last one wins
-  EXPECT_NE(refusal({"ioengine=cpuio"}).find("ioengine 'cpuio'"), std::string::npos);
+  EXPECT_NE(refusal({"ioengine=rdma"}).find("ioengine 'rdma'"), std::string::npos);
+  // cpuio and exec run as fio's (task_engines.hpp), refused without what fio's need.
+  EXPECT_EQ(applied({"ioengine=cpuio", "cpuload=50"}).task.engine, TaskEngine::cpuio);
+  EXPECT_NE(refusal({"ioengine=cpuio"}).find("needs cpuload="), std::string::npos);
+  EXPECT_NE(refusal({"ioengine=exec"}).find("needs program="), std::string::npos);
 }
 
 // fio's ftruncate engine is synchronous and moves no data; it replaces the

@@ -158,8 +158,8 @@ grep -q -- "--bogus: unknown option" "$T/err" || fail "$(cat "$T/err")"
 printf '[j]\nfilename=%s\n\nlockfile=exclusive\n' "$img" >"$T/bad.fio"
 expect_rc 2 "$DDBENCH" "$T/bad.fio"
 grep -q "bad.fio:4: lockfile: fio's lockfile is not supported" "$T/err" || fail "$(cat "$T/err")"
-expect_rc 2 "$DDBENCH" --name=r --filename="$img" --ioengine=cpuio
-grep -q "ioengine 'cpuio'" "$T/err" || fail "$(cat "$T/err")"
+expect_rc 2 "$DDBENCH" --name=r --filename="$img" --ioengine=rdma
+grep -q "ioengine 'rdma'" "$T/err" || fail "$(cat "$T/err")"
 pass "unsupported and unknown options: exit 2, named: $(cat "$T/err")"
 
 # fio refuses "include" before any section ("outside of [] job section"):
