@@ -3,7 +3,9 @@
 // ns as integers, rates and percentages as floats. What ddbench adds lives
 // in one "ddbench" object per job; what fio has and ddbench leaves out is
 // listed, with the reason, in tests/cli/fio_json_omitted.txt.
+#include <algorithm>
 #include <cinttypes>
+#include <optional>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -42,32 +44,48 @@ J clat_json(const bench::LatencyHistogram& h, const bench::FioJob* spec, bool pl
   return j;
 }
 
+// fio's "prios": clat per priority value with samples, only when at least
+// two have them (stat.c, add_ddir_status_json).
+std::optional<J> prios_json(const bench::BenchDirResult& r, const bench::FioJob* spec, bool plus) {
+  const auto with = std::count_if(r.prios.begin(), r.prios.end(), [](const auto& p) { return p.clat.count() > 0; });
+  if (with < 2) return std::nullopt;
+  J a = J::array();
+  for (const auto& p : r.prios)
+    if (p.clat.count() > 0)
+      a.push_back(J{{"prioclass", bench::ioprio_class(p.ioprio)},
+                    {"prio", bench::ioprio_level(p.ioprio)},
+                    {"clat_ns", clat_json(p.clat, spec, plus)}});
+  return a;
+}
+
 J dir_json(const Report& rep, const ReportJob& job, bench::BenchDir d, bool plus) {
   const bench::BenchDirResult& r = job.result.dir[d];
   const DirView v = dir_view(rep, job, d);
-  return J{{"io_bytes", r.io_bytes},
-           {"io_kbytes", r.io_bytes >> 10},
-           {"bw_bytes", v.bw_bytes},
-           {"bw", v.bw_bytes / 1024},
-           {"iops", v.iops},
-           {"runtime", v.runtime},
-           {"total_ios", r.ios},
-           {"short_ios", std::uint64_t{0}},
-           {"drop_ios", std::uint64_t{0}},
-           {"slat_ns", lat_json(r.slat)},
-           {"clat_ns", clat_json(r.clat, job.spec, plus)},
-           {"lat_ns", lat_json(r.lat)},
-           {"bw_min", std::uint64_t(v.bw_min)},
-           {"bw_max", std::uint64_t(v.bw_max)},
-           {"bw_agg", v.bw_agg},
-           {"bw_mean", v.bw_mean},
-           {"bw_dev", v.bw_dev},
-           {"bw_samples", v.samples},
-           {"iops_min", std::uint64_t(v.iops_min)},
-           {"iops_max", std::uint64_t(v.iops_max)},
-           {"iops_mean", v.iops_mean},
-           {"iops_stddev", v.iops_dev},
-           {"iops_samples", v.samples}};
+  J j = J{{"io_bytes", r.io_bytes},
+          {"io_kbytes", r.io_bytes >> 10},
+          {"bw_bytes", v.bw_bytes},
+          {"bw", v.bw_bytes / 1024},
+          {"iops", v.iops},
+          {"runtime", v.runtime},
+          {"total_ios", r.ios},
+          {"short_ios", std::uint64_t{0}},
+          {"drop_ios", std::uint64_t{0}},
+          {"slat_ns", lat_json(r.slat)},
+          {"clat_ns", clat_json(r.clat, job.spec, plus)},
+          {"lat_ns", lat_json(r.lat)}};
+  if (auto p = prios_json(r, job.spec, plus)) j["prios"] = *p;
+  j.update(J{{"bw_min", std::uint64_t(v.bw_min)},
+             {"bw_max", std::uint64_t(v.bw_max)},
+             {"bw_agg", v.bw_agg},
+             {"bw_mean", v.bw_mean},
+             {"bw_dev", v.bw_dev},
+             {"bw_samples", v.samples},
+             {"iops_min", std::uint64_t(v.iops_min)},
+             {"iops_max", std::uint64_t(v.iops_max)},
+             {"iops_mean", v.iops_mean},
+             {"iops_stddev", v.iops_dev},
+             {"iops_samples", v.samples}});
+  return j;
 }
 
 // The empty trim object of a job that does not trim: fio always reports it.

@@ -222,8 +222,19 @@ const std::vector<Entry>& table() {
       {{"log_avg_msec", FioArg::required, "average the logs over windows of this many ms (0: every I/O)"},
        SET(j.bench.log_window_ms = unsigned(FSIO_TRY(uint_of(l, 0, 3600000))))},
       {{"log_offset", FioArg::optional, "log each I/O's offset"}, SET(j.log_offset = FSIO_TRY(bool_of(l)))},
-      {{"log_prio", FioArg::optional, "log each I/O's priority value (always 0x0000: ddbench sets none)"},
+      {{"log_prio", FioArg::optional, "log each I/O's priority value (0x0000: none set), not its realtime bit"},
        SET(j.log_prio = FSIO_TRY(bool_of(l)))},
+      {{"prioclass", FioArg::required, "the job's I/O priority class: 1 realtime, 2 best effort, 3 idle"},
+       apply_prioclass},
+      {{"prio", FioArg::required, "the job's I/O priority level, 0 (highest) to 7"}, apply_prio},
+      {{"cmdprio_percentage", FioArg::required, "io_uring, libaio: percent of requests sent at cmdprio_class/cmdprio"},
+       apply_cmdprio_percentage},
+      {{"cmdprio_class", FioArg::required, "io_uring, libaio: the class of those requests (default 1, realtime)"},
+       apply_cmdprio_class},
+      {{"cmdprio", FioArg::required, "io_uring, libaio: the level of those requests (default 0)"}, apply_cmdprio},
+      {{"cmdprio_bssplit", FioArg::required,
+        "io_uring, libaio: per block size, percent of requests at a priority: 64k/25/1/1:64k/75/3/2[,writes]"},
+       apply_cmdprio_bssplit},
       {{"per_job_logs", FioArg::optional, "1: PREFIX_bw.N.log per job; 0: one PREFIX_bw.log shared"},
        SET(j.per_job_logs = FSIO_TRY(bool_of(l)))},
       {{"bw_avg_time", FioArg::required, "window of the bw and iops statistics in ms (default 500)"},
@@ -427,6 +438,7 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   // fio opens a trim job's files without O_DIRECT (filesetup.c, file_open:
   // td_trim skips the open flags), its writes included.
   if (bench_trims(job.bench.rw)) job.bench.direct = false;
+  FSIO_TRY(check_priority(job, lines));
   FSIO_TRY(check_write_iolog(job));
   FSIO_TRY(check_strided(job));
   // Several files per job exist here only for the file engines (file_ops.hpp).

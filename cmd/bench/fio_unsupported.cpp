@@ -134,8 +134,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"exec_postrun", "ddbench runs no commands"},
       {"ioscheduler", "ddbench does not change the device's scheduler"},
       {"nice", sched},
-      {"prio", sched},
-      {"prioclass", sched},
       {"cpumask", sched},
       {"cpus_allowed", sched},
       {"cpus_allowed_policy", sched},
@@ -163,10 +161,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"uncached", uring},
       {"nowait", uring},
       {"force_async", uring},
-      {"cmdprio_percentage", uring},
-      {"cmdprio_class", uring},
-      {"cmdprio", uring},
-      {"cmdprio_bssplit", uring},
       {"userspace_reap", "libaio runs on io_uring here"},
   };
   return list;

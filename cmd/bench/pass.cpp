@@ -211,7 +211,8 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
       }
     }
     if (l.dir == dir_write) note_backlog(s);
-    if (log_ios) res_->io_events.push_back({t - t0_, s.offset, std::uint32_t(s.want), l.dir, clat, async_ ? slat : 0});
+    if (log_ios)
+      res_->io_events.push_back({t - t0_, s.offset, std::uint32_t(s.want), l.dir, clat, async_ ? slat : 0, l.ioprio});
     free_.push_back(id);
   }
   if (l.dir == dir_read) stats_->bytes_read += bytes;
@@ -222,6 +223,7 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
   const std::uint64_t n = l.nmembers;
   BenchDirResult& d = res_->dir[l.dir];
   d.clat.add(clat, n);
+  if (!d.prios.empty()) d.prios[l.prio_index].clat.add(clat, n);
   // psync has no submission latency: its total latency is its clat, which
   // finish_pass copies (one accumulator less per request).
   if (async_) {

@@ -32,6 +32,7 @@
 
 #include "cmd/bench/distribution.hpp"
 #include "cmd/bench/pattern.hpp"
+#include "cmd/bench/priority.hpp"
 #include "cmd/bench/throttle.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/engine.hpp"
@@ -130,6 +131,7 @@ struct BenchOptions {
   bool gtod_reduce = false;                  // fio gtod_reduce: no latencies, no bw/iops windows reported
   BenchRate rate;                            // fio rate, rate_iops, rate_min, rate_process
   BenchFlow flow;                            // fio flow, flow_id, flow_sleep
+  PriorityOptions priority;                  // fio prioclass, prio and the cmdprio options (priority.hpp)
   bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
   bool ftruncate_engine = false;             // fio's ftruncate engine: a write at OFFSET is ftruncate(OFFSET)
   std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order
@@ -309,6 +311,7 @@ struct BenchIoEvent {
   std::uint32_t bytes = 0;
   BenchDir dir = dir_read;
   std::uint64_t clat = 0, slat = 0;  // ns; total latency is their sum
+  std::uint16_t ioprio = 0;          // the request's priority value (priority.hpp), 0: none set
 };
 
 struct VerifyResult {
@@ -326,6 +329,13 @@ struct BenchDirResult {
   LatencyHistogram clat;  // submit to completion
   LatencyStats slat;      // queued to submitted (io_uring only; empty for psync)
   LatencyStats lat;       // queued to completion
+  // With cmdprio: clat per priority value, [0] the job's own, in fio's
+  // order (PriorityPlan::values); empty without.
+  struct Prio {
+    std::uint16_t ioprio = 0;
+    LatencyHistogram clat;
+  };
+  std::vector<Prio> prios;
 };
 
 // CPU the run's thread used (getrusage RUSAGE_THREAD), as fio's cpu line.

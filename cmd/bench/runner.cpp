@@ -78,6 +78,8 @@ Runner::Runner(fsio::Device& dev, const BenchOptions& o, const BenchRange& range
   depth_ = std::min(o.iodepth, engine->depth());
   comps_.resize(engine->depth());
   engine_ = std::move(engine);
+  prio_plan_ = PriorityPlan(o.priority, bench_reads(o.rw), bench_writes(o.rw));
+  prio_rng_.seed(o.seed ^ 0x7072696f);
   round_.reserve(o.iodepth);
   free_.reserve(o.iodepth);
   // Writes without --verify send one fixed, incompressible fill, like fio's
@@ -137,7 +139,7 @@ void Runner::open_request(unsigned id) {
 bool Runner::try_merge(unsigned lead, unsigned id) {
   Slot& l = slots_[lead];
   const Slot& s = slots_[id];
-  if (!merge_ || l.nmembers >= max_merge_ || l.dir != s.dir) return false;
+  if (!merge_ || l.nmembers >= max_merge_ || l.dir != s.dir || l.ioprio != s.ioprio) return false;
   if (l.req_offset + l.req_bytes != s.offset || l.req_bytes != l.req_want) return false;
   if (l.req_bytes + s.want > max_request_ || s.ask != s.want) return false;
   l.iov[l.iovcnt++] = iovec{s.buf, std::size_t(s.want)};
@@ -156,6 +158,7 @@ fsio::Status Runner::queue_lead(unsigned lead, bool retry) {
   req.iovcnt = l.iovcnt;
   req.bytes = l.req_bytes;
   req.dsync = req.op == fsio::IoOp::write && o_.sync;
+  req.ioprio = l.ioprio;
   req.user_data = lead;
   FSIO_TRY(engine_->queue(req));
   ++engine_in_flight_;
@@ -206,6 +209,7 @@ unsigned Runner::fill() {
     ++stats_->requests_queued;
     Slot& s = slots_[id];
     s.t_start = t;
+    give_priority(s);
     if (s.dir == dir_write) ++writes_since_sync_;
     if (spec_->measured && o_.rate.limits()) rate_gate_.issued(s.dir, s.want);
     if (spec_->stamp) stamp_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed, o_.verify_pattern);
@@ -227,6 +231,13 @@ unsigned Runner::fill() {
   if (open >= 0)
     if (auto st = queue_lead(unsigned(open), false); !st) fail(std::move(st).error());
   return taken;
+}
+
+// fio's fio_cmdprio_set_ioprio: with cmdprio, a draw per request picks its
+// priority; otherwise every request has the job's own.
+void Runner::give_priority(Slot& s) {
+  s.prio_index = prio_plan_.per_request() ? prio_plan_.pick(s.dir, s.want, unsigned(prio_rng_() % 100)) : 0;
+  s.ioprio = prio_plan_.values(s.dir)[s.prio_index];
 }
 
 // A trim, as fio's io_uring and sync engines do it (do_io_u_trim): once what

@@ -9,6 +9,7 @@
 #include <memory>
 #include <utility>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "cmd/bench/run.hpp"
@@ -29,6 +30,8 @@ struct Slot {
   std::uint64_t want = 0;    // bytes of this block that count
   std::uint64_t ask = 0;     // bytes asked of the kernel (a direct read's tail: aligned up)
   BenchDir dir = dir_read;
+  std::uint16_t ioprio = 0;  // the request's priority value (priority.hpp)
+  unsigned prio_index = 0;   // into PriorityPlan::values(dir)
   // As the lead of an engine request (members[0] is the lead itself):
   iovec* iov = nullptr;  // capacity: max_merge
   unsigned iovcnt = 0;
@@ -112,6 +115,7 @@ class Runner {
   bool held();  // a throttle (rate, flow) holds the next request back
   void wait_held();
   void check_rate_min(std::uint64_t t);
+  void give_priority(Slot& s);
 
   fsio::Device& dev_;
   const BenchOptions& o_;
@@ -158,6 +162,9 @@ class Runner {
   // rate_min: the window being checked, and what was done at its start.
   std::uint64_t floor_from_ = 0, floor_check_ = 0;
   std::array<std::uint64_t, 2> floor_bytes_{}, floor_ios_{};
+  // I/O priorities (fio cmdprio): which a request gets, drawn per request.
+  PriorityPlan prio_plan_;
+  std::mt19937_64 prio_rng_;
 
   // Last member, so it is destroyed first: an engine torn down after a
   // failed reap waits for the kernel to finish with arena_'s buffers.

@@ -162,6 +162,15 @@ void merge_verify(std::optional<VerifyResult>& into, const std::optional<VerifyR
   into->bad_blocks += from->bad_blocks;
   if (from->first && (!into->first || from->first->offset < into->first->offset)) into->first = from->first;
 }
+
+// fio's clat_prio_stat_add_samples: by priority value, new ones appended.
+void merge_prios(std::vector<BenchDirResult::Prio>& into, const std::vector<BenchDirResult::Prio>& from) {
+  for (const auto& p : from) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const auto& q) { return q.ioprio == p.ioprio; });
+    if (it == into.end()) into.push_back(p);
+    else it->clat.merge(p.clat);
+  }
+}
 }  // namespace
 
 BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
@@ -175,6 +184,7 @@ BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
       m.dir[d].clat.merge(r.dir[d].clat);
       m.dir[d].slat.merge(r.dir[d].slat);
       m.dir[d].lat.merge(r.dir[d].lat);
+      merge_prios(m.dir[d].prios, r.dir[d].prios);
     }
     m.clat.merge(r.clat);
     m.sync_lat.merge(r.sync_lat);

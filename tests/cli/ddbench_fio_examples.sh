@@ -6,59 +6,7 @@
 # (fio_json_omitted.txt lists what ddbench leaves out, and why).
 . "$(dirname "$0")/lib.sh"
 need python3 fio
-omitted=$SRC/tests/cli/fio_json_omitted.txt
-
-# NAME CHECK: runs $T/NAME.fio with both tools (in $T/NAME.fio.d and
-# $T/NAME.dd.d), then CHECK, a python expression over f (fio's JSON), d
-# (ddbench's), F and D (their directories); fails with both JSONs if not.
-both() {
-  local name=$1 check=$2 tool dir
-  for tool in fio dd; do
-    dir=$T/$name.$tool.d
-    rm -rf "$dir" && mkdir "$dir"
-    if [ $tool = fio ]; then
-      (cd "$dir" && fio --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt)
-    else
-      (cd "$dir" && "$DDBENCH" --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt)
-    fi
-    local rc=$?
-    [ $rc -eq 0 ] || fail "$name: $tool exited $rc: $(cat "$dir/err.txt")"
-  done
-  python3 - "$T/$name.fio.d" "$T/$name.dd.d" "$omitted" "$check" <<'PY' || fail "$name: fio and ddbench differ"
-import json, os, sys
-F, D, omitted_path, check = sys.argv[1:5]
-f = json.load(open(os.path.join(F, "out.json")))
-d = json.load(open(os.path.join(D, "out.json")))
-def walk(v, path, out):
-    if isinstance(v, dict):
-        out[path] = "object"
-        for k, x in v.items():
-            walk(x, f"{path}.{k}", out)
-    elif isinstance(v, list):
-        out[path] = "array"
-        for x in v:
-            walk(x, path + "[]", out)
-    else:
-        out[path] = {bool: "bool", int: "int", float: "float", str: "str"}[type(v)]
-fk, dk = {}, {}
-walk(f, "", fk)
-walk(d, "", dk)
-omitted = {l.split("\t")[0] for l in open(omitted_path) if l.strip() and not l.startswith("#")}
-bad = [k for k in fk if k not in dk and k not in omitted]
-bad += [k for k in dk if k not in fk and not k.startswith(".jobs[].ddbench")]
-bad += [f"{k}: fio {fk[k]}, ddbench {dk[k]}" for k in fk if k in dk and fk[k] != dk[k]]
-if bad:
-    sys.exit("keys: " + "; ".join(bad[:10]))
-def io(j, n=0, dirn="read"):
-    return j["jobs"][n][dirn]
-if not eval("(" + check + ")"):
-    for name, j in (("fio", f), ("ddbench", d)):
-        for n, x in enumerate(j["jobs"]):
-            print(name, n, {k: (x[k]["io_bytes"], x[k]["total_ios"]) for k in ("read", "write")})
-    sys.exit("check failed: " + check)
-PY
-  pass "$name: fio and ddbench agree (exit 0, keys and types, $(echo "$check" | tr -s ' \n' ' ' | cut -c1-60)...)"
-}
+. "$(dirname "$0")/fio_both.sh"
 
 # ioengine=null: nothing moves, no file is made; 4 MiB in 4 KiB writes.
 cat >"$T/null.fio" <<'EOF'
@@ -267,7 +215,7 @@ both blockalign 'all(sum(1 for l in open(x + "/ba_iops.1.log")) == 8192
                      and len({l.split(",")[4] for l in open(x + "/ba_iops.1.log")}) <= 1024 for x in (F, D))'
 
 # log_prio: the logs' last column is the I/O's priority value as fio prints
-# it; with no priority set (ddbench sets none), 0x0000 on every line.
+# it; with no priority set, 0x0000 on every line (ddbench_fio_prio.sh: set ones).
 cat >"$T/prio.fio" <<'EOF2'
 [prio]
 ioengine=null

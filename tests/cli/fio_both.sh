@@ -1,0 +1,61 @@
+# Sourced by the ddbench-vs-fio CLI tests (after lib.sh): both NAME CHECK
+# runs a job file through fio 3.33 and ddbench and compares them.
+omitted=$SRC/tests/cli/fio_json_omitted.txt
+
+# NAME CHECK: runs $T/NAME.fio with both tools (in $T/NAME.fio.d and
+# $T/NAME.dd.d), then CHECK, a python expression over f (fio's JSON), d
+# (ddbench's), F and D (their directories), and what $T/check_helpers.py
+# defines; fails with both JSONs if not.
+both() {
+  local name=$1 check=$2 tool dir
+  for tool in fio dd; do
+    dir=$T/$name.$tool.d
+    rm -rf "$dir" && mkdir "$dir"
+    if [ $tool = fio ]; then
+      (cd "$dir" && fio --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt)
+    else
+      (cd "$dir" && "$DDBENCH" --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt)
+    fi
+    local rc=$?
+    [ $rc -eq 0 ] || fail "$name: $tool exited $rc: $(cat "$dir/err.txt")"
+  done
+  python3 - "$T/$name.fio.d" "$T/$name.dd.d" "$omitted" "$check" <<'PY' || fail "$name: fio and ddbench differ"
+import json, os, sys
+F, D, omitted_path, check = sys.argv[1:5]
+f = json.load(open(os.path.join(F, "out.json")))
+d = json.load(open(os.path.join(D, "out.json")))
+def walk(v, path, out):
+    if isinstance(v, dict):
+        out[path] = "object"
+        for k, x in v.items():
+            walk(x, f"{path}.{k}", out)
+    elif isinstance(v, list):
+        out[path] = "array"
+        for x in v:
+            walk(x, path + "[]", out)
+    else:
+        out[path] = {bool: "bool", int: "int", float: "float", str: "str"}[type(v)]
+fk, dk = {}, {}
+walk(f, "", fk)
+walk(d, "", dk)
+omitted = {l.split("\t")[0] for l in open(omitted_path) if l.strip() and not l.startswith("#")}
+bad = [k for k in fk if k not in dk and k not in omitted]
+bad += [k for k in dk if k not in fk and not k.startswith(".jobs[].ddbench")]
+bad += [f"{k}: fio {fk[k]}, ddbench {dk[k]}" for k in fk if k in dk and fk[k] != dk[k]]
+if bad:
+    sys.exit("keys: " + "; ".join(bad[:10]))
+def io(j, n=0, dirn="read"):
+    return j["jobs"][n][dirn]
+# A test may keep helpers for its checks in $T/check_helpers.py.
+helpers = os.path.join(os.path.dirname(F), "check_helpers.py")
+if os.path.exists(helpers):
+    exec(open(helpers).read())
+if not eval("(" + check + ")"):
+    for name, j in (("fio", f), ("ddbench", d)):
+        for n, x in enumerate(j["jobs"]):
+            print(name, n, {k: (x[k]["io_bytes"], x[k]["total_ios"]) for k in ("read", "write")})
+    sys.exit("check failed: " + check)
+PY
+  pass "$name: fio and ddbench agree (exit 0, keys and types, $(echo "$check" | tr -s ' \n' ' ' | cut -c1-60)...)"
+}
+
