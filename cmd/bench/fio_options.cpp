@@ -128,6 +128,20 @@ const std::vector<Entry>& table() {
       {{"new_group", FioArg::optional, "start a new reporting group"}, SET(j.new_group = FSIO_TRY(bool_of(l)))},
       {{"group_reporting", FioArg::optional, "report each group as one job"},
        SET(j.group_reporting = FSIO_TRY(bool_of(l)))},
+      {{"exitall", FioArg::optional, "when a job ends, end the jobs exit_what names (fio's exitall)"},
+       SET(j.exitall = FSIO_TRY(bool_of(l)))},
+      {{"exit_what", FioArg::required, "under exitall: group (its reporting group), stonewall (running jobs), all"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         if (l.value == "group") j.exit_what = ExitWhat::group;
+         else if (l.value == "stonewall") j.exit_what = ExitWhat::stonewall;
+         else if (l.value == "all") j.exit_what = ExitWhat::all;
+         else return bad(l, "expected group, stonewall or all");
+         return {};
+       }},
+      {{"thinktime", FioArg::required, "after each request, wait for those in flight, then sleep this long (us)"},
+       SET(j.bench.thinktime_us = std::uint64_t(FSIO_TRY(seconds_of(l, 1e-6)) * 1e6 + 0.5))},
+      {{"number_ios", FioArg::required, "stop after this many requests (times loops), if nothing stops the job first"},
+       SET(j.bench.number_ios = FSIO_TRY(uint_of(l, 0, std::numeric_limits<std::uint64_t>::max())))},
       {{"thread", FioArg::optional, "accepted: ddbench always runs jobs as threads"},
        SET((void)j; (void)FSIO_TRY(bool_of(l)))},
       {{"threads", FioArg::required,

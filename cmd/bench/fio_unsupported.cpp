@@ -19,14 +19,14 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
   static const char* const trim = "ddbench trims only in trimwrite and randtrimwrite";
   static const char* const sched = "ddbench leaves CPU and I/O scheduling to the system";
   static const char* const timing = "ddbench always measures submission, completion and total latency";
+  static const char* const think = "ddbench's thinktime sleeps after every request, once those in flight are done";
   static const char* const uring = "io_uring tuning options are not supported (ddbench sets up its own ring)";
   static const std::vector<std::pair<const char*, const char*>> list = {
-      {"rate_ignore_thinktime", rate},
-      {"thinktime", rate},
-      {"thinktime_spin", rate},
-      {"thinktime_blocks", rate},
-      {"thinktime_blocks_type", rate},
-      {"thinktime_iotime", rate},
+      {"rate_ignore_thinktime", think},
+      {"thinktime_spin", think},
+      {"thinktime_blocks", think},
+      {"thinktime_blocks_type", think},
+      {"thinktime_iotime", think},
       {"latency_target", rate},
       {"latency_window", rate},
       {"latency_percentile", rate},
@@ -46,7 +46,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"overwrite", files},
       {"startdelay", "jobs start together, or after a stonewall"},
       {"fill_device", "give size= or use the whole target"},
-      {"number_ios", "use io_size="},
       {"offset_align", "offsets are multiples of the smallest block size"},
       {"bs_unaligned", "block sizes must suit direct I/O"},
       {"percentage_random", "a job is either sequential or random"},
@@ -144,8 +143,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"cgroup_weight", sched},
       {"uid", sched},
       {"gid", sched},
-      {"exitall", "jobs end on their own"},
-      {"exit_what", "jobs end on their own"},
       {"exitall_on_error", "an I/O error ends the job"},
       {"unlink_each_loop", "use unlink="},
       {"profile", "fio's profiles are not supported"},

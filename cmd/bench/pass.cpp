@@ -36,6 +36,8 @@ void Runner::begin_pass(const PassSpec& spec, BenchResult& res) {
   stop_ = exhausted_ = retry_pending_ = false;
   failure_.reset();
   writes_since_sync_ = 0;
+  think_due_ = false;
+  taken_ios_ = 0;
   backlog_.clear();
   restarts_seen_ = 0;
   // fio's time_based: the measured pass starts over until the runtime stops it.
@@ -48,6 +50,7 @@ void Runner::begin_pass(const PassSpec& spec, BenchResult& res) {
   held_ = false;
   rate_gate_.start(o_.rate, o_.min_bs(), t0_, o_.seed);
   if (spec.measured && !ramping_) start_measuring(t0_);
+  check_clock(t0_);  // a job another has already ended (exitall) issues nothing
 }
 
 void Runner::start_measuring(std::uint64_t t) {
@@ -76,6 +79,10 @@ fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
     if (engine_in_flight_ == 0) {
       if (!stop_ && sync_due()) {
         if (auto st = sync_now(); !st) fail(std::move(st).error());
+        continue;
+      }
+      if (!stop_ && think_due_) {
+        think();
         continue;
       }
       if (!stop_ && backlog_due()) {
@@ -117,8 +124,8 @@ fsio::Status Runner::reap() {
   // least one completion, or with --batch (no merging) enough to free a
   // whole batch, like fio's iodepth_batch_complete_min.
   const unsigned batch = o_.batch;
-  const bool more =
-      !stop_ && !exhausted_ && !sync_due() && !backlog_due() && !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
+  const bool more = !stop_ && !exhausted_ && !sync_due() && !backlog_due() && !think_due_ &&
+                    !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
   unsigned min_complete = 1;
   if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < depth_) min_complete = 0;
   else if (batch > 1 && !merge_ && more && free_.size() < batch)
@@ -269,6 +276,7 @@ void Runner::check_clock(std::uint64_t t) {
     res_->runtime_capped = o_.time_based || work_->more();
   }
   if (!stop_ && !ramping_ && spec_->measured && o_.rate.floors() && t >= floor_check_) check_rate_min(t);
+  if (!stop_ && terminated()) stop_ = true;  // fio exitall: not an interruption, the job just ends
   if (!stop_ && fsio::InterruptGuard::requested()) {
     stop_ = true;
     res_->interrupted = true;

@@ -51,7 +51,8 @@ fsio::Result<std::vector<CmdPrioSplit>> parse_cmdprio_split(std::string_view tex
   std::size_t from = 0;
   while (from <= text.size()) {
     const auto colon = text.find(':', from);
-    const std::string_view e = text.substr(from, colon == std::string_view::npos ? std::string_view::npos : colon - from);
+    const std::string_view e =
+        text.substr(from, colon == std::string_view::npos ? std::string_view::npos : colon - from);
     if (e.empty()) break;  // fio stops at an empty entry
     const CmdPrioSplit s = FSIO_TRY(parse_entry(e, kb_base));
     if (s.percent > 0) out.push_back(s);
@@ -82,7 +83,8 @@ PriorityPlan::PriorityPlan(const PriorityOptions& o, bool reads, bool writes) {
     // fio: cmdprio_class defaults to realtime.
     const std::uint16_t implicit = ioprio_value(o.cmd_class[d] ? o.cmd_class[d] : ioprio_class_rt, o.cmd_level[d]);
     if (o.bssplit_given) {
-      for (const auto& s : o.bssplit[d]) choices_[d].push_back({s.bs, s.percent, index_of(d, s.ioprio.value_or(implicit))});
+      for (const auto& s : o.bssplit[d])
+        choices_[d].push_back({s.bs, s.percent, index_of(d, s.ioprio.value_or(implicit))});
     } else if (o.cmd_percent[d]) {
       choices_[d].push_back({0, o.cmd_percent[d], index_of(d, implicit)});
     }

@@ -47,7 +47,9 @@ struct PriorityOptions {
 
   // The job's priority value, or 0 when neither prioclass nor prio is given
   // (the thread keeps what it has; fio's td->ioprio stays 0).
-  std::uint16_t job_ioprio() const { return prioclass || prio ? ioprio_value(prioclass.value_or(0), prio.value_or(0)) : 0; }
+  std::uint16_t job_ioprio() const {
+    return prioclass || prio ? ioprio_value(prioclass.value_or(0), prio.value_or(0)) : 0;
+  }
   bool per_request() const { return bssplit_given || cmd_percent[0] || cmd_percent[1]; }
 };
 

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -105,33 +106,38 @@ struct BenchOptions {
   std::uint64_t io_size = 0;  // bytes to transfer per loop (fio io_size); 0: the range once
   unsigned iodepth = 32;      // requests in flight
   fsio::EngineKind engine = fsio::EngineKind::automatic;
-  bool direct = true;                        // O_DIRECT (falls back where the filesystem refuses it)
-  bool sync = false;                         // every write carries RWF_DSYNC
-  unsigned rwmixread = 50;                   // rw/randrw: percent of requests that read
-  unsigned batch = 0;                        // requests per submit; 0: submit whenever there is room
-  bool merge = true;                         // merge contiguous requests inside a batch
-  double runtime = 0;                        // seconds; stop issuing after this; 0: no cap
-  bool time_based = false;                   // go over the range again until runtime is up (fio's time_based)
-  double ramp_time = 0;                      // seconds run before anything is measured (fio ramp_time)
-  unsigned loops = 1;                        // the whole job this many times (fio loops)
-  unsigned fsync_every = 0;                  // a flush after every N writes (fio fsync=N / fdatasync=N)
-  bool fsync_data_only = true;               // that flush is fdatasync (fio fdatasync=), else fsync
-  bool end_fsync = false;                    // fsync once the writes are done (fio end_fsync)
-  bool norandommap = false;                  // random offsets may repeat (fio norandommap)
-  RandomDistribution distribution;           // fio random_distribution; not uniform: blocks may repeat
-  bool invalidate = true;                    // drop the range from the page cache first (fio invalidate)
-  bool fadvise = true;                       // advise the access pattern (fio fadvise_hint)
-  bool verify = false;                       // write: stamp, then read back and check; read: check
-  bool do_verify = true;                     // a verify write reads back (fio do_verify=0: only stamps)
-  bool verify_dump = false;                  // write each bad block and what it should hold to files (fio)
-  bool serialize_overlap = false;            // fio serialize_overlap: accepted only at iodepth 1
-  bool verify_fatal = false;                 // stop at the first mismatch (fio verify_fatal), else count all
-  std::vector<std::byte> verify_pattern;     // fio verify_pattern: fills each sector after its stamp (empty: PRNG)
-  std::uint64_t verify_backlog = 0;          // check the writes every this many of them, in the pass (fio); 0: after
-  bool gtod_reduce = false;                  // fio gtod_reduce: no latencies, no bw/iops windows reported
-  BenchRate rate;                            // fio rate, rate_iops, rate_min, rate_process
-  BenchFlow flow;                            // fio flow, flow_id, flow_sleep
-  PriorityOptions priority;                  // fio prioclass, prio and the cmdprio options (priority.hpp)
+  bool direct = true;                     // O_DIRECT (falls back where the filesystem refuses it)
+  bool sync = false;                      // every write carries RWF_DSYNC
+  unsigned rwmixread = 50;                // rw/randrw: percent of requests that read
+  unsigned batch = 0;                     // requests per submit; 0: submit whenever there is room
+  bool merge = true;                      // merge contiguous requests inside a batch
+  double runtime = 0;                     // seconds; stop issuing after this; 0: no cap
+  bool time_based = false;                // go over the range again until runtime is up (fio's time_based)
+  double ramp_time = 0;                   // seconds run before anything is measured (fio ramp_time)
+  unsigned loops = 1;                     // the whole job this many times (fio loops)
+  unsigned fsync_every = 0;               // a flush after every N writes (fio fsync=N / fdatasync=N)
+  bool fsync_data_only = true;            // that flush is fdatasync (fio fdatasync=), else fsync
+  bool end_fsync = false;                 // fsync once the writes are done (fio end_fsync)
+  bool norandommap = false;               // random offsets may repeat (fio norandommap)
+  RandomDistribution distribution;        // fio random_distribution; not uniform: blocks may repeat
+  bool invalidate = true;                 // drop the range from the page cache first (fio invalidate)
+  bool fadvise = true;                    // advise the access pattern (fio fadvise_hint)
+  bool verify = false;                    // write: stamp, then read back and check; read: check
+  bool do_verify = true;                  // a verify write reads back (fio do_verify=0: only stamps)
+  bool verify_dump = false;               // write each bad block and what it should hold to files (fio)
+  bool serialize_overlap = false;         // fio serialize_overlap: accepted only at iodepth 1
+  bool verify_fatal = false;              // stop at the first mismatch (fio verify_fatal), else count all
+  std::vector<std::byte> verify_pattern;  // fio verify_pattern: fills each sector after its stamp (empty: PRNG)
+  std::uint64_t verify_backlog = 0;       // check the writes every this many of them, in the pass (fio); 0: after
+  bool gtod_reduce = false;               // fio gtod_reduce: no latencies, no bw/iops windows reported
+  BenchRate rate;                         // fio rate, rate_iops, rate_min, rate_process
+  BenchFlow flow;                         // fio flow, flow_id, flow_sleep
+  PriorityOptions priority;               // fio prioclass, prio and the cmdprio options (priority.hpp)
+  std::uint64_t thinktime_us = 0;         // fio thinktime: after each request, drain, then sleep
+  std::uint64_t number_ios = 0;           // fio number_ios: stop after this many requests x loops (0: no cap)
+  // Set by another job that ends (fio exitall): stop issuing, finish what is
+  // in flight, report what was done. nullptr: nothing ends this job early.
+  const std::atomic<bool>* terminate = nullptr;
   bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
   bool ftruncate_engine = false;             // fio's ftruncate engine: a write at OFFSET is ftruncate(OFFSET)
   std::uint64_t seed = 0x66736962;           // stamped into every verify sector ("fsib"); keys the random order

@@ -181,8 +181,12 @@ unsigned Runner::fill() {
   std::uint64_t rejected = 0;
   int open = -1;  // the request being built, not yet queued
   while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < depth_ && !sync_due() &&
-         !backlog_due()) {
+         !backlog_due() && !think_due_) {
     if (held()) break;
+    if (number_ios_reached()) {
+      exhausted_ = true;
+      break;
+    }
     NextIo io;
     if (!work_->next(io)) {
       exhausted_ = true;
@@ -206,6 +210,10 @@ unsigned Runner::fill() {
     }
     free_.pop_back();
     ++taken;
+    if (spec_->measured) {
+      ++taken_ios_;
+      think_due_ = o_.thinktime_us > 0;
+    }
     ++stats_->requests_queued;
     Slot& s = slots_[id];
     s.t_start = t;

@@ -6,6 +6,7 @@
 
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <optional>
@@ -116,6 +117,12 @@ class Runner {
   void wait_held();
   void check_rate_min(std::uint64_t t);
   void give_priority(Slot& s);
+  bool number_ios_reached() const {
+    return o_.number_ios && spec_->measured && taken_ios_ >= o_.number_ios * std::max(o_.loops, 1u);
+  }
+  void think();
+  void nap_until(std::uint64_t until);
+  bool terminated() const { return o_.terminate && o_.terminate->load(std::memory_order_relaxed); }
 
   fsio::Device& dev_;
   const BenchOptions& o_;
@@ -149,6 +156,8 @@ class Runner {
   bool exhausted_ = false;      // the workload has nothing more to issue
   bool retry_pending_ = false;  // a short transfer was queued again, not yet committed
   std::uint64_t writes_since_sync_ = 0;
+  bool think_due_ = false;                                        // thinktime: sleep once nothing is in flight
+  std::uint64_t taken_ios_ = 0;                                   // requests taken in the measured pass (number_ios)
   std::vector<std::pair<std::uint64_t, std::uint64_t>> backlog_;  // window offset, bytes
   fsio::AlignedBuffer backlog_buf_;                               // one block, for the check's reads
   std::uint64_t restarts_seen_ = 0;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cmd/bench/runner.hpp"
+#include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
 
 namespace bench::detail {
@@ -38,13 +39,32 @@ void Runner::wait_held() {
   std::uint64_t until = held_flow_ ? t + std::uint64_t(o_.flow.sleep_us) * 1000 : rate_gate_.ready_at();
   if (deadline_ns_) until = std::min(until, deadline_ns_);
   if (until > t) {
-    const std::uint64_t ns = until - t;
-    const timespec ts{time_t(ns / 1000000000), long(ns % 1000000000)};
-    ::nanosleep(&ts, nullptr);
+    nap_until(until);
   } else {
     ::sched_yield();  // flow_sleep=0: try again at once, but let the jobs it waits for run
   }
   check_clock(now_ns());
+}
+
+// fio's thinktime (thinktime_blocks=1): the request went out and all in
+// flight are done; sleep before the next, never past the runtime.
+void Runner::think() {
+  std::uint64_t until = now_ns() + o_.thinktime_us * 1000;
+  if (deadline_ns_) until = std::min(until, deadline_ns_);
+  nap_until(until);
+  think_due_ = false;
+  check_clock(now_ns());
+}
+
+// Sleeps until `until`, in slices short enough that another job's exitall
+// or Ctrl-C ends the sleep within 20 ms.
+void Runner::nap_until(std::uint64_t until) {
+  constexpr std::uint64_t slice = 20000000;
+  for (std::uint64_t t = now_ns(); t < until && !terminated() && !fsio::InterruptGuard::requested(); t = now_ns()) {
+    const std::uint64_t ns = std::min(until - t, slice);
+    const timespec ts{time_t(ns / 1000000000), long(ns % 1000000000)};
+    ::nanosleep(&ts, nullptr);
+  }
 }
 
 // fio's rate_min (and rate_iops_min): over each rate_cycle, each direction

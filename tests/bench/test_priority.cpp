@@ -51,7 +51,7 @@ TEST(PriorityPlan, JobPriorityFirstThenEachCmdprioValueOnce) {
   EXPECT_EQ(p.pick(0, 65536, 24), 1u);
   EXPECT_EQ(p.pick(0, 65536, 25), 2u);
   EXPECT_EQ(p.pick(0, 65536, 99), 2u);
-  EXPECT_EQ(p.pick(0, 1 << 20, 0), 0u);  // 1024k: no entry, the job's own
+  EXPECT_EQ(p.pick(0, 1 << 20, 0), 0u);                          // 1024k: no entry, the job's own
   EXPECT_EQ(p.values(1), (std::vector<std::uint16_t>{0x4007}));  // the job does not write
 }
 
@@ -83,9 +83,9 @@ TEST(PriorityOptions, CmdprioNeedsAnEngineThatCarriesAPriorityPerRequest) {
             std::string::npos)
       << st.error().message();
   FioJob k = fio_defaults();
-  st = apply_fio_lines(k, {split_fio_option("ioengine=libaio", "job.fio:1"),
-                           split_fio_option("cmdprio_percentage=10", "job.fio:2"),
-                           split_fio_option("cmdprio_bssplit=4k/10", "job.fio:3")});
+  st = apply_fio_lines(
+      k, {split_fio_option("ioengine=libaio", "job.fio:1"), split_fio_option("cmdprio_percentage=10", "job.fio:2"),
+          split_fio_option("cmdprio_bssplit=4k/10", "job.fio:3")});
   ASSERT_FALSE(st.has_value());
   EXPECT_NE(st.error().message().find("mutually exclusive"), std::string::npos);
 }

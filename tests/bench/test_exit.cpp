@@ -1,0 +1,81 @@
+// fio's number_ios, thinktime and exitall's early end, as run_bench does
+// them, on fio's null engine (requests complete at once, nothing moves), so
+// the counts and times are the options' alone. Expected values are the
+// options' own arithmetic (fio HOWTO: number_ios, thinktime, exitall).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "cmd/bench/run.hpp"
+
+namespace bench {
+namespace {
+
+BenchOptions null_job() {
+  BenchOptions o;
+  o.null_engine = true;
+  o.bs = 4096;
+  o.iodepth = 8;
+  o.size = 1 << 20;
+  return o;
+}
+
+BenchResult run_null(const BenchOptions& o) {
+  auto dev = open_null_target("null.0.0", 1 << 20);
+  EXPECT_TRUE(dev.has_value());
+  auto r = run_bench(*dev, o);
+  EXPECT_TRUE(r.has_value()) << r.error().message();
+  return r ? std::move(*r) : BenchResult{};
+}
+
+TEST(NumberIos, StopsAfterThatManyRequestsTimesLoops) {
+  auto o = null_job();
+  o.number_ios = 10;
+  o.loops = 2;
+  const auto r = run_null(o);
+  EXPECT_EQ(r.ios, 20u);  // fio: number_ios x loops, though 1 MiB is 256 requests
+  EXPECT_FALSE(r.interrupted);
+}
+
+TEST(Thinktime, EachRequestGoesOutAloneAndTheNextWaitsTheThinktime) {
+  auto o = null_job();
+  o.number_ios = 5;
+  o.thinktime_us = 10000;
+  const auto r = run_null(o);
+  EXPECT_EQ(r.ios, 5u);
+  EXPECT_EQ(r.depths.level[0], 5u);  // every request submitted with none other in flight
+  EXPECT_GE(r.elapsed, 0.040);       // four sleeps of 10 ms between the first and the last
+}
+
+TEST(Exitall, AJobAlreadyEndedByAnotherIssuesNothing) {
+  std::atomic<bool> stop{true};
+  auto o = null_job();
+  o.terminate = &stop;
+  const auto r = run_null(o);
+  EXPECT_EQ(r.ios, 0u);
+  EXPECT_FALSE(r.interrupted);  // ended by another job, not by a signal
+}
+
+TEST(Exitall, EndsATimeBasedJobAndASleepWithinMoments) {
+  std::atomic<bool> stop{false};
+  auto o = null_job();
+  o.terminate = &stop;
+  o.time_based = true;
+  o.runtime = 30;
+  o.thinktime_us = 5000000;  // a 5 s sleep after every request
+  std::thread ender([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = run_null(o);
+  ender.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  EXPECT_EQ(r.ios, 1u);
+  EXPECT_FALSE(r.interrupted);
+}
+
+}  // namespace
+}  // namespace bench
