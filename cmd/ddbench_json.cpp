@@ -194,10 +194,10 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
           {"latency_ns", latency_table(r.lat_buckets, ios, 0, 10, lat_keys)},
           {"latency_us", latency_table(r.lat_buckets, ios, 10, 10, lat_keys)},
           {"latency_ms", latency_table(r.lat_buckets, ios, 20, 12, ms_keys)},
-          {"latency_depth", r.iodepth},
-          {"latency_target", 0},
-          {"latency_percentile", 100.0},
-          {"latency_window", 0}};
+          {"latency_depth", r.latency_depth ? r.latency_depth : r.iodepth},
+          {"latency_target", job.spec ? job.spec->bench.latency.target_ns : 0},
+          {"latency_percentile", job.spec ? job.spec->bench.latency.percentile : 100.0},
+          {"latency_window", job.spec ? job.spec->bench.latency.window_ns / 1000 : 0}};
   if (job.spec && !job.spec->description.empty()) j["desc"] = job.spec->description;
   j["ddbench"] = ddbench_json(job);
   return j;

@@ -276,15 +276,21 @@ fsio::Status apply_sync(FioJob& j, const FioLine& l) {
   return bad(l, "expected 0, 1, sync or dsync");
 }
 
+std::optional<double> percent_of(std::string_view text) {
+  auto n = parse_fio_time(text, 1.0);  // a plain decimal number
+  if (!n || text.empty() || text.find_first_not_of("0123456789.") != std::string_view::npos || *n > 100)
+    return std::nullopt;
+  return *n;
+}
+
 fsio::Status apply_percentiles(FioJob& j, const FioLine& l) {
   std::vector<double> out;
   std::string_view v = l.value;
   while (!v.empty()) {
     const auto colon = v.find(':');
     const std::string_view item = v.substr(0, colon);
-    auto n = parse_fio_time(item, 1.0);  // a plain decimal number
-    if (!n || item.find_first_not_of("0123456789.") != std::string_view::npos || *n > 100)
-      return bad(l, "expected numbers from 0 to 100 separated by ':'");
+    auto n = percent_of(item);
+    if (!n) return bad(l, "expected numbers from 0 to 100 separated by ':'");
     out.push_back(*n);
     v = colon == std::string_view::npos ? std::string_view{} : v.substr(colon + 1);
   }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,8 @@ fsio::Result<std::string> text_of(const FioLine& l);
 // trims, is read past.
 enum class Unit { bytes, count };
 fsio::Result<std::array<std::uint64_t, 2>> per_direction(const FioLine& l, Unit unit, unsigned kb_base);
+// A percentage, fio's float from 0 to 100 ("99.9"); nullopt if not one.
+std::optional<double> percent_of(std::string_view text);
 fsio::Result<std::vector<BsSplit>> split_of(const FioLine& l, std::string_view text, unsigned kb_base);
 
 // Options whose values need more than one parser.

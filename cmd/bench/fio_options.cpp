@@ -142,6 +142,19 @@ const std::vector<Entry>& table() {
        SET(j.bench.thinktime_us = std::uint64_t(FSIO_TRY(seconds_of(l, 1e-6)) * 1e6 + 0.5))},
       {{"number_ios", FioArg::required, "stop after this many requests (times loops), if nothing stops the job first"},
        SET(j.bench.number_ios = FSIO_TRY(uint_of(l, 0, std::numeric_limits<std::uint64_t>::max())))},
+      {{"latency_target", FioArg::required, "find the largest depth whose requests take no longer (default unit us)"},
+       SET(j.bench.latency.target_ns = std::uint64_t(FSIO_TRY(seconds_of(l, 1e-6)) * 1e9 + 0.5))},
+      {{"latency_window", FioArg::required, "latency_target: the window each depth is judged over (default unit us)"},
+       SET(j.bench.latency.window_ns = std::uint64_t(FSIO_TRY(seconds_of(l, 1e-6)) * 1e9 + 0.5))},
+      {{"latency_percentile", FioArg::required, "latency_target: percent of a window's requests that must meet it"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         const auto p = percent_of(l.value);
+         if (!p) return bad(l, "expected a number from 0 to 100");
+         j.bench.latency.percentile = *p;
+         return {};
+       }},
+      {{"latency_run", FioArg::optional, "latency_target: keep searching to the end, not stop once settled"},
+       SET(j.bench.latency.run = FSIO_TRY(bool_of(l)))},
       {{"thread", FioArg::optional, "accepted: ddbench always runs jobs as threads"},
        SET((void)j; (void)FSIO_TRY(bool_of(l)))},
       {{"threads", FioArg::required,

@@ -9,8 +9,6 @@ namespace bench {
 // names with their reasons, read from top to bottom against fio's
 // --cmdhelp=all; nothing in it is a step to name apart.
 const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options() {
-  static const char* const rate =
-      "ddbench does not pause between requests or aim at a latency (rate=, rate_iops= and flow= throttle)";
   static const char* const files = "ddbench runs one target per job (use one job per file)";
   static const char* const buffers = "ddbench fills write buffers with one incompressible pattern";
   static const char* const verify = "ddbench's verify stamps every sector and checks it all; it has no knobs";
@@ -27,11 +25,7 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"thinktime_blocks", think},
       {"thinktime_blocks_type", think},
       {"thinktime_iotime", think},
-      {"latency_target", rate},
-      {"latency_window", rate},
-      {"latency_percentile", rate},
-      {"latency_run", rate},
-      {"max_latency", rate},
+      {"max_latency", "a job ends on a slow request only under latency_target at iodepth 1"},
       {"file_service_type", files},
       {"filename_format", files},
       {"unique_filename", files},

@@ -44,6 +44,8 @@ void Runner::begin_pass(const PassSpec& spec, BenchResult& res) {
   const bool endless = spec.measured && o_.time_based;
   work_.emplace(o_, range_, spec.readback, spec.bytes, endless);
   t0_ = t_last_ = now_ns();
+  lat_target_ = spec.measured ? LatencyTarget(o_.latency, depth_, t0_) : LatencyTarget{};
+  lat_drain_ = lat_final_ = false;
   ramping_ = spec.measured && o_.ramp_time > 0;
   ramp_end_ = ramping_ ? t0_ + std::uint64_t(o_.ramp_time * 1e9) : 0;
   deadline_ns_ = 0;
@@ -81,6 +83,13 @@ fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
         if (auto st = sync_now(); !st) fail(std::move(st).error());
         continue;
       }
+      if (!stop_ && lat_drain_) {
+        lat_drain_ = false;
+        const std::uint64_t t = now_ns();
+        if (std::exchange(lat_final_, false)) restart_stats(t);
+        lat_target_.drained(t);
+        continue;
+      }
       if (!stop_ && think_due_) {
         think();
         continue;
@@ -109,6 +118,7 @@ fsio::Status Runner::finish_pass(std::uint64_t syscalls0) {
   stats_->syscalls += engine_->syscalls() - syscalls0;
   issued_bytes_ = work_->issued_bytes();
   if (spec_->measured) {
+    res_->latency_depth = lat_target_.active() ? lat_target_.depth() : o_.iodepth;
     res_->elapsed = !ramping_ && t_last_ > t0_ ? double(t_last_ - t0_) / 1e9 : 0;
     stats_->elapsed_seconds = res_->elapsed;
     if (!async_)
@@ -124,10 +134,10 @@ fsio::Status Runner::reap() {
   // least one completion, or with --batch (no merging) enough to free a
   // whole batch, like fio's iodepth_batch_complete_min.
   const unsigned batch = o_.batch;
-  const bool more = !stop_ && !exhausted_ && !sync_due() && !backlog_due() && !think_due_ &&
+  const bool more = !stop_ && !exhausted_ && !sync_due() && !backlog_due() && !think_due_ && !lat_drain_ &&
                     !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
   unsigned min_complete = 1;
-  if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < depth_) min_complete = 0;
+  if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < allowed_depth()) min_complete = 0;
   else if (batch > 1 && !merge_ && more && free_.size() < batch)
     min_complete = std::min<unsigned>(unsigned(batch - free_.size()), engine_in_flight_);
   auto got = engine_->reap(comps_, min_complete);
@@ -136,6 +146,7 @@ fsio::Status Runner::reap() {
   if (spec_->measured && *got > 0 && !ramping_) res_->depths.add_complete(*got);
   for (unsigned i = 0; i < *got; ++i) handle_completion(comps_[i], t);
   if (*got > 0) t_last_ = t;
+  if (spec_->measured && !ramping_) on_latency_step(lat_target_.check(t));
   check_clock(t);
   return {};
 }
@@ -240,6 +251,7 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
   d.ios += n;
   d.io_bytes += bytes;
   res_->lat_buckets.add(clat + slat, n);
+  if (l.dir != dir_trim) on_latency_step(lat_target_.completed(clat + slat, t));
   stat_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);
   log_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);
 }

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "cmd/bench/distribution.hpp"
+#include "cmd/bench/latency_target.hpp"
 #include "cmd/bench/pattern.hpp"
 #include "cmd/bench/priority.hpp"
 #include "cmd/bench/throttle.hpp"
@@ -135,6 +136,7 @@ struct BenchOptions {
   PriorityOptions priority;               // fio prioclass, prio and the cmdprio options (priority.hpp)
   std::uint64_t thinktime_us = 0;         // fio thinktime: after each request, drain, then sleep
   std::uint64_t number_ios = 0;           // fio number_ios: stop after this many requests x loops (0: no cap)
+  LatencyTargetOptions latency;           // fio latency_target, _window, _percentile, _run
   // Set by another job that ends (fio exitall): stop issuing, finish what is
   // in flight, report what was done. nullptr: nothing ends this job early.
   const std::atomic<bool>* terminate = nullptr;
@@ -376,6 +378,7 @@ struct BenchResult {
   bool interrupted = false;               // SIGINT/SIGTERM stopped the run
   bool runtime_capped = false;            // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
+  unsigned latency_depth = 0;  // latency_target: the depth the search settled at (else iodepth)
 
   // --verify passed: complete and no mismatch. An interrupted verify is not ok.
   bool verify_ok() const { return verify && verify->complete && !verify->first; }

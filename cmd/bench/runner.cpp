@@ -180,8 +180,8 @@ unsigned Runner::fill() {
   unsigned taken = 0;
   std::uint64_t rejected = 0;
   int open = -1;  // the request being built, not yet queued
-  while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < depth_ && !sync_due() &&
-         !backlog_due() && !think_due_) {
+  while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < allowed_depth() &&
+         !sync_due() && !backlog_due() && !think_due_ && !lat_drain_) {
     if (held()) break;
     if (number_ios_reached()) {
       exhausted_ = true;
@@ -192,14 +192,7 @@ unsigned Runner::fill() {
       exhausted_ = true;
       break;
     }
-    if (work_->restarts() != restarts_seen_) {
-      // A new pass over the range: fio reopens the file and drops its cache
-      // (invalidate=1), so a buffered pass reads the device again, not memory.
-      restarts_seen_ = work_->restarts();
-      if (o_.invalidate && !dev_.direct() && spec_->measured)
-        (void)posix_fadvise(dev_.fd(), off_t(dev_.offset() + range_.begin), off_t(range_.end - range_.begin),
-                            POSIX_FADV_DONTNEED);
-    }
+    if (work_->restarts() != restarts_seen_) restart_range();
     const unsigned id = free_.back();
     if (!take(io, slots_[id])) {
       // Nothing of it lies inside the device (a partial last sector). A
@@ -210,17 +203,8 @@ unsigned Runner::fill() {
     }
     free_.pop_back();
     ++taken;
-    if (spec_->measured) {
-      ++taken_ios_;
-      think_due_ = o_.thinktime_us > 0;
-    }
-    ++stats_->requests_queued;
     Slot& s = slots_[id];
-    s.t_start = t;
-    give_priority(s);
-    if (s.dir == dir_write) ++writes_since_sync_;
-    if (spec_->measured && o_.rate.limits()) rate_gate_.issued(s.dir, s.want);
-    if (spec_->stamp) stamp_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed, o_.verify_pattern);
+    prepare(s, t);
     if (open >= 0 && try_merge(unsigned(open), id)) continue;  // never a trim: the directions differ
     if (open >= 0) {
       if (auto st = queue_lead(unsigned(open), false); !st) {
@@ -239,6 +223,31 @@ unsigned Runner::fill() {
   if (open >= 0)
     if (auto st = queue_lead(unsigned(open), false); !st) fail(std::move(st).error());
   return taken;
+}
+
+// A new pass over the range: fio reopens the file and drops its cache
+// (invalidate=1), so a buffered pass reads the device again, not memory.
+void Runner::restart_range() {
+  restarts_seen_ = work_->restarts();
+  if (o_.invalidate && !dev_.direct() && spec_->measured)
+    (void)posix_fadvise(dev_.fd(), off_t(dev_.offset() + range_.begin), off_t(range_.end - range_.begin),
+                        POSIX_FADV_DONTNEED);
+}
+
+// A request taken at t (its queue time): counted where the options count
+// it (number_ios, thinktime, fsync=N, the rate), given its priority and,
+// for a verify write, its stamp.
+void Runner::prepare(Slot& s, std::uint64_t t) {
+  ++stats_->requests_queued;
+  if (spec_->measured) {
+    ++taken_ios_;
+    think_due_ = o_.thinktime_us > 0;
+  }
+  s.t_start = t;
+  give_priority(s);
+  if (s.dir == dir_write) ++writes_since_sync_;
+  if (spec_->measured && o_.rate.limits()) rate_gate_.issued(s.dir, s.want);
+  if (spec_->stamp) stamp_pattern({s.buf, std::size_t(s.want)}, s.offset, o_.seed, o_.verify_pattern);
 }
 
 // fio's fio_cmdprio_set_ioprio: with cmdprio, a draw per request picks its

@@ -116,12 +116,17 @@ class Runner {
   bool held();  // a throttle (rate, flow) holds the next request back
   void wait_held();
   void check_rate_min(std::uint64_t t);
+  void restart_range();
+  void prepare(Slot& s, std::uint64_t t);
   void give_priority(Slot& s);
   bool number_ios_reached() const {
     return o_.number_ios && spec_->measured && taken_ios_ >= o_.number_ios * std::max(o_.loops, 1u);
   }
   void think();
   void nap_until(std::uint64_t until);
+  unsigned allowed_depth() const { return std::min(depth_, lat_target_.depth()); }
+  void on_latency_step(LatencyTarget::Step step);
+  void restart_stats(std::uint64_t t);
   bool terminated() const { return o_.terminate && o_.terminate->load(std::memory_order_relaxed); }
 
   fsio::Device& dev_;
@@ -157,6 +162,9 @@ class Runner {
   bool retry_pending_ = false;  // a short transfer was queued again, not yet committed
   std::uint64_t writes_since_sync_ = 0;
   bool think_due_ = false;                                        // thinktime: sleep once nothing is in flight
+  LatencyTarget lat_target_;                                      // fio latency_target's depth search (measured pass)
+  bool lat_drain_ = false;                                        // it lowered the depth: drain first
+  bool lat_final_ = false;                                        // then restart the statistics for its last window
   std::uint64_t taken_ios_ = 0;                                   // requests taken in the measured pass (number_ios)
   std::vector<std::pair<std::uint64_t, std::uint64_t>> backlog_;  // window offset, bytes
   fsio::AlignedBuffer backlog_buf_;                               // one block, for the check's reads

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <string>
 
 #include "cmd/bench/runner.hpp"
@@ -65,6 +66,41 @@ void Runner::nap_until(std::uint64_t until) {
     const timespec ts{time_t(ns / 1000000000), long(ns % 1000000000)};
     ::nanosleep(&ts, nullptr);
   }
+}
+
+// What fio's latency_target search asks after a completion or a window.
+void Runner::on_latency_step(LatencyTarget::Step step) {
+  using Step = LatencyTarget::Step;
+  switch (step) {
+    case Step::none: break;
+    case Step::final_run: lat_final_ = true; [[fallthrough]];
+    case Step::drain: lat_drain_ = true; break;
+    case Step::done: stop_ = true; break;
+    case Step::fatal:
+      fail(fsio::errno_error(ETIMEDOUT, "a request took over latency_target=" +
+                                            std::to_string(o_.latency.target_ns / 1000) + "us at iodepth 1"));
+      break;
+  }
+}
+
+// The latency_target search has settled: what came before is dropped and
+// the job is measured afresh, as fio resets its statistics for the last
+// window (the runtime counts from here too).
+void Runner::restart_stats(std::uint64_t t) {
+  for (auto& d : res_->dir) {
+    d.io_bytes = d.ios = 0;
+    d.clat = {};
+    d.slat = {};
+    d.lat = {};
+    for (auto& p : d.prios) p.clat = {};
+  }
+  res_->lat_buckets = {};
+  res_->depths = {};
+  res_->sync_lat = {};
+  res_->stat_samples.clear();
+  res_->log_samples.clear();
+  res_->io_events.clear();
+  start_measuring(t);
 }
 
 // fio's rate_min (and rate_iops_min): over each rate_cycle, each direction

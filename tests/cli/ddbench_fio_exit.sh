@@ -10,8 +10,10 @@ need python3 fio
 # think makes 10 reads 20 ms apart (number_ios, thinktime), then ends: its
 # exit_what=stonewall ends spin, running beside it in another group,
 # although spin has 20 s to go. The next wave's later reads its 16 blocks
-# and ends; exit_what's default (group) ends spin2, in its group. Every
-# job is over long before any runtime.
+# 10 ms apart and ends; exit_what's default (group) ends spin2, in its
+# group. Every job is over long before any runtime. (later takes its time:
+# fio 3.33 ends a job of the group that is still starting with SIGTERM, and
+# then its whole run says "terminating on signal 15".)
 cat >"$T/exit.fio" <<'EOF2'
 [global]
 filename=exit.dat
@@ -31,6 +33,7 @@ runtime=20
 stonewall
 rw=read
 size=64k
+thinktime=10ms
 [spin2]
 rw=write
 time_based
