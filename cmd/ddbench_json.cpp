@@ -160,6 +160,19 @@ J ddbench_json(const ReportJob& job) {
   return j;
 }
 
+// fio's "steadystate" object (stat.c, show_thread_status_json).
+J steadystate_json(const bench::SteadyStateReport& s) {
+  char criterion[64];
+  std::snprintf(criterion, sizeof criterion, "%f%s", double(float(s.criterion)), s.options.percent ? "%" : "");
+  return J{{"ss", s.options.name()},
+           {"duration", int(s.options.duration_s)},
+           {"attained", int(s.attained)},
+           {"criterion", criterion},
+           {"max_deviation", s.deviation},
+           {"slope", s.slope},
+           {"data", J{{"bw_mean", s.bw_mean()}, {"iops_mean", s.iops_mean()}, {"iops", s.iops}, {"bw", s.bw}}}};
+}
+
 J job_json(const Report& rep, const ReportJob& job, bool plus) {
   static const char* const level_keys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
   static const char* const batch_keys[] = {"0", "4", "8", "16", "32", "64", ">=64"};
@@ -198,6 +211,7 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
           {"latency_target", job.spec ? job.spec->bench.latency.target_ns : 0},
           {"latency_percentile", job.spec ? job.spec->bench.latency.percentile : 100.0},
           {"latency_window", job.spec ? job.spec->bench.latency.window_ns / 1000 : 0}};
+  if (r.steadystate) j["steadystate"] = steadystate_json(*r.steadystate);
   if (job.spec && !job.spec->description.empty()) j["desc"] = job.spec->description;
   j["ddbench"] = ddbench_json(job);
   return j;

@@ -334,4 +334,18 @@ fsio::Status apply_verify_pattern(FioJob& j, const FioLine& l) {
   return {};
 }
 
+// fio's steadystate=CRITERION:LIMIT.
+fsio::Status apply_steadystate(FioJob& j, const FioLine& l) {
+  if (auto st = parse_steadystate(l.value, j.kb_base, j.bench.steadystate); !st) return bad(l, why(st.error()));
+  return {};
+}
+
+// fio's ss_dur: whole seconds (fio truncates its microseconds to them).
+fsio::Status apply_ss_duration(FioJob& j, const FioLine& l) {
+  const double s = FSIO_TRY(seconds_of(l));
+  if (s >= 86400) return bad(l, "must be under a day");
+  j.bench.steadystate.duration_s = unsigned(s);
+  return {};
+}
+
 }  // namespace bench::detail

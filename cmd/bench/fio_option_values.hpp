@@ -59,6 +59,9 @@ fsio::Status apply_cmdprio_percentage(FioJob& j, const FioLine& l);
 fsio::Status apply_cmdprio_class(FioJob& j, const FioLine& l);
 fsio::Status apply_cmdprio(FioJob& j, const FioLine& l);
 fsio::Status apply_cmdprio_bssplit(FioJob& j, const FioLine& l);
+// steadystate=, ss_dur= (steadystate.hpp).
+fsio::Status apply_steadystate(FioJob& j, const FioLine& l);
+fsio::Status apply_ss_duration(FioJob& j, const FioLine& l);
 // After every line: cmdprio needs an engine that carries a priority per request.
 fsio::Status check_priority(const FioJob& j, const std::vector<FioLine>& lines);
 

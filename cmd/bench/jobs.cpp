@@ -1,4 +1,5 @@
 #include "cmd/bench/jobs.hpp"
+#include "cmd/bench/steadystate_monitor.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -299,27 +300,30 @@ void end_others(const std::vector<BenchJob>& jobs, std::size_t k, std::size_t fi
 // error is returned; after Ctrl-C no further wave starts.
 fsio::Status run_waves(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs, fsio::Progress* progress,
                        std::vector<std::optional<fsio::Result<BenchResult>>>& out, std::size_t& failed) {
-  // exitall in any job is fio's global exitall_on_terminate.
+  // A flag per job that ends it early: exitall in any job (fio's global
+  // exitall_on_terminate) or a steady state reached.
   std::vector<std::atomic<bool>> stop(jobs.size());
   const bool exitall =
       std::any_of(jobs.begin(), jobs.end(), [](const BenchJob& j) { return j.spec && j.spec->exitall; });
-  if (exitall)
-    for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].options.terminate = &stop[k];
+  for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].options.terminate = &stop[k];
   for (std::size_t first = 0; first < jobs.size();) {
     std::size_t end = first + 1;
     while (end < jobs.size() && !jobs[end].stonewall) ++end;
     if (first > 0 && fsio::InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
+    SteadyStateMonitor steady(jobs, first, end, stop);
     const auto run_one = [&, first, end](std::size_t k) {
       out[k] = run_job(devs[k], jobs[k], progress);
+      steady.finished(k);
       if (exitall) end_others(jobs, k, first, end, stop);
     };
-    if (end - first == 1) {
-      run_one(first);
-    } else {
-      std::vector<std::thread> threads;
+    std::vector<std::thread> threads;
+    if (steady.active()) threads.emplace_back([&] { steady.run(); });
+    if (end - first == 1 && !steady.active()) run_one(first);  // one job on this thread, as before
+    else
       for (std::size_t k = first; k < end; ++k) threads.emplace_back(run_one, k);
-      for (auto& t : threads) t.join();
-    }
+    for (auto& t : threads) t.join();
+    for (std::size_t k = first; k < end; ++k)
+      if (*out[k] && steady.active()) (*out[k])->steadystate = steady.report(k);
     for (std::size_t k = first; k < end; ++k)
       if (!*out[k]) {
         failed = k;
@@ -403,6 +407,8 @@ fsio::Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, fsio::Progres
   const bool several = jobs.size() > 1;
   std::size_t refused = 0;
   if (auto st = check_jobs_apart(jobs, job_files, refused); !st)
+    return in_job(jobs[refused], several, std::move(st).error());
+  if (auto st = check_steadystate_groups(jobs, refused); !st)
     return in_job(jobs[refused], several, std::move(st).error());
   std::vector<fsio::Device> devs;
   devs.reserve(jobs.size());

@@ -29,10 +29,10 @@ class LatencyTarget {
   // What the runner must do after a completion or a check.
   enum class Step {
     none,
-    drain,       // let what is in flight finish before issuing more (the depth went down)
-    final_run,   // drain, then start the statistics again: the last window
-    done,        // the last window is over: end the job
-    fatal,       // a request over the target at depth 1 (percentile 100): ETIMEDOUT
+    drain,      // let what is in flight finish before issuing more (the depth went down)
+    final_run,  // drain, then start the statistics again: the last window
+    done,       // the last window is over: end the job
+    fatal,      // a request over the target at depth 1 (percentile 100): ETIMEDOUT
   };
 
   LatencyTarget() = default;

@@ -251,6 +251,10 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
   d.ios += n;
   d.io_bytes += bytes;
   res_->lat_buckets.add(clat + slat, n);
+  if (o_.ss_probe) {
+    o_.ss_probe->bytes.fetch_add(bytes, std::memory_order_relaxed);
+    o_.ss_probe->ios.fetch_add(n, std::memory_order_relaxed);
+  }
   if (l.dir != dir_trim) on_latency_step(lat_target_.completed(clat + slat, t));
   stat_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);
   log_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);

@@ -35,6 +35,7 @@
 #include "cmd/bench/latency_target.hpp"
 #include "cmd/bench/pattern.hpp"
 #include "cmd/bench/priority.hpp"
+#include "cmd/bench/steadystate.hpp"
 #include "cmd/bench/throttle.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/engine.hpp"
@@ -136,6 +137,8 @@ struct BenchOptions {
   PriorityOptions priority;               // fio prioclass, prio and the cmdprio options (priority.hpp)
   std::uint64_t thinktime_us = 0;         // fio thinktime: after each request, drain, then sleep
   std::uint64_t number_ios = 0;           // fio number_ios: stop after this many requests x loops (0: no cap)
+  SteadyStateOptions steadystate;         // fio ss, ss_dur, ss_ramp
+  SteadyStateProbe* ss_probe = nullptr;   // with ss_dur: what the monitor reads once a second
   LatencyTargetOptions latency;           // fio latency_target, _window, _percentile, _run
   // Set by another job that ends (fio exitall): stop issuing, finish what is
   // in flight, report what was done. nullptr: nothing ends this job early.
@@ -378,7 +381,8 @@ struct BenchResult {
   bool interrupted = false;               // SIGINT/SIGTERM stopped the run
   bool runtime_capped = false;            // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
-  unsigned latency_depth = 0;  // latency_target: the depth the search settled at (else iodepth)
+  std::optional<SteadyStateReport> steadystate;  // with ss_dur: the job's (or its group's) judgement
+  unsigned latency_depth = 0;                    // latency_target: the depth the search settled at (else iodepth)
 
   // --verify passed: complete and no mismatch. An interrupted verify is not ok.
   bool verify_ok() const { return verify && verify->complete && !verify->first; }
