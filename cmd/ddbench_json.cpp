@@ -211,6 +211,10 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
           {"latency_target", job.spec ? job.spec->bench.latency.target_ns : 0},
           {"latency_percentile", job.spec ? job.spec->bench.latency.percentile : 100.0},
           {"latency_window", job.spec ? job.spec->bench.latency.window_ns / 1000 : 0}};
+  if (job.spec && job.spec->bench.errors.given) {
+    j["total_err"] = r.total_err;
+    j["first_error"] = r.first_error;
+  }
   if (r.steadystate) j["steadystate"] = steadystate_json(*r.steadystate);
   if (job.spec && !job.spec->description.empty()) j["desc"] = job.spec->description;
   j["ddbench"] = ddbench_json(job);

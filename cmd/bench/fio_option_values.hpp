@@ -59,6 +59,10 @@ fsio::Status apply_cmdprio_percentage(FioJob& j, const FioLine& l);
 fsio::Status apply_cmdprio_class(FioJob& j, const FioLine& l);
 fsio::Status apply_cmdprio(FioJob& j, const FioLine& l);
 fsio::Status apply_cmdprio_bssplit(FioJob& j, const FioLine& l);
+// fio_error_options.cpp: continue_on_error, ignore_error, error_dump.
+fsio::Status apply_continue_on_error(FioJob& j, const FioLine& l);
+fsio::Status apply_ignore_error(FioJob& j, const FioLine& l);
+fsio::Status apply_error_dump(FioJob& j, const FioLine& l);
 // steadystate=, ss_dur= (steadystate.hpp).
 fsio::Status apply_steadystate(FioJob& j, const FioLine& l);
 fsio::Status apply_ss_duration(FioJob& j, const FioLine& l);

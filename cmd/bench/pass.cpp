@@ -159,6 +159,10 @@ void Runner::handle_completion(const fsio::IoCompletion& c, std::uint64_t t) {
   if (r < 0 || (r == 0 && l.req_want > 0)) {
     const std::string ctx = std::string(bench_dir_name(l.dir)) + " " + std::to_string(l.req_bytes) + " bytes at " +
                             fsio::format_hex(l.req_offset);
+    if (r < 0 && go_on_after(l.dir, int(-r), ctx)) {
+      for (unsigned k = 0; k < l.nmembers; ++k) free_.push_back(l.members[k]);
+      return;
+    }
     fail(r < 0 ? errno_error(int(-r), ctx) : make_error(Errc::io, ctx + ": unexpected end of file"));
     for (unsigned k = 0; k < l.nmembers; ++k) free_.push_back(l.members[k]);
     return;
@@ -187,6 +191,20 @@ void Runner::handle_completion(const fsio::IoCompletion& c, std::uint64_t t) {
   l.req_want -= done;
   if (auto st = queue_lead(lead, true); !st) fail(std::move(st).error());
   else retry_pending_ = true;
+}
+
+// fio's continue_on_error: a request that failed with an errno the job goes
+// on after is counted (total_err, first_error), said when error_dump, and
+// moved nothing but counts as a request. A read is a read error, anything
+// else a write error.
+bool Runner::go_on_after(BenchDir dir, int err, const std::string& what) {
+  if (!o_.errors.ignorable(dir == dir_read ? error_read : error_write, err)) return false;
+  if (res_->total_err++ == 0) res_->first_error = err;
+  // fio counts the request in total_ios (and so in its IOPS), its bytes not.
+  if (spec_->measured && !ramping_) ++res_->dir[dir].ios;
+  if (o_.errors.dump && res_->errors.size() < 100)
+    res_->errors.push_back(dev_.error(fsio::errno_error(err, what)).message() + " (continue_on_error: going on)");
+  return true;
 }
 
 // fio's verify_dump: the block as read and as it should be, in the current

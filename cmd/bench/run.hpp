@@ -85,6 +85,18 @@ struct BsRange {
   std::uint64_t min = 0, max = 0;
 };
 
+// fio's continue_on_error and ignore_error: a failed request of a kind in
+// continue_mask whose errno is in that kind's list (by default EIO and
+// EILSEQ) is counted and the job goes on; any other failure ends it.
+inline constexpr unsigned error_read = 1, error_write = 2, error_verify = 4;
+struct ErrorPolicy {
+  unsigned continue_mask = 0;
+  std::array<std::vector<int>, 3> ignore;  // [read], [write], [verify]; empty: EIO and EILSEQ
+  bool dump = true;                        // error_dump: say each one on stderr
+  bool given = false;                      // either option appeared (fio's JSON then has total_err)
+  bool ignorable(unsigned kind_bit, int err) const;
+};
+
 struct BenchOptions {
   BenchRw rw = BenchRw::read;
   std::uint64_t bs = 1u << 20;  // bytes per request
@@ -137,6 +149,7 @@ struct BenchOptions {
   PriorityOptions priority;               // fio prioclass, prio and the cmdprio options (priority.hpp)
   std::uint64_t thinktime_us = 0;         // fio thinktime: after each request, drain, then sleep
   std::uint64_t number_ios = 0;           // fio number_ios: stop after this many requests x loops (0: no cap)
+  ErrorPolicy errors;                     // fio continue_on_error, ignore_error, error_dump
   SteadyStateOptions steadystate;         // fio ss, ss_dur, ss_ramp
   SteadyStateProbe* ss_probe = nullptr;   // with ss_dur: what the monitor reads once a second
   LatencyTargetOptions latency;           // fio latency_target, _window, _percentile, _run
@@ -382,6 +395,9 @@ struct BenchResult {
   bool runtime_capped = false;            // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
   std::optional<SteadyStateReport> steadystate;  // with ss_dur: the job's (or its group's) judgement
+  std::uint64_t total_err = 0;                   // requests that failed and were gone on after (continue_on_error)
+  int first_error = 0;                           // the first one's errno
+  std::vector<std::string> errors;               // error_dump: the first 100 of them, said as errors are
   unsigned latency_depth = 0;                    // latency_target: the depth the search settled at (else iodepth)
 
   // --verify passed: complete and no mismatch. An interrupted verify is not ok.

@@ -269,6 +269,11 @@ void Runner::trim_now(unsigned id) {
     const std::uint64_t range[2] = {dev_.offset() + s.offset, s.want};
     ++stats_->syscalls;
     if (::ioctl(dev_.fd(), BLKDISCARD, range) != 0) {
+      const std::string what = "trim " + std::to_string(s.want) + " bytes at " + fsio::format_hex(s.offset);
+      if (go_on_after(dir_trim, errno, what)) {
+        free_.push_back(id);
+        return;
+      }
       fail(fsio::errno_error(errno, "trim " + std::to_string(s.want) + " bytes at " + fsio::format_hex(s.offset)));
       free_.push_back(id);
       return;

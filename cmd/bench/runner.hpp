@@ -119,6 +119,7 @@ class Runner {
   void restart_range();
   void prepare(Slot& s, std::uint64_t t);
   void give_priority(Slot& s);
+  bool go_on_after(BenchDir dir, int err, const std::string& what);
   bool number_ios_reached() const {
     return o_.number_ios && spec_->measured && taken_ios_ >= o_.number_ios * std::max(o_.loops, 1u);
   }

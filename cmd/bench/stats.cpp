@@ -198,6 +198,8 @@ BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
     m.io_bytes += r.io_bytes;
     m.ios += r.ios;
     m.eod_truncated += r.eod_truncated;
+    if (m.total_err == 0) m.first_error = r.first_error;
+    m.total_err += r.total_err;
     m.elapsed = std::max(m.elapsed, r.elapsed);
     m.interrupted = m.interrupted || r.interrupted;
     m.runtime_capped = m.runtime_capped || r.runtime_capped;

@@ -20,9 +20,9 @@
 namespace bench {
 
 struct SteadyStateOptions {
-  bool iops = true;        // iops or bw
-  bool slope = false;      // slope, else mean deviation
-  bool percent = false;    // the limit is a percentage of the mean
+  bool iops = true;      // iops or bw
+  bool slope = false;    // slope, else mean deviation
+  bool percent = false;  // the limit is a percentage of the mean
   double limit = 0;
   unsigned duration_s = 0;  // ss_dur in whole seconds; 0: off
   double ramp_s = 0;        // ss_ramp

@@ -19,8 +19,8 @@ fsio::Status check_steadystate_groups(const std::vector<BenchJob>& jobs, std::si
   for (std::size_t k = 1; k < jobs.size(); ++k) {
     const SteadyStateOptions& a = jobs[k - 1].options.steadystate;
     const SteadyStateOptions& b = jobs[k].options.steadystate;
-    const bool same = a.duration_s == b.duration_s && a.limit == b.limit && a.ramp_s == b.ramp_s &&
-                      a.iops == b.iops && a.slope == b.slope && a.percent == b.percent;
+    const bool same = a.duration_s == b.duration_s && a.limit == b.limit && a.ramp_s == b.ramp_s && a.iops == b.iops &&
+                      a.slope == b.slope && a.percent == b.percent;
     if (jobs[k].group == jobs[k - 1].group && !same) {
       refused = k;
       return fsio::make_error(fsio::Errc::invalid_argument,

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <thread>
 
+#include "cmd/bench/fio_options.hpp"
 #include "cmd/bench/run.hpp"
 
 namespace bench {
@@ -75,6 +77,38 @@ TEST(Exitall, EndsATimeBasedJobAndASleepWithinMoments) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
   EXPECT_EQ(r.ios, 1u);
   EXPECT_FALSE(r.interrupted);
+}
+
+FioJob with_errors(std::initializer_list<const char*> lines) {
+  FioJob j = fio_defaults();
+  std::vector<FioLine> v;
+  for (const char* l : lines) v.push_back(split_fio_option(l, "job.fio:1"));
+  auto st = apply_fio_lines(j, v);
+  EXPECT_TRUE(st.has_value()) << st.error().message();
+  return j;
+}
+
+// fio's td_error.c: a kind without a list goes on after EIO and EILSEQ; a
+// list replaces them and turns its kind on.
+TEST(ContinueOnError, DefaultListIsEioAndEilseqAndAListTurnsItsKindOn) {
+  const auto w = with_errors({"continue_on_error=write"}).bench.errors;
+  EXPECT_TRUE(w.ignorable(error_write, EIO));
+  EXPECT_FALSE(w.ignorable(error_write, ENOSPC));
+  EXPECT_FALSE(w.ignorable(error_read, EIO));
+  const auto l = with_errors({"ignore_error=EIO:5,ENOSPC:28"}).bench.errors;
+  EXPECT_TRUE(l.ignorable(error_read, EIO));
+  EXPECT_TRUE(l.ignorable(error_write, ENOSPC));
+  EXPECT_FALSE(l.ignorable(error_write, EIO));
+  EXPECT_TRUE(l.given);
+}
+
+TEST(ContinueOnError, GoingOnAfterAVerifyMismatchIsRefused) {
+  for (const char* line : {"continue_on_error=verify", "continue_on_error=all", "ignore_error=,,84"}) {
+    FioJob j = fio_defaults();
+    auto st = apply_fio_lines(j, {split_fio_option(line, "job.fio:1")});
+    ASSERT_FALSE(st.has_value()) << line;
+    EXPECT_NE(st.error().message().find("verify mismatch"), std::string::npos) << st.error().message();
+  }
 }
 
 }  // namespace
