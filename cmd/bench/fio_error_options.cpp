@@ -16,13 +16,13 @@ namespace {
 // The names fio's str2error knows; any other errno is given by number.
 int errno_named(std::string_view name) {
   static const std::pair<const char*, int> names[] = {
-      {"EPERM", EPERM},   {"ENOENT", ENOENT},   {"ESRCH", ESRCH},     {"EINTR", EINTR},   {"EIO", EIO},
-      {"ENXIO", ENXIO},   {"E2BIG", E2BIG},     {"ENOEXEC", ENOEXEC}, {"EBADF", EBADF},   {"ECHILD", ECHILD},
-      {"EAGAIN", EAGAIN}, {"ENOMEM", ENOMEM},   {"EACCES", EACCES},   {"EFAULT", EFAULT}, {"ENOTBLK", ENOTBLK},
-      {"EBUSY", EBUSY},   {"EEXIST", EEXIST},   {"EXDEV", EXDEV},     {"ENODEV", ENODEV}, {"ENOTDIR", ENOTDIR},
-      {"EISDIR", EISDIR}, {"EINVAL", EINVAL},   {"ENFILE", ENFILE},   {"EMFILE", EMFILE}, {"ENOTTY", ENOTTY},
+      {"EPERM", EPERM},     {"ENOENT", ENOENT}, {"ESRCH", ESRCH},     {"EINTR", EINTR},   {"EIO", EIO},
+      {"ENXIO", ENXIO},     {"E2BIG", E2BIG},   {"ENOEXEC", ENOEXEC}, {"EBADF", EBADF},   {"ECHILD", ECHILD},
+      {"EAGAIN", EAGAIN},   {"ENOMEM", ENOMEM}, {"EACCES", EACCES},   {"EFAULT", EFAULT}, {"ENOTBLK", ENOTBLK},
+      {"EBUSY", EBUSY},     {"EEXIST", EEXIST}, {"EXDEV", EXDEV},     {"ENODEV", ENODEV}, {"ENOTDIR", ENOTDIR},
+      {"EISDIR", EISDIR},   {"EINVAL", EINVAL}, {"ENFILE", ENFILE},   {"EMFILE", EMFILE}, {"ENOTTY", ENOTTY},
       {"ETXTBSY", ETXTBSY}, {"EFBIG", EFBIG},   {"ENOSPC", ENOSPC},   {"ESPIPE", ESPIPE}, {"EROFS", EROFS},
-      {"EMLINK", EMLINK}, {"EPIPE", EPIPE},     {"EDOM", EDOM},       {"ERANGE", ERANGE}};
+      {"EMLINK", EMLINK},   {"EPIPE", EPIPE},   {"EDOM", EDOM},       {"ERANGE", ERANGE}};
   for (const auto& [n, e] : names)
     if (name == n) return e;
   return 0;
@@ -37,11 +37,14 @@ constexpr const char* verify_refusal =
 }  // namespace
 
 fsio::Status apply_continue_on_error(FioJob& j, const FioLine& l) {
-  static const std::pair<const char*, unsigned> kinds[] = {
-      {"none", 0},          {"0", 0},
-      {"read", error_read}, {"write", error_write},
-      {"io", error_read | error_write}, {"verify", error_verify},
-      {"all", error_read | error_write | error_verify}, {"1", error_read | error_write | error_verify}};
+  static const std::pair<const char*, unsigned> kinds[] = {{"none", 0},
+                                                           {"0", 0},
+                                                           {"read", error_read},
+                                                           {"write", error_write},
+                                                           {"io", error_read | error_write},
+                                                           {"verify", error_verify},
+                                                           {"all", error_read | error_write | error_verify},
+                                                           {"1", error_read | error_write | error_verify}};
   for (const auto& [name, mask] : kinds)
     if (l.value == name) {
       if (mask & error_verify) return bad(l, verify_refusal);

@@ -306,6 +306,13 @@ fsio::Status run_waves(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& d
   const bool exitall =
       std::any_of(jobs.begin(), jobs.end(), [](const BenchJob& j) { return j.spec && j.spec->exitall; });
   for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].options.terminate = &stop[k];
+  // The flags and the probes live in here: no job keeps a pointer to them after.
+  struct Unhook {
+    std::vector<BenchJob>& jobs;
+    ~Unhook() {
+      for (auto& j : jobs) j.options.terminate = nullptr, j.options.ss_probe = nullptr;
+    }
+  } unhook{jobs};
   for (std::size_t first = 0; first < jobs.size();) {
     std::size_t end = first + 1;
     while (end < jobs.size() && !jobs[end].stonewall) ++end;
