@@ -30,6 +30,24 @@ both steady 'all(j["jobs"][n]["steadystate"]["attained"] == 1 and 1500 < j["jobs
                  and j["jobs"][n]["steadystate"]["duration"] == 2 for j in (f, d) for n in (0, 1))
              and [x["steadystate"]["ss"] for x in d["jobs"]] == [x["steadystate"]["ss"] for x in f["jobs"]]'
 
+# With group_reporting the group is judged as one: two jobs of 500 a second
+# are one of 1000, steady after two seconds, and both end.
+cat >"$T/group.fio" <<'EOF2'
+[global]
+ioengine=null
+size=1g
+time_based
+runtime=10
+rate_iops=500
+group_reporting
+[pair]
+numjobs=2
+ss=iops:20%
+ss_dur=2
+EOF2
+both group 'all(j["jobs"][0]["steadystate"]["attained"] == 1 and io(j)["runtime"] < 4000
+                and all(900 < x < 1100 for x in j["jobs"][0]["steadystate"]["data"]["iops"]) for j in (f, d))'
+
 # ss_ramp longer than the run: nothing recorded, never attained, the
 # seconds all 0, as fio reports them.
 printf '[ramp]\nioengine=null\nsize=1m\nss=bw:10%%\nss_dur=3\nss_ramp=30\n' >"$T/ramp.fio"
