@@ -348,4 +348,21 @@ fsio::Status apply_ss_duration(FioJob& j, const FioLine& l) {
   return {};
 }
 
+fsio::Status apply_max_latency(FioJob& j, const FioLine& l) {
+  std::string_view v = l.value;
+  std::array<std::uint64_t, bench_dirs> ns{};
+  for (unsigned d = 0; d < bench_dirs && !v.empty(); ++d) {
+    const auto comma = v.find(',');
+    const std::string_view part = v.substr(0, comma);
+    v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
+    if (part.empty()) continue;
+    auto s = parse_fio_time(part, 1e-6);
+    if (!s) return bad(l, why(s.error()));
+    ns[d] = std::uint64_t(*s * 1e9 + 0.5);
+  }
+  if (l.value.find(',') == std::string::npos) ns[dir_write] = ns[dir_trim] = ns[dir_read];  // one for all, as fio
+  j.bench.max_latency_ns = ns;
+  return {};
+}
+
 }  // namespace bench::detail

@@ -63,6 +63,8 @@ fsio::Status apply_cmdprio_bssplit(FioJob& j, const FioLine& l);
 fsio::Status apply_continue_on_error(FioJob& j, const FioLine& l);
 fsio::Status apply_ignore_error(FioJob& j, const FioLine& l);
 fsio::Status apply_error_dump(FioJob& j, const FioLine& l);
+// max_latency=R[,W[,T]]: one time for all, or one per direction.
+fsio::Status apply_max_latency(FioJob& j, const FioLine& l);
 // steadystate=, ss_dur= (steadystate.hpp).
 fsio::Status apply_steadystate(FioJob& j, const FioLine& l);
 fsio::Status apply_ss_duration(FioJob& j, const FioLine& l);

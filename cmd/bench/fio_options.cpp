@@ -153,6 +153,8 @@ const std::vector<Entry>& table() {
          j.bench.latency.percentile = *p;
          return {};
        }},
+      {{"max_latency", FioArg::required, "end the job when a read or write takes longer (default unit us; R,W,T)"},
+       apply_max_latency},
       {{"latency_run", FioArg::optional, "latency_target: keep searching to the end, not stop once settled"},
        SET(j.bench.latency.run = FSIO_TRY(bool_of(l)))},
       {{"steadystate", FioArg::required, "end when iops or bw (iops_slope, bw_slope) holds within a limit: iops:10%"},

@@ -25,7 +25,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"thinktime_blocks", think},
       {"thinktime_blocks_type", think},
       {"thinktime_iotime", think},
-      {"max_latency", "a job ends on a slow request only under latency_target at iodepth 1"},
       {"file_service_type", files},
       {"filename_format", files},
       {"unique_filename", files},

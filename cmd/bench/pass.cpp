@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <string>
 #include <utility>
 #include <vector>
@@ -274,6 +275,9 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
     o_.ss_probe->ios.fetch_add(n, std::memory_order_relaxed);
   }
   if (l.dir != dir_trim) on_latency_step(lat_target_.completed(clat + slat, t));
+  if (l.dir != dir_trim && o_.max_latency_ns[l.dir] && clat + slat > o_.max_latency_ns[l.dir])
+    fail(errno_error(ETIMEDOUT, "latency of " + std::to_string(clat + slat) + " nsec exceeds max_latency (" +
+                                    std::to_string(o_.max_latency_ns[l.dir]) + " nsec)"));
   stat_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);
   log_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);
 }

@@ -152,7 +152,8 @@ struct BenchOptions {
   ErrorPolicy errors;                     // fio continue_on_error, ignore_error, error_dump
   SteadyStateOptions steadystate;         // fio ss, ss_dur, ss_ramp
   SteadyStateProbe* ss_probe = nullptr;   // with ss_dur: what the monitor reads once a second
-  LatencyTargetOptions latency;           // fio latency_target, _window, _percentile, _run
+  std::array<std::uint64_t, bench_dirs> max_latency_ns{};  // fio max_latency: a slower read or write ends the job
+  LatencyTargetOptions latency;                            // fio latency_target, _window, _percentile, _run
   // Set by another job that ends (fio exitall): stop issuing, finish what is
   // in flight, report what was done. nullptr: nothing ends this job early.
   const std::atomic<bool>* terminate = nullptr;

@@ -43,3 +43,14 @@ for tool in fio "$DDBENCH"; do
     fail "slow: $tool exited $rc without ETIMEDOUT: $(cat "$T/slow.out")"
 done
 pass "slow: over latency_target at depth 1 ends the job with ETIMEDOUT under fio and ddbench"
+
+# max_latency=1 (us): the first direct write ends the job with ETIMEDOUT,
+# under fio as under ddbench.
+sed -e 's/^latency_target=1$/max_latency=1/' -e '/latency_window/d' "$T/slow.fio" >"$T/max.fio"
+for tool in fio "$DDBENCH"; do
+  rc=0
+  (cd "$T" && rm -f slow.dat && "$tool" "$T/max.fio" >"$T/max.out" 2>&1) || rc=$?
+  [ $rc -eq 1 ] && grep -q "exceeds" "$T/max.out" && grep -q "Connection timed out" "$T/max.out" ||
+    fail "max: $tool exited $rc without ETIMEDOUT: $(cat "$T/max.out")"
+done
+pass "max: a write over max_latency ends the job with ETIMEDOUT under fio and ddbench"
