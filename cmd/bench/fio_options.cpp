@@ -30,7 +30,7 @@ struct Entry {
     return {};                                      \
   }
 
-// One function on purpose, although it runs to 150 lines: it is a table, one
+// One function on purpose, although it runs to 320 lines: it is a table, one
 // entry per option in the order --help lists them, each its name, argument,
 // help text and setter side by side. Split, it would read worse, and the
 // order --help shows would be spread over several places.
