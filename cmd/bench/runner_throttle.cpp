@@ -1,4 +1,5 @@
-// The runner's throttles: fio's rate (linear or Poisson), rate_min and flow.
+// The runner's pacing: fio's rate (linear or Poisson), rate_min, flow, thinktime,
+// and the latency_target search's steps.
 #include <sched.h>
 #include <time.h>
 
