@@ -191,6 +191,8 @@ int main(int argc, char** argv) {
   if (!run) return report("ddbench", run.error());
   if (!cmd.quiet) {
     for (const auto& n : run->notes) std::fprintf(stderr, "ddbench: %s\n", n.c_str());
+    for (const auto& r : run->results)
+      for (const auto& e : r.errors) std::fprintf(stderr, "ddbench: %s\n", e.c_str());
     for (std::size_t k = 0; k < jobs.size(); ++k)
       if (!run->results[k].note.empty())
         std::fprintf(stderr, "ddbench: %s: %s\n", jobs[k].target.c_str(), run->results[k].note.c_str());

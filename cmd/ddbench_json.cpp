@@ -3,7 +3,9 @@
 // ns as integers, rates and percentages as floats. What ddbench adds lives
 // in one "ddbench" object per job; what fio has and ddbench leaves out is
 // listed, with the reason, in tests/cli/fio_json_omitted.txt.
+#include <algorithm>
 #include <cinttypes>
+#include <optional>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -42,32 +44,48 @@ J clat_json(const bench::LatencyHistogram& h, const bench::FioJob* spec, bool pl
   return j;
 }
 
+// fio's "prios": clat per priority value with samples, only when at least
+// two have them (stat.c, add_ddir_status_json).
+std::optional<J> prios_json(const bench::BenchDirResult& r, const bench::FioJob* spec, bool plus) {
+  const auto with = std::count_if(r.prios.begin(), r.prios.end(), [](const auto& p) { return p.clat.count() > 0; });
+  if (with < 2) return std::nullopt;
+  J a = J::array();
+  for (const auto& p : r.prios)
+    if (p.clat.count() > 0)
+      a.push_back(J{{"prioclass", bench::ioprio_class(p.ioprio)},
+                    {"prio", bench::ioprio_level(p.ioprio)},
+                    {"clat_ns", clat_json(p.clat, spec, plus)}});
+  return a;
+}
+
 J dir_json(const Report& rep, const ReportJob& job, bench::BenchDir d, bool plus) {
   const bench::BenchDirResult& r = job.result.dir[d];
   const DirView v = dir_view(rep, job, d);
-  return J{{"io_bytes", r.io_bytes},
-           {"io_kbytes", r.io_bytes >> 10},
-           {"bw_bytes", v.bw_bytes},
-           {"bw", v.bw_bytes / 1024},
-           {"iops", v.iops},
-           {"runtime", v.runtime},
-           {"total_ios", r.ios},
-           {"short_ios", std::uint64_t{0}},
-           {"drop_ios", r.dropped},
-           {"slat_ns", lat_json(r.slat)},
-           {"clat_ns", clat_json(r.clat, job.spec, plus)},
-           {"lat_ns", lat_json(r.lat)},
-           {"bw_min", std::uint64_t(v.bw_min)},
-           {"bw_max", std::uint64_t(v.bw_max)},
-           {"bw_agg", v.bw_agg},
-           {"bw_mean", v.bw_mean},
-           {"bw_dev", v.bw_dev},
-           {"bw_samples", v.samples},
-           {"iops_min", std::uint64_t(v.iops_min)},
-           {"iops_max", std::uint64_t(v.iops_max)},
-           {"iops_mean", v.iops_mean},
-           {"iops_stddev", v.iops_dev},
-           {"iops_samples", v.samples}};
+  J j = J{{"io_bytes", r.io_bytes},
+          {"io_kbytes", r.io_bytes >> 10},
+          {"bw_bytes", v.bw_bytes},
+          {"bw", v.bw_bytes / 1024},
+          {"iops", v.iops},
+          {"runtime", v.runtime},
+          {"total_ios", r.ios},
+          {"short_ios", std::uint64_t{0}},
+          {"drop_ios", r.dropped},
+          {"slat_ns", lat_json(r.slat)},
+          {"clat_ns", clat_json(r.clat, job.spec, plus)},
+          {"lat_ns", lat_json(r.lat)}};
+  if (auto p = prios_json(r, job.spec, plus)) j["prios"] = *p;
+  j.update(J{{"bw_min", std::uint64_t(v.bw_min)},
+             {"bw_max", std::uint64_t(v.bw_max)},
+             {"bw_agg", v.bw_agg},
+             {"bw_mean", v.bw_mean},
+             {"bw_dev", v.bw_dev},
+             {"bw_samples", v.samples},
+             {"iops_min", std::uint64_t(v.iops_min)},
+             {"iops_max", std::uint64_t(v.iops_max)},
+             {"iops_mean", v.iops_mean},
+             {"iops_stddev", v.iops_dev},
+             {"iops_samples", v.samples}});
+  return j;
 }
 
 // The empty trim object of a job that does not trim: fio always reports it.
@@ -142,6 +160,19 @@ J ddbench_json(const ReportJob& job) {
   return j;
 }
 
+// fio's "steadystate" object (stat.c, show_thread_status_json).
+J steadystate_json(const bench::SteadyStateReport& s) {
+  char criterion[64];
+  std::snprintf(criterion, sizeof criterion, "%f%s", double(float(s.criterion)), s.options.percent ? "%" : "");
+  return J{{"ss", s.options.name()},
+           {"duration", int(s.options.duration_s)},
+           {"attained", int(s.attained)},
+           {"criterion", criterion},
+           {"max_deviation", s.deviation},
+           {"slope", s.slope},
+           {"data", J{{"bw_mean", s.bw_mean()}, {"iops_mean", s.iops_mean()}, {"iops", s.iops}, {"bw", s.bw}}}};
+}
+
 J job_json(const Report& rep, const ReportJob& job, bool plus) {
   static const char* const level_keys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
   static const char* const batch_keys[] = {"0", "4", "8", "16", "32", "64", ">=64"};
@@ -176,11 +207,16 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
           {"latency_ns", latency_table(r.lat_buckets, ios, 0, 10, lat_keys)},
           {"latency_us", latency_table(r.lat_buckets, ios, 10, 10, lat_keys)},
           {"latency_ms", latency_table(r.lat_buckets, ios, 20, 12, ms_keys)},
-          {"latency_depth", r.iodepth},
-          {"latency_target", 0},
-          {"latency_percentile", 100.0},
-          {"latency_window", 0}};
+          {"latency_depth", r.latency_depth ? r.latency_depth : r.iodepth},
+          {"latency_target", job.spec ? job.spec->bench.latency.target_ns : 0},
+          {"latency_percentile", job.spec ? job.spec->bench.latency.percentile : 100.0},
+          {"latency_window", job.spec ? job.spec->bench.latency.window_ns / 1000 : 0}};
   if (opts.empty()) j.erase("job options");  // fio leaves out an empty one (json_add_job_opts)
+  if (job.spec && job.spec->bench.errors.given) {
+    j["total_err"] = r.total_err;
+    j["first_error"] = r.first_error;
+  }
+  if (r.steadystate) j["steadystate"] = steadystate_json(*r.steadystate);
   if (job.spec && !job.spec->description.empty()) j["desc"] = job.spec->description;
   j["ddbench"] = ddbench_json(job);
   return j;

@@ -4,11 +4,13 @@
 // device, --verify); and fio's terse format, version 3.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cinttypes>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 #include "cmd/ddbench_report.hpp"
 #include "libfsio/size.hpp"
@@ -69,6 +71,35 @@ std::string percentiles(const char* name, const bench::LatencyHistogram& h, cons
   return out;
 }
 
+// fio's per-priority lines (cmdprio), when two or more priorities had
+// requests: their clat, and with percentiles theirs, each its share of the
+// direction's requests.
+int prios_with_requests(const bench::BenchDirResult& r) {
+  return int(std::count_if(r.prios.begin(), r.prios.end(), [](const auto& p) { return p.clat.count() > 0; }));
+}
+
+std::string prio_lat_lines(const bench::BenchDirResult& r) {
+  std::string out;
+  if (prios_with_requests(r) < 2) return out;
+  for (const auto& p : r.prios)
+    if (p.clat.count())
+      out += lat_line(fmt("clat prio %u/%u", bench::ioprio_class(p.ioprio), bench::ioprio_level(p.ioprio)).c_str(),
+                      p.clat.stats());
+  return out;
+}
+
+std::string prio_percentiles(const bench::BenchDirResult& r, const std::vector<double>& list) {
+  std::string out;
+  if (prios_with_requests(r) < 2) return out;
+  for (const auto& p : r.prios)
+    if (p.clat.count())
+      out += percentiles(fmt("clat prio %u/%u (%.2f%% of IOs)", bench::ioprio_class(p.ioprio),
+                             bench::ioprio_level(p.ioprio), 100.0 * double(p.clat.count()) / double(r.clat.count()))
+                             .c_str(),
+                         p.clat, list);
+  return out;
+}
+
 std::string dir_block(const Report& rep, const ReportJob& job, bench::BenchDir d) {
   const bench::BenchDirResult& r = job.result.dir[d];
   const DirView v = dir_view(rep, job, d);
@@ -81,8 +112,9 @@ std::string dir_block(const Report& rep, const ReportJob& job, bench::BenchDir d
   if (r.slat.count()) out += lat_line("slat", r.slat);
   if (r.clat.count()) out += lat_line("clat", r.clat.stats());
   if (r.lat.count()) out += lat_line(" lat", r.lat);
-  if (!job.spec || job.spec->clat_percentiles)
-    out += percentiles("clat", r.clat, job.spec ? job.spec->percentiles : bench::FioJob{}.percentiles);
+  out += prio_lat_lines(r);
+  const auto& list = job.spec ? job.spec->percentiles : bench::FioJob{}.percentiles;
+  if (!job.spec || job.spec->clat_percentiles) out += percentiles("clat", r.clat, list) + prio_percentiles(r, list);
   if (v.samples) {
     double mn = v.bw_min, mx = v.bw_max, mean = v.bw_mean, dev = v.bw_dev;
     const char* unit = i2p ? "KiB" : "kB";
@@ -143,6 +175,29 @@ std::string ddbench_lines(const ReportJob& job) {
   return out;
 }
 
+// fio's last lines of a job: errors (continue_on_error), the latency
+// target, steady state.
+std::string job_tail(const ReportJob& job) {
+  const bench::BenchResult& r = job.result;
+  std::string out;
+  if (job.spec && job.spec->bench.errors.given)
+    out += fmt("     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n", r.total_err, r.first_error,
+               std::strerror(r.first_error));
+  const bench::LatencyTargetOptions lt = job.spec ? job.spec->bench.latency : bench::LatencyTargetOptions{};
+  out += fmt("     latency   : target=%" PRIu64 ", window=%" PRIu64 ", percentile=%.2f%%, depth=%u\n", lt.target_ns,
+             lt.window_ns / 1000, lt.percentile, r.latency_depth ? r.latency_depth : r.iodepth);
+  if (const auto& ss = r.steadystate) {
+    const bool i2p = !job.spec || job.spec->kb_base == 1024;
+    // fio prints the KiB count again in the other base's units (4002KiB/s (4002kB/s)).
+    const std::uint64_t alt_bw = ss->bw_mean() / (i2p ? 1024 : 1000) * (i2p ? 1000 : 1024);
+    out += fmt("  steadystate  : attained=%s, bw=%s (%s), iops=%s, %s%s=%.3f%s\n", ss->attained ? "yes" : "no",
+               num2str(ss->bw_mean(), 4, i2p, "B/s").c_str(), num2str(alt_bw, 4, !i2p, "B/s").c_str(),
+               num2str(ss->iops_mean(), 4, false, "").c_str(), ss->options.iops ? "iops" : "bw",
+               ss->options.slope ? " slope" : " mean dev", ss->criterion, ss->options.percent ? "%" : "");
+  }
+  return out;
+}
+
 std::string job_block(const Report& rep, const ReportJob& job) {
   static const char* const level_keys[] = {"1", "2", "4", "8", "16", "32", ">=64"};
   static const char* const batch_keys[] = {"0", "4", "8", "16", "32", "64", ">=64"};
@@ -168,8 +223,7 @@ std::string job_block(const Report& rep, const ReportJob& job) {
              ",%" PRIu64 ",%" PRIu64 ",0\n",
              r.dir[0].ios, r.dir[1].ios, r.dir[2].ios, r.sync_lat.count(), r.dir[0].dropped, r.dir[1].dropped,
              r.dir[2].dropped);
-  out += fmt("     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", r.iodepth);
-  return out + ddbench_lines(job);
+  return out + job_tail(job) + ddbench_lines(job);
 }
 
 std::string group_block(const ReportGroup& g) {

@@ -37,6 +37,11 @@ struct IoRequest {
   std::uint64_t bytes = 0;  // sum of iov lengths
   bool dsync = false;       // RWF_DSYNC on this write (REQ_SYNC)
   bool datasync = true;     // IoOp::flush: fdatasync; false: fsync (metadata too)
+  // The request's I/O priority, the kernel's class << 13 | level
+  // (linux/ioprio.h), 0: the submitting thread's own. The io_uring engine
+  // sends it with the request (sqe->ioprio); psync's requests run at the
+  // thread's priority (ioprio_set), so they ignore it.
+  std::uint16_t ioprio = 0;
   std::uint64_t user_data = 0;
 };
 

@@ -91,6 +91,7 @@ class UringEngine final : public Engine {
         else io_uring_prep_writev2(sqe, fd_, req.iov, req.iovcnt, req.offset, req.dsync ? RWF_DSYNC : 0);
         break;
     }
+    sqe->ioprio = req.ioprio;  // after prep, which zeroes it
     io_uring_sqe_set_data64(sqe, req.user_data);
     ++queued_;
     return {};

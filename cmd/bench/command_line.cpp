@@ -142,8 +142,12 @@ fsio::Status read_args(DdbenchCommand& c, Args& a, const std::vector<std::string
 // fio's reports name an option by its own name, not the alias written:
 // blockalign= is reported as "ba".
 std::string reported_name(const std::string& key) {
-  static const std::pair<const char*, const char*> aliases[] = {
-      {"blockalign", "ba"}, {"ratemin", "rate_min"}, {"ratecycle", "rate_cycle"}};
+  static const std::pair<const char*, const char*> aliases[] = {{"blockalign", "ba"},
+                                                                {"ratemin", "rate_min"},
+                                                                {"ratecycle", "rate_cycle"},
+                                                                {"ss", "steadystate"},
+                                                                {"ss_dur", "steadystate_duration"},
+                                                                {"ss_ramp", "steadystate_ramp_time"}};
   for (const auto& [alias, name] : aliases)
     if (key == alias) return name;
   return key;

@@ -280,15 +280,21 @@ fsio::Status apply_sync(FioJob& j, const FioLine& l) {
   return bad(l, "expected 0, 1, sync or dsync");
 }
 
+std::optional<double> percent_of(std::string_view text) {
+  auto n = parse_fio_time(text, 1.0);  // a plain decimal number
+  if (!n || text.empty() || text.find_first_not_of("0123456789.") != std::string_view::npos || *n > 100)
+    return std::nullopt;
+  return *n;
+}
+
 fsio::Status apply_percentiles(FioJob& j, const FioLine& l) {
   std::vector<double> out;
   std::string_view v = l.value;
   while (!v.empty()) {
     const auto colon = v.find(':');
     const std::string_view item = v.substr(0, colon);
-    auto n = parse_fio_time(item, 1.0);  // a plain decimal number
-    if (!n || item.find_first_not_of("0123456789.") != std::string_view::npos || *n > 100)
-      return bad(l, "expected numbers from 0 to 100 separated by ':'");
+    auto n = percent_of(item);
+    if (!n) return bad(l, "expected numbers from 0 to 100 separated by ':'");
     out.push_back(*n);
     v = colon == std::string_view::npos ? std::string_view{} : v.substr(colon + 1);
   }
@@ -329,6 +335,37 @@ fsio::Status apply_verify_pattern(FioJob& j, const FioLine& l) {
   }
   if (out.empty() || out.size() > 512) return bad(l, "the pattern must be 1 to 512 bytes");
   j.bench.verify_pattern = std::move(out);
+  return {};
+}
+
+// fio's steadystate=CRITERION:LIMIT.
+fsio::Status apply_steadystate(FioJob& j, const FioLine& l) {
+  if (auto st = parse_steadystate(l.value, j.kb_base, j.bench.steadystate); !st) return bad(l, why(st.error()));
+  return {};
+}
+
+// fio's ss_dur: whole seconds (fio truncates its microseconds to them).
+fsio::Status apply_ss_duration(FioJob& j, const FioLine& l) {
+  const double s = FSIO_TRY(seconds_of(l));
+  if (s >= 86400) return bad(l, "must be under a day");
+  j.bench.steadystate.duration_s = unsigned(s);
+  return {};
+}
+
+fsio::Status apply_max_latency(FioJob& j, const FioLine& l) {
+  std::string_view v = l.value;
+  std::array<std::uint64_t, bench_dirs> ns{};
+  for (unsigned d = 0; d < bench_dirs && !v.empty(); ++d) {
+    const auto comma = v.find(',');
+    const std::string_view part = v.substr(0, comma);
+    v = comma == std::string_view::npos ? std::string_view{} : v.substr(comma + 1);
+    if (part.empty()) continue;
+    auto s = parse_fio_time(part, 1e-6);
+    if (!s) return bad(l, why(s.error()));
+    ns[d] = std::uint64_t(*s * 1e9 + 0.5);
+  }
+  if (l.value.find(',') == std::string::npos) ns[dir_write] = ns[dir_trim] = ns[dir_read];  // one for all, as fio
+  j.bench.max_latency_ns = ns;
   return {};
 }
 

@@ -17,7 +17,7 @@ using fsio::make_error;
 
 using namespace detail;
 
-// One function on purpose, although it runs to 150 lines: it is a table, one
+// One function on purpose, although it runs to 320 lines: it is a table, one
 // entry per option in the order --help lists them, each its name, argument,
 // help text and setter side by side. Split, it would read worse, and the
 // order --help shows would be spread over several places.
@@ -115,6 +115,53 @@ const std::vector<Entry>& table() {
       {{"new_group", FioArg::optional, "start a new reporting group"}, SET(j.new_group = FSIO_TRY(bool_of(l)))},
       {{"group_reporting", FioArg::optional, "report each group as one job"},
        SET(j.group_reporting = FSIO_TRY(bool_of(l)))},
+      {{"exitall", FioArg::optional, "when a job ends, end the jobs exit_what names (fio's exitall)"},
+       SET(j.exitall = FSIO_TRY(bool_of(l)))},
+      {{"exit_what", FioArg::required, "under exitall: group (its reporting group), stonewall (running jobs), all"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         if (l.value == "group") j.exit_what = ExitWhat::group;
+         else if (l.value == "stonewall") j.exit_what = ExitWhat::stonewall;
+         else if (l.value == "all") j.exit_what = ExitWhat::all;
+         else return bad(l, "expected group, stonewall or all");
+         return {};
+       }},
+      {{"thinktime", FioArg::required, "after each request, wait for those in flight, then sleep this long (us)"},
+       SET(j.bench.thinktime_us = std::uint64_t(FSIO_TRY(seconds_of(l, 1e-6)) * 1e6 + 0.5))},
+      {{"number_ios", FioArg::required, "stop after this many requests (times loops), if nothing stops the job first"},
+       SET(j.bench.number_ios = FSIO_TRY(uint_of(l, 0, std::numeric_limits<std::uint64_t>::max())))},
+      {{"latency_target", FioArg::required, "find the largest depth whose requests take no longer (default unit us)"},
+       SET(j.bench.latency.target_ns = std::uint64_t(FSIO_TRY(seconds_of(l, 1e-6)) * 1e9 + 0.5))},
+      {{"latency_window", FioArg::required, "latency_target: the window each depth is judged over (default unit us)"},
+       SET(j.bench.latency.window_ns = std::uint64_t(FSIO_TRY(seconds_of(l, 1e-6)) * 1e9 + 0.5))},
+      {{"latency_percentile", FioArg::required, "latency_target: percent of a window's requests that must meet it"},
+       [](FioJob& j, const FioLine& l) -> fsio::Status {
+         const auto p = percent_of(l.value);
+         if (!p) return bad(l, "expected a number from 0 to 100");
+         j.bench.latency.percentile = *p;
+         return {};
+       }},
+      {{"max_latency", FioArg::required, "end the job when a read or write takes longer (default unit us; R,W,T)"},
+       apply_max_latency},
+      {{"latency_run", FioArg::optional, "latency_target: keep searching to the end, not stop once settled"},
+       SET(j.bench.latency.run = FSIO_TRY(bool_of(l)))},
+      {{"steadystate", FioArg::required, "end when iops or bw (iops_slope, bw_slope) holds within a limit: iops:10%"},
+       apply_steadystate},
+      {{"ss", FioArg::required, "the same as steadystate"}, apply_steadystate},
+      {{"steadystate_duration", FioArg::required, "steadystate: the seconds judged together (default unit s; 0: off)"},
+       apply_ss_duration},
+      {{"ss_dur", FioArg::required, "the same as steadystate_duration"}, apply_ss_duration},
+      {{"steadystate_ramp_time", FioArg::required, "steadystate: seconds before the first is recorded"},
+       SET(j.bench.steadystate.ramp_s = FSIO_TRY(seconds_of(l)))},
+      {{"ss_ramp", FioArg::required, "the same as steadystate_ramp_time"},
+       SET(j.bench.steadystate.ramp_s = FSIO_TRY(seconds_of(l)))},
+      {{"continue_on_error", FioArg::required,
+        "go on after failed requests of a kind: none, read, write, io, verify, all"},
+       apply_continue_on_error},
+      {{"ignore_error", FioArg::required,
+        "the errnos to go on after, per kind: READS,WRITES,VERIFY (ENOSPC:EIO or numbers)"},
+       apply_ignore_error},
+      {{"error_dump", FioArg::optional, "say each failed request gone on after on stderr (default 1)"},
+       apply_error_dump},
       {{"thread", FioArg::optional, "accepted: ddbench always runs jobs as threads"},
        SET((void)j; (void)FSIO_TRY(bool_of(l)))},
       {{"threads", FioArg::required,
@@ -209,8 +256,19 @@ const std::vector<Entry>& table() {
       {{"log_avg_msec", FioArg::required, "average the logs over windows of this many ms (0: every I/O)"},
        SET(j.bench.log_window_ms = unsigned(FSIO_TRY(uint_of(l, 0, 3600000))))},
       {{"log_offset", FioArg::optional, "log each I/O's offset"}, SET(j.log_offset = FSIO_TRY(bool_of(l)))},
-      {{"log_prio", FioArg::optional, "log each I/O's priority value (always 0x0000: ddbench sets none)"},
+      {{"log_prio", FioArg::optional, "log each I/O's priority value (0x0000: none set), not its realtime bit"},
        SET(j.log_prio = FSIO_TRY(bool_of(l)))},
+      {{"prioclass", FioArg::required, "the job's I/O priority class: 1 realtime, 2 best effort, 3 idle"},
+       apply_prioclass},
+      {{"prio", FioArg::required, "the job's I/O priority level, 0 (highest) to 7"}, apply_prio},
+      {{"cmdprio_percentage", FioArg::required, "io_uring, libaio: percent of requests sent at cmdprio_class/cmdprio"},
+       apply_cmdprio_percentage},
+      {{"cmdprio_class", FioArg::required, "io_uring, libaio: the class of those requests (default 1, realtime)"},
+       apply_cmdprio_class},
+      {{"cmdprio", FioArg::required, "io_uring, libaio: the level of those requests (default 0)"}, apply_cmdprio},
+      {{"cmdprio_bssplit", FioArg::required,
+        "io_uring, libaio: per block size, percent of requests at a priority: 64k/25/1/1:64k/75/3/2[,writes]"},
+       apply_cmdprio_bssplit},
       {{"per_job_logs", FioArg::optional, "1: PREFIX_bw.N.log per job; 0: one PREFIX_bw.log shared"},
        SET(j.per_job_logs = FSIO_TRY(bool_of(l)))},
       {{"bw_avg_time", FioArg::required, "window of the bw and iops statistics in ms (default 500)"},
@@ -423,6 +481,7 @@ fsio::Status apply_fio_lines(FioJob& job, const std::vector<FioLine>& lines) {
   // fio opens a trim job's files without O_DIRECT (filesetup.c, file_open:
   // td_trim skips the open flags), its writes included.
   if (bench_trims(job.bench.rw)) job.bench.direct = false;
+  FSIO_TRY(check_priority(job, lines));
   FSIO_TRY(check_write_iolog(job));
   FSIO_TRY(check_strided(job));
   FSIO_TRY(check_task_job(job.task, job.bench.rw));

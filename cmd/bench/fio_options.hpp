@@ -18,6 +18,10 @@
 
 namespace bench {
 
+// fio's exit_what: which jobs a job ends when it ends, under exitall: those
+// of its reporting group, those running (its wave), or every job.
+enum class ExitWhat { group, stonewall, all };
+
 // One job as its options describe it, before numjobs clones it.
 struct FioJob {
   std::string name = "ddbench";  // fio's jobname
@@ -33,6 +37,8 @@ struct FioJob {
   bool wait_previous = false;             // wait for the job before (wait_for it): a stonewall, no new group
   bool new_group = false;                 // start a new reporting group (stonewall does too)
   bool group_reporting = false;           // report the group as one job
+  bool exitall = false;                   // fio exitall: a job that ends ends others (exit_what says which)
+  ExitWhat exit_what = ExitWhat::group;   // fio exit_what
   std::string bw_log, lat_log, iops_log;  // log file prefixes; empty: no log
   std::string write_iolog;                // fio write_iolog: the file each request is appended to
   bool log_offset = false;

@@ -9,9 +9,6 @@
 #include "cmd/bench/fio_option_values.hpp"
 
 namespace bench::detail {
-namespace {
-
-enum class Unit { bytes, count };
 
 fsio::Result<std::array<std::uint64_t, 2>> per_direction(const FioLine& l, Unit unit, unsigned kb_base) {
   const std::string_view v = l.value;
@@ -33,8 +30,6 @@ fsio::Result<std::array<std::uint64_t, 2>> per_direction(const FioLine& l, Unit 
   }
   return out;
 }
-
-}  // namespace
 
 fsio::Status apply_rate(FioJob& j, const FioLine& l) {
   j.bench.rate.bytes = FSIO_TRY(per_direction(l, Unit::bytes, j.kb_base));

@@ -5,12 +5,10 @@
 
 namespace bench {
 
-// One function on purpose, although it runs to 90 lines: it is a list of
+// One function on purpose, although it runs to 140 lines: it is a list of
 // names with their reasons, read from top to bottom against fio's
 // --cmdhelp=all; nothing in it is a step to name apart.
 const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options() {
-  static const char* const rate =
-      "ddbench does not pause between requests or aim at a latency (rate=, rate_iops= and flow= throttle)";
   static const char* const files = "ddbench runs one target per job (use one job per file)";
   static const char* const buffers =
       "ddbench fills write buffers with random data, or as buffer_compress_percentage and dedupe_percentage say";
@@ -20,19 +18,14 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
   static const char* const trim = "ddbench trims only in trimwrite and randtrimwrite";
   static const char* const sched = "ddbench leaves CPU and I/O scheduling to the system";
   static const char* const timing = "ddbench always measures submission, completion and total latency";
+  static const char* const think = "ddbench's thinktime sleeps after every request, once those in flight are done";
   static const char* const uring = "io_uring tuning options are not supported (ddbench sets up its own ring)";
   static const std::vector<std::pair<const char*, const char*>> list = {
-      {"rate_ignore_thinktime", rate},
-      {"thinktime", rate},
-      {"thinktime_spin", rate},
-      {"thinktime_blocks", rate},
-      {"thinktime_blocks_type", rate},
-      {"thinktime_iotime", rate},
-      {"latency_target", rate},
-      {"latency_window", rate},
-      {"latency_percentile", rate},
-      {"latency_run", rate},
-      {"max_latency", rate},
+      {"rate_ignore_thinktime", think},
+      {"thinktime_spin", think},
+      {"thinktime_blocks", think},
+      {"thinktime_blocks_type", think},
+      {"thinktime_iotime", think},
       {"file_service_type", files},
       {"filename_format", files},
       {"unique_filename", files},
@@ -46,7 +39,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"allow_mounted_write", "ddbench never writes to a mounted target"},
       {"overwrite", files},
       {"fill_device", "give size= or use the whole target"},
-      {"number_ios", "use io_size="},
       {"offset_align", "offsets are multiples of the smallest block size"},
       {"bs_unaligned", "block sizes must suit direct I/O"},
       {"percentage_random", "a job is either sequential or random"},
@@ -121,15 +113,10 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"refill_buffers", buffers},
       {"scramble_buffers", buffers},
       {"buffer_pattern", buffers},
-      {"ignore_error", "an I/O error ends the job"},
-      {"continue_on_error", "an I/O error ends the job"},
-      {"error_dump", "an I/O error ends the job"},
       {"exec_prerun", "ddbench runs no commands"},
       {"exec_postrun", "ddbench runs no commands"},
       {"ioscheduler", "ddbench does not change the device's scheduler"},
       {"nice", sched},
-      {"prio", sched},
-      {"prioclass", sched},
       {"cpumask", sched},
       {"cpus_allowed", sched},
       {"cpus_allowed_policy", sched},
@@ -140,14 +127,9 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"cgroup_weight", sched},
       {"uid", sched},
       {"gid", sched},
-      {"exitall", "jobs end on their own"},
-      {"exit_what", "jobs end on their own"},
       {"exitall_on_error", "an I/O error ends the job"},
       {"unlink_each_loop", "use unlink="},
       {"profile", "fio's profiles are not supported"},
-      {"steadystate", "ddbench runs for runtime or size"},
-      {"steadystate_duration", "ddbench runs for runtime or size"},
-      {"steadystate_ramp_time", "ddbench runs for runtime or size"},
       {"hipri", uring},
       {"fixedbufs", uring},
       {"registerfiles", uring},
@@ -157,10 +139,6 @@ const std::vector<std::pair<const char*, const char*>>& fio_unsupported_options(
       {"uncached", uring},
       {"nowait", uring},
       {"force_async", uring},
-      {"cmdprio_percentage", uring},
-      {"cmdprio_class", uring},
-      {"cmdprio", uring},
-      {"cmdprio_bssplit", uring},
       {"userspace_reap", "libaio runs on io_uring here"},
       {"window_size", "ddbench's net engine leaves socket buffer sizes to the system"},
       {"mss", "ddbench's net engine leaves the TCP segment size to the system"},

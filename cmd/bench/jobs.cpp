@@ -1,4 +1,5 @@
 #include "cmd/bench/jobs.hpp"
+#include "cmd/bench/steadystate_monitor.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -6,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -299,24 +301,56 @@ fsio::Result<BenchResult> run_job(fsio::Device& dev, const BenchJob& job, fsio::
   return r;
 }
 
+// fio's exitall (fio_terminate_threads): job k has ended; tell the jobs its
+// exit_what names to end too: its reporting group, the jobs running (its
+// wave, [first, end)), or every job, those of later waves included.
+void end_others(const std::vector<BenchJob>& jobs, std::size_t k, std::size_t first, std::size_t end,
+                std::vector<std::atomic<bool>>& stop) {
+  const ExitWhat what = jobs[k].spec ? jobs[k].spec->exit_what : ExitWhat::group;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const bool named = what == ExitWhat::all || (what == ExitWhat::stonewall && i >= first && i < end) ||
+                       (what == ExitWhat::group && jobs[i].group == jobs[k].group);
+    if (named) stop[i].store(true, std::memory_order_relaxed);
+  }
+}
+
 // The jobs wave by wave: a wave is a job and the ones after it up to the next
 // stonewall, each on a thread of its own when there are several. After a
 // failed wave, `failed` is the index of its first failed job and that job's
 // error is returned; after Ctrl-C no further wave starts.
 fsio::Status run_waves(std::vector<BenchJob>& jobs, std::vector<fsio::Device>& devs, fsio::Progress* progress,
                        std::vector<std::optional<fsio::Result<BenchResult>>>& out, std::size_t& failed) {
+  // A flag per job that ends it early: exitall in any job (fio's global
+  // exitall_on_terminate) or a steady state reached.
+  std::vector<std::atomic<bool>> stop(jobs.size());
+  const bool exitall =
+      std::any_of(jobs.begin(), jobs.end(), [](const BenchJob& j) { return j.spec && j.spec->exitall; });
+  for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].options.terminate = &stop[k];
+  // The flags and the probes live in here: no job keeps a pointer to them after.
+  struct Unhook {
+    std::vector<BenchJob>& jobs;
+    ~Unhook() {
+      for (auto& j : jobs) j.options.terminate = nullptr, j.options.ss_probe = nullptr;
+    }
+  } unhook{jobs};
   for (std::size_t first = 0; first < jobs.size();) {
     std::size_t end = first + 1;
     while (end < jobs.size() && !jobs[end].stonewall) ++end;
     if (first > 0 && fsio::InterruptGuard::requested()) break;  // not the next wave after Ctrl-C
-    if (end - first == 1) {
-      out[first] = run_job(devs[first], jobs[first], progress);
-    } else {
-      std::vector<std::thread> threads;
-      for (std::size_t k = first; k < end; ++k)
-        threads.emplace_back([&, k] { out[k] = run_job(devs[k], jobs[k], progress); });
-      for (auto& t : threads) t.join();
-    }
+    SteadyStateMonitor steady(jobs, first, end, stop);
+    const auto run_one = [&, first, end](std::size_t k) {
+      out[k] = run_job(devs[k], jobs[k], progress);
+      steady.finished(k);
+      if (exitall) end_others(jobs, k, first, end, stop);
+    };
+    std::vector<std::thread> threads;
+    if (steady.active()) threads.emplace_back([&] { steady.run(); });
+    if (end - first == 1 && !steady.active()) run_one(first);  // one job on this thread, as before
+    else
+      for (std::size_t k = first; k < end; ++k) threads.emplace_back(run_one, k);
+    for (auto& t : threads) t.join();
+    for (std::size_t k = first; k < end; ++k)
+      if (*out[k] && steady.active()) (*out[k])->steadystate = steady.report(k);
     for (std::size_t k = first; k < end; ++k)
       if (!*out[k]) {
         failed = k;
@@ -402,6 +436,8 @@ fsio::Result<BenchRun> run_bench_jobs(std::vector<BenchJob>& jobs, fsio::Progres
   const bool several = jobs.size() > 1;
   std::size_t refused = 0;
   if (auto st = check_jobs_apart(jobs, job_files, refused); !st)
+    return in_job(jobs[refused], several, std::move(st).error());
+  if (auto st = check_steadystate_groups(jobs, refused); !st)
     return in_job(jobs[refused], several, std::move(st).error());
   std::vector<fsio::Device> devs;
   devs.reserve(jobs.size());

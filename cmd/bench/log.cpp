@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace bench {
@@ -20,17 +21,24 @@ const char* bench_log_suffix(BenchLogKind kind) {
 
 namespace {
 
-// The priority column: fio's high-priority bit (0: ddbench sets no
-// priorities), or with log_prio the I/O's priority value as fio prints it
-// (0x0000: none set).
+// The priority column as fio 3.33 prints it: with log_prio the request's
+// priority value ("0x6000"; 0x0000: none set), else 1 when its class is
+// realtime (fio's high-priority bit), 0 otherwise.
+std::string prio_column(std::uint16_t ioprio, bool log_prio) {
+  if (!log_prio) return ioprio_class(ioprio) == ioprio_class_rt ? "1" : "0";
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%04x", unsigned(ioprio));
+  return b;
+}
+
 void line(std::string& out, std::uint64_t t_ms, std::uint64_t value, unsigned dir, std::uint64_t bs,
-          const std::uint64_t* offset, bool log_prio) {
-  const char* prio = log_prio ? "0x0000" : "0";
+          const std::uint64_t* offset, const std::string& prio) {
   char b[160];
   if (offset)
     std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %" PRIu64 ", %s\n", t_ms, value, dir, bs,
-                  *offset, prio);
-  else std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %s\n", t_ms, value, dir, bs, prio);
+                  *offset, prio.c_str());
+  else
+    std::snprintf(b, sizeof b, "%" PRIu64 ", %" PRIu64 ", %u, %" PRIu64 ", %s\n", t_ms, value, dir, bs, prio.c_str());
   out += b;
 }
 
@@ -68,17 +76,19 @@ std::string format_bench_log(const BenchResult& r, BenchLogKind kind, bool windo
   std::string out;
   const std::uint64_t zero = 0;
   if (windowed) {
+    // fio logs a window's average with no priority (0).
+    const std::string prio = prio_column(0, log_prio);
     for (const auto& s : r.log_samples) {
       std::uint64_t v = 0;
-      if (window_value(s, kind, r.log_window_ms, v))
-        line(out, s.t_ms, v, s.dir, 0, log_offset ? &zero : nullptr, log_prio);
+      if (window_value(s, kind, r.log_window_ms, v)) line(out, s.t_ms, v, s.dir, 0, log_offset ? &zero : nullptr, prio);
     }
     return out;
   }
   for (const auto& e : r.io_events) {
     std::uint64_t v = 0;
     if (event_value(e, kind, v))
-      line(out, e.t_ns / 1000000u, v, e.dir, e.bytes, log_offset ? &e.offset : nullptr, log_prio);
+      line(out, e.t_ns / 1000000u, v, e.dir, e.bytes, log_offset ? &e.offset : nullptr,
+           prio_column(e.ioprio, log_prio));
   }
   return out;
 }

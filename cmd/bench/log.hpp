@@ -21,8 +21,9 @@ const char* bench_log_suffix(BenchLogKind kind);
 
 // The log's text. `windowed`: from result.log_samples (log_avg_msec =
 // result.log_window_ms), else from result.io_events.
-// `log_prio`: the last column is the priority value as fio's log_prio
-// prints it (0x0000), not its high-priority bit (0).
+// `log_prio`: the last column is the request's priority value as fio's
+// log_prio prints it (0x6000; 0x0000 when none is set), not its
+// high-priority bit (1 for the realtime class, else 0).
 std::string format_bench_log(const BenchResult& result, BenchLogKind kind, bool windowed, bool log_offset,
                              bool log_prio = false);
 

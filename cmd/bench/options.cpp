@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 
@@ -116,6 +117,13 @@ fsio::Status validate_seconds(const char* name, double v) {
   return {};
 }
 }  // namespace
+
+bool ErrorPolicy::ignorable(unsigned kind_bit, int err) const {
+  if (!(continue_mask & kind_bit)) return false;
+  const auto& list = ignore[std::countr_zero(kind_bit)];
+  if (list.empty()) return err == EIO || err == EILSEQ;  // fio's default non-fatal errors
+  return std::find(list.begin(), list.end(), err) != list.end();
+}
 
 fsio::Status validate(const BenchOptions& o) {
   FSIO_TRY(validate_bs(o));

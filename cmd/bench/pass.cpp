@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,18 +37,23 @@ void Runner::begin_pass(const PassSpec& spec, BenchResult& res) {
   stop_ = exhausted_ = retry_pending_ = false;
   failure_.reset();
   writes_since_sync_ = 0;
+  think_due_ = false;
+  taken_ios_ = 0;
   backlog_.clear();
   restarts_seen_ = 0;
   // fio's time_based: the measured pass starts over until the runtime stops it.
   const bool endless = spec.measured && o_.time_based;
   work_.emplace(o_, range_, spec.readback, spec.bytes, endless);
   t0_ = t_last_ = now_ns();
+  lat_target_ = spec.measured ? LatencyTarget(o_.latency, depth_, t0_) : LatencyTarget{};
+  lat_drain_ = lat_final_ = false;
   ramping_ = spec.measured && o_.ramp_time > 0;
   ramp_end_ = ramping_ ? t0_ + std::uint64_t(o_.ramp_time * 1e9) : 0;
   deadline_ns_ = 0;
   held_ = false;
   rate_gate_.start(o_.rate, o_.min_bs(), t0_, o_.seed);
   if (spec.measured && !ramping_) start_measuring(t0_);
+  check_clock(t0_);  // a job another has already ended (exitall) issues nothing
 }
 
 void Runner::start_measuring(std::uint64_t t) {
@@ -78,6 +84,17 @@ fsio::Status Runner::pass(const PassSpec& spec, BenchResult& res) {
         if (auto st = sync_now(); !st) fail(std::move(st).error());
         continue;
       }
+      if (!stop_ && lat_drain_) {
+        lat_drain_ = false;
+        const std::uint64_t t = now_ns();
+        if (std::exchange(lat_final_, false)) restart_stats(t);
+        lat_target_.drained(t);
+        continue;
+      }
+      if (!stop_ && think_due_) {
+        think();
+        continue;
+      }
       if (!stop_ && backlog_due()) {
         if (auto st = check_backlog(); !st) fail(std::move(st).error());
         continue;
@@ -102,6 +119,7 @@ fsio::Status Runner::finish_pass(std::uint64_t syscalls0) {
   stats_->syscalls += engine_->syscalls() - syscalls0;
   issued_bytes_ = work_->issued_bytes();
   if (spec_->measured) {
+    res_->latency_depth = lat_target_.active() ? lat_target_.depth() : o_.iodepth;
     res_->elapsed = !ramping_ && t_last_ > t0_ ? double(t_last_ - t0_) / 1e9 : 0;
     stats_->elapsed_seconds = res_->elapsed;
     if (!async_)
@@ -117,10 +135,10 @@ fsio::Status Runner::reap() {
   // least one completion, or with --batch (no merging) enough to free a
   // whole batch, like fio's iodepth_batch_complete_min.
   const unsigned batch = o_.batch;
-  const bool more =
-      !stop_ && !exhausted_ && !sync_due() && !backlog_due() && !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
+  const bool more = !stop_ && !exhausted_ && !sync_due() && !backlog_due() && !think_due_ && !lat_drain_ &&
+                    !(held_ && (!held_flow_ || o_.flow.sleep_us > 0));
   unsigned min_complete = 1;
-  if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < depth_) min_complete = 0;
+  if (more && free_.size() >= std::max(batch, 1u) && engine_in_flight_ < allowed_depth()) min_complete = 0;
   else if (batch > 1 && !merge_ && more && free_.size() < batch)
     min_complete = std::min<unsigned>(unsigned(batch - free_.size()), engine_in_flight_);
   auto got = engine_->reap(comps_, min_complete);
@@ -129,6 +147,7 @@ fsio::Status Runner::reap() {
   if (spec_->measured && *got > 0 && !ramping_) res_->depths.add_complete(*got);
   for (unsigned i = 0; i < *got; ++i) handle_completion(comps_[i], t);
   if (*got > 0) t_last_ = t;
+  if (spec_->measured && !ramping_) on_latency_step(lat_target_.check(t));
   check_clock(t);
   return {};
 }
@@ -141,6 +160,10 @@ void Runner::handle_completion(const fsio::IoCompletion& c, std::uint64_t t) {
   if (r < 0 || (r == 0 && l.req_want > 0)) {
     const std::string ctx = std::string(bench_dir_name(l.dir)) + " " + std::to_string(l.req_bytes) + " bytes at " +
                             fsio::format_hex(l.req_offset);
+    if (r < 0 && go_on_after(l.dir, int(-r), ctx)) {
+      for (unsigned k = 0; k < l.nmembers; ++k) free_.push_back(l.members[k]);
+      return;
+    }
     fail(r < 0 ? errno_error(int(-r), ctx) : make_error(Errc::io, ctx + ": unexpected end of file"));
     for (unsigned k = 0; k < l.nmembers; ++k) free_.push_back(l.members[k]);
     return;
@@ -169,6 +192,20 @@ void Runner::handle_completion(const fsio::IoCompletion& c, std::uint64_t t) {
   l.req_want -= done;
   if (auto st = queue_lead(lead, true); !st) fail(std::move(st).error());
   else retry_pending_ = true;
+}
+
+// fio's continue_on_error: a request that failed with an errno the job goes
+// on after is counted (total_err, first_error), said when error_dump, and
+// moved nothing but counts as a request. A read is a read error, anything
+// else a write error.
+bool Runner::go_on_after(BenchDir dir, int err, const std::string& what) {
+  if (!o_.errors.ignorable(dir == dir_read ? error_read : error_write, err)) return false;
+  if (res_->total_err++ == 0) res_->first_error = err;
+  // fio counts the request in total_ios (and so in its IOPS), its bytes not.
+  if (spec_->measured && !ramping_) ++res_->dir[dir].ios;
+  if (o_.errors.dump && res_->errors.size() < 100)
+    res_->errors.push_back(dev_.error(fsio::errno_error(err, what)).message() + " (continue_on_error: going on)");
+  return true;
 }
 
 // fio's verify_dump: the block as read and as it should be, in the current
@@ -211,7 +248,8 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
       }
     }
     if (l.dir == dir_write) note_backlog(s);
-    if (log_ios) res_->io_events.push_back({t - t0_, s.offset, std::uint32_t(s.want), l.dir, clat, async_ ? slat : 0});
+    if (log_ios)
+      res_->io_events.push_back({t - t0_, s.offset, std::uint32_t(s.want), l.dir, clat, async_ ? slat : 0, l.ioprio});
     free_.push_back(id);
   }
   if (l.dir == dir_read) stats_->bytes_read += bytes;
@@ -222,6 +260,7 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
   const std::uint64_t n = l.nmembers;
   BenchDirResult& d = res_->dir[l.dir];
   d.clat.add(clat, n);
+  if (!d.prios.empty()) d.prios[l.prio_index].clat.add(clat, n);
   // psync has no submission latency: its total latency is its clat, which
   // finish_pass copies (one accumulator less per request).
   if (async_) {
@@ -231,6 +270,14 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
   d.ios += n;
   d.io_bytes += bytes;
   res_->lat_buckets.add(clat + slat, n);
+  if (o_.ss_probe) {
+    o_.ss_probe->bytes.fetch_add(bytes, std::memory_order_relaxed);
+    o_.ss_probe->ios.fetch_add(n, std::memory_order_relaxed);
+  }
+  if (l.dir != dir_trim) on_latency_step(lat_target_.completed(clat + slat, t));
+  if (l.dir != dir_trim && o_.max_latency_ns[l.dir] && clat + slat > o_.max_latency_ns[l.dir])
+    fail(errno_error(ETIMEDOUT, "latency of " + std::to_string(clat + slat) + " nsec exceeds max_latency (" +
+                                    std::to_string(o_.max_latency_ns[l.dir]) + " nsec)"));
   stat_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);
   log_sampler_.add(l.dir, t, bytes, n, clat + slat, clat, slat);
 }
@@ -267,6 +314,7 @@ void Runner::check_clock(std::uint64_t t) {
     res_->runtime_capped = o_.time_based || work_->more();
   }
   if (!stop_ && !ramping_ && spec_->measured && o_.rate.floors() && t >= floor_check_) check_rate_min(t);
+  if (!stop_ && terminated()) stop_ = true;  // fio exitall: not an interruption, the job just ends
   if (!stop_ && fsio::InterruptGuard::requested()) {
     stop_ = true;
     res_->interrupted = true;

@@ -64,6 +64,12 @@ BenchResult new_result(const fsio::Device& dev, const BenchOptions& o, const fsi
   res.range = range;
   res.stat_window_ms = o.stat_window_ms;
   res.log_window_ms = o.log_window_ms;
+  // cmdprio: a latency histogram per priority a request may get (fio's clat_prio).
+  if (o.priority.per_request()) {
+    const PriorityPlan plan(o.priority, bench_reads(o.rw), bench_writes(o.rw));
+    for (unsigned d = 0; d < bench_dirs; ++d)
+      for (std::uint16_t v : plan.values(d)) res.dir[d].prios.push_back({v, {}});
+  }
   // do_verify=0 on a write only stamps: nothing is checked, nothing to report.
   if (o.verify && (o.do_verify || !bench_writes(o.rw))) res.verify = VerifyResult{};
   return res;
@@ -111,6 +117,9 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
   auto range = FSIO_TRY_CTX(resolve_range(o, dev.size(), align), dev.path());
   if (bench_writes(o.rw) && !dev.writable())
     return make_error(Errc::invalid_argument, "opened read-only for a write benchmark").at(dev.path());
+  // fio's prioclass/prio: ioprio_set for the job's thread (psync's requests
+  // carry it; io_uring's carry it in each request too).
+  const auto thread_prio = FSIO_TRY_CTX(ThreadPriority::set(o.priority.job_ioprio()), dev.path());
   const BenchCpu cpu0 = detail::thread_cpu();
   BenchResult res = new_result(dev, o, *engine, range);
   // Seen on Linux 6.18 with a 4Kn loop device over an odd-sized file: the

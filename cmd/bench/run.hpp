@@ -23,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -32,7 +33,10 @@
 
 #include "cmd/bench/buffer_fill.hpp"
 #include "cmd/bench/distribution.hpp"
+#include "cmd/bench/latency_target.hpp"
 #include "cmd/bench/pattern.hpp"
+#include "cmd/bench/priority.hpp"
+#include "cmd/bench/steadystate.hpp"
 #include "cmd/bench/throttle.hpp"
 #include "libfsio/device.hpp"
 #include "libfsio/engine.hpp"
@@ -82,6 +86,18 @@ struct BsRange {
   std::uint64_t min = 0, max = 0;
 };
 
+// fio's continue_on_error and ignore_error: a failed request of a kind in
+// continue_mask whose errno is in that kind's list (by default EIO and
+// EILSEQ) is counted and the job goes on; any other failure ends it.
+inline constexpr unsigned error_read = 1, error_write = 2, error_verify = 4;
+struct ErrorPolicy {
+  unsigned continue_mask = 0;
+  std::array<std::vector<int>, 3> ignore;  // [read], [write], [verify]; empty: EIO and EILSEQ
+  bool dump = true;                        // error_dump: say each one on stderr
+  bool given = false;                      // either option appeared (fio's JSON then has total_err)
+  bool ignorable(unsigned kind_bit, int err) const;
+};
+
 struct BenchOptions {
   BenchRw rw = BenchRw::read;
   std::uint64_t bs = 1u << 20;  // bytes per request
@@ -105,32 +121,43 @@ struct BenchOptions {
   std::uint64_t io_size = 0;  // bytes to transfer per loop (fio io_size); 0: the range once
   unsigned iodepth = 32;      // requests in flight
   fsio::EngineKind engine = fsio::EngineKind::automatic;
-  bool direct = true;                        // O_DIRECT (falls back where the filesystem refuses it)
-  bool sync = false;                         // every write carries RWF_DSYNC
-  unsigned rwmixread = 50;                   // rw/randrw: percent of requests that read
-  unsigned batch = 0;                        // requests per submit; 0: submit whenever there is room
-  bool merge = true;                         // merge contiguous requests inside a batch
-  double runtime = 0;                        // seconds; stop issuing after this; 0: no cap
-  bool time_based = false;                   // go over the range again until runtime is up (fio's time_based)
-  double ramp_time = 0;                      // seconds run before anything is measured (fio ramp_time)
-  unsigned loops = 1;                        // the whole job this many times (fio loops)
-  unsigned fsync_every = 0;                  // a flush after every N writes (fio fsync=N / fdatasync=N)
-  bool fsync_data_only = true;               // that flush is fdatasync (fio fdatasync=), else fsync
-  bool end_fsync = false;                    // fsync once the writes are done (fio end_fsync)
-  bool norandommap = false;                  // random offsets may repeat (fio norandommap)
-  RandomDistribution distribution;           // fio random_distribution; not uniform: blocks may repeat
-  bool invalidate = true;                    // drop the range from the page cache first (fio invalidate)
-  bool fadvise = true;                       // advise the access pattern (fio fadvise_hint)
-  bool verify = false;                       // write: stamp, then read back and check; read: check
-  bool do_verify = true;                     // a verify write reads back (fio do_verify=0: only stamps)
-  bool verify_dump = false;                  // write each bad block and what it should hold to files (fio)
-  bool serialize_overlap = false;            // fio serialize_overlap: accepted only at iodepth 1
-  bool verify_fatal = false;                 // stop at the first mismatch (fio verify_fatal), else count all
-  std::vector<std::byte> verify_pattern;     // fio verify_pattern: fills each sector after its stamp (empty: PRNG)
-  std::uint64_t verify_backlog = 0;          // check the writes every this many of them, in the pass (fio); 0: after
-  bool gtod_reduce = false;                  // fio gtod_reduce: no latencies, no bw/iops windows reported
-  BenchRate rate;                            // fio rate, rate_iops, rate_min, rate_process
-  BenchFlow flow;                            // fio flow, flow_id, flow_sleep
+  bool direct = true;                     // O_DIRECT (falls back where the filesystem refuses it)
+  bool sync = false;                      // every write carries RWF_DSYNC
+  unsigned rwmixread = 50;                // rw/randrw: percent of requests that read
+  unsigned batch = 0;                     // requests per submit; 0: submit whenever there is room
+  bool merge = true;                      // merge contiguous requests inside a batch
+  double runtime = 0;                     // seconds; stop issuing after this; 0: no cap
+  bool time_based = false;                // go over the range again until runtime is up (fio's time_based)
+  double ramp_time = 0;                   // seconds run before anything is measured (fio ramp_time)
+  unsigned loops = 1;                     // the whole job this many times (fio loops)
+  unsigned fsync_every = 0;               // a flush after every N writes (fio fsync=N / fdatasync=N)
+  bool fsync_data_only = true;            // that flush is fdatasync (fio fdatasync=), else fsync
+  bool end_fsync = false;                 // fsync once the writes are done (fio end_fsync)
+  bool norandommap = false;               // random offsets may repeat (fio norandommap)
+  RandomDistribution distribution;        // fio random_distribution; not uniform: blocks may repeat
+  bool invalidate = true;                 // drop the range from the page cache first (fio invalidate)
+  bool fadvise = true;                    // advise the access pattern (fio fadvise_hint)
+  bool verify = false;                    // write: stamp, then read back and check; read: check
+  bool do_verify = true;                  // a verify write reads back (fio do_verify=0: only stamps)
+  bool verify_dump = false;               // write each bad block and what it should hold to files (fio)
+  bool serialize_overlap = false;         // fio serialize_overlap: accepted only at iodepth 1
+  bool verify_fatal = false;              // stop at the first mismatch (fio verify_fatal), else count all
+  std::vector<std::byte> verify_pattern;  // fio verify_pattern: fills each sector after its stamp (empty: PRNG)
+  std::uint64_t verify_backlog = 0;       // check the writes every this many of them, in the pass (fio); 0: after
+  bool gtod_reduce = false;               // fio gtod_reduce: no latencies, no bw/iops windows reported
+  BenchRate rate;                         // fio rate, rate_iops, rate_min, rate_process
+  BenchFlow flow;                         // fio flow, flow_id, flow_sleep
+  PriorityOptions priority;               // fio prioclass, prio and the cmdprio options (priority.hpp)
+  std::uint64_t thinktime_us = 0;         // fio thinktime: after each request, drain, then sleep
+  std::uint64_t number_ios = 0;           // fio number_ios: stop after this many requests x loops (0: no cap)
+  ErrorPolicy errors;                     // fio continue_on_error, ignore_error, error_dump
+  SteadyStateOptions steadystate;         // fio ss, ss_dur, ss_ramp
+  SteadyStateProbe* ss_probe = nullptr;   // with ss_dur: what the monitor reads once a second
+  std::array<std::uint64_t, bench_dirs> max_latency_ns{};  // fio max_latency: a slower read or write ends the job
+  LatencyTargetOptions latency;                            // fio latency_target, _window, _percentile, _run
+  // Set by another job that ends (fio exitall): stop issuing, finish what is
+  // in flight, report what was done. nullptr: nothing ends this job early.
+  const std::atomic<bool>* terminate = nullptr;
   bool null_engine = false;                  // fio's null engine: requests complete at once, no data moves
   bool ftruncate_engine = false;             // fio's ftruncate engine: a write at OFFSET is ftruncate(OFFSET)
   BufferContents buffers;                    // compressible or duplicate write data (buffer_fill.hpp)
@@ -311,6 +338,7 @@ struct BenchIoEvent {
   std::uint32_t bytes = 0;
   BenchDir dir = dir_read;
   std::uint64_t clat = 0, slat = 0;  // ns; total latency is their sum
+  std::uint16_t ioprio = 0;          // the request's priority value (priority.hpp), 0: none set
 };
 
 struct VerifyResult {
@@ -329,6 +357,13 @@ struct BenchDirResult {
   LatencyStats slat;          // queued to submitted (io_uring only; empty for psync)
   LatencyStats lat;           // queued to completion
   std::uint64_t dropped = 0;  // requests lost on the way (the net engine's UDP sequence gaps; fio's drop_ios)
+  // With cmdprio: clat per priority value, [0] the job's own, in fio's
+  // order (PriorityPlan::values); empty without.
+  struct Prio {
+    std::uint16_t ioprio = 0;
+    LatencyHistogram clat;
+  };
+  std::vector<Prio> prios;
 };
 
 // CPU the run's thread used (getrusage RUSAGE_THREAD), as fio's cpu line.
@@ -366,6 +401,11 @@ struct BenchResult {
   bool no_io = false;
   bool runtime_capped = false;  // --runtime stopped it (before the range ended, or --time-based)
   std::optional<VerifyResult> verify;
+  std::optional<SteadyStateReport> steadystate;  // with ss_dur: the job's (or its group's) judgement
+  std::uint64_t total_err = 0;                   // requests that failed and were gone on after (continue_on_error)
+  int first_error = 0;                           // the first one's errno
+  std::vector<std::string> errors;               // error_dump: the first 100 of them, said as errors are
+  unsigned latency_depth = 0;                    // latency_target: the depth the search settled at (else iodepth)
 
   // --verify passed: complete and no mismatch. An interrupted verify is not ok.
   bool verify_ok() const { return verify && verify->complete && !verify->first; }

@@ -6,9 +6,11 @@
 
 #include <sys/uio.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <optional>
+#include <random>
 #include <vector>
 
 #include "cmd/bench/run.hpp"
@@ -29,6 +31,8 @@ struct Slot {
   std::uint64_t want = 0;    // bytes of this block that count
   std::uint64_t ask = 0;     // bytes asked of the kernel (a direct read's tail: aligned up)
   BenchDir dir = dir_read;
+  std::uint16_t ioprio = 0;  // the request's priority value (priority.hpp)
+  unsigned prio_index = 0;   // into PriorityPlan::values(dir)
   // As the lead of an engine request (members[0] is the lead itself):
   iovec* iov = nullptr;  // capacity: max_merge
   unsigned iovcnt = 0;
@@ -112,6 +116,19 @@ class Runner {
   bool held();  // a throttle (rate, flow) holds the next request back
   void wait_held();
   void check_rate_min(std::uint64_t t);
+  void restart_range();
+  void prepare(Slot& s, std::uint64_t t);
+  void give_priority(Slot& s);
+  bool go_on_after(BenchDir dir, int err, const std::string& what);
+  bool number_ios_reached() const {
+    return o_.number_ios && spec_->measured && taken_ios_ >= o_.number_ios * std::max(o_.loops, 1u);
+  }
+  void think();
+  void nap_until(std::uint64_t until);
+  unsigned allowed_depth() const { return std::min(depth_, lat_target_.depth()); }
+  void on_latency_step(LatencyTarget::Step step);
+  void restart_stats(std::uint64_t t);
+  bool terminated() const { return o_.terminate && o_.terminate->load(std::memory_order_relaxed); }
 
   fsio::Device& dev_;
   const BenchOptions& o_;
@@ -146,6 +163,11 @@ class Runner {
   bool exhausted_ = false;      // the workload has nothing more to issue
   bool retry_pending_ = false;  // a short transfer was queued again, not yet committed
   std::uint64_t writes_since_sync_ = 0;
+  bool think_due_ = false;                                        // thinktime: sleep once nothing is in flight
+  LatencyTarget lat_target_;                                      // fio latency_target's depth search (measured pass)
+  bool lat_drain_ = false;                                        // it lowered the depth: drain first
+  bool lat_final_ = false;                                        // then restart the statistics for its last window
+  std::uint64_t taken_ios_ = 0;                                   // requests taken in the measured pass (number_ios)
   std::vector<std::pair<std::uint64_t, std::uint64_t>> backlog_;  // window offset, bytes
   fsio::AlignedBuffer backlog_buf_;                               // one block, for the check's reads
   std::uint64_t restarts_seen_ = 0;
@@ -159,6 +181,9 @@ class Runner {
   // rate_min: the window being checked, and what was done at its start.
   std::uint64_t floor_from_ = 0, floor_check_ = 0;
   std::array<std::uint64_t, 2> floor_bytes_{}, floor_ios_{};
+  // I/O priorities (fio cmdprio): which a request gets, drawn per request.
+  PriorityPlan prio_plan_;
+  std::mt19937_64 prio_rng_;
 
   // Last member, so it is destroyed first: an engine torn down after a
   // failed reap waits for the kernel to finish with arena_'s buffers.

@@ -162,6 +162,15 @@ void merge_verify(std::optional<VerifyResult>& into, const std::optional<VerifyR
   into->bad_blocks += from->bad_blocks;
   if (from->first && (!into->first || from->first->offset < into->first->offset)) into->first = from->first;
 }
+
+// fio's clat_prio_stat_add_samples: by priority value, new ones appended.
+void merge_prios(std::vector<BenchDirResult::Prio>& into, const std::vector<BenchDirResult::Prio>& from) {
+  for (const auto& p : from) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const auto& q) { return q.ioprio == p.ioprio; });
+    if (it == into.end()) into.push_back(p);
+    else it->clat.merge(p.clat);
+  }
+}
 }  // namespace
 
 BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
@@ -176,6 +185,7 @@ BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
       m.dir[d].clat.merge(r.dir[d].clat);
       m.dir[d].slat.merge(r.dir[d].slat);
       m.dir[d].lat.merge(r.dir[d].lat);
+      merge_prios(m.dir[d].prios, r.dir[d].prios);
     }
     m.clat.merge(r.clat);
     m.sync_lat.merge(r.sync_lat);
@@ -189,6 +199,8 @@ BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
     m.io_bytes += r.io_bytes;
     m.ios += r.ios;
     m.eod_truncated += r.eod_truncated;
+    if (m.total_err == 0) m.first_error = r.first_error;
+    m.total_err += r.total_err;
     m.elapsed = std::max(m.elapsed, r.elapsed);
     m.interrupted = m.interrupted || r.interrupted;
     m.runtime_capped = m.runtime_capped || r.runtime_capped;

@@ -315,9 +315,10 @@ TEST(FioOptions, VerifyTypesMapOntoOurStamps) {
 }
 
 TEST(FioOptions, UnsupportedOptionsAreNamedWithTheReason) {
-  const std::string m = refusal({"thinktime=100"});
-  EXPECT_NE(m.find("job.fio:1: thinktime: fio's thinktime is not supported by ddbench: "), std::string::npos) << m;
-  EXPECT_NE(m.find("does not pause"), std::string::npos) << m;
+  const std::string m = refusal({"thinktime_spin=1"});
+  EXPECT_NE(m.find("job.fio:1: thinktime_spin: fio's thinktime_spin is not supported by ddbench: "), std::string::npos)
+      << m;
+  EXPECT_NE(m.find("sleeps after every request"), std::string::npos) << m;
   EXPECT_NE(refusal({"wibble=1"}).find("wibble: unknown option"), std::string::npos);
   EXPECT_NE(refusal({"bs"}).find("bs: needs a value"), std::string::npos);
   EXPECT_NE(refusal({"bs=12Q"}).find("bs '12Q': unknown unit 'Q'"), std::string::npos);

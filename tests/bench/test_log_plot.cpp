@@ -45,6 +45,10 @@ TEST(BenchLog, EveryRequestWithoutWindows) {
   EXPECT_EQ(format_bench_log(r, BenchLogKind::iops, false, false), "1, 1, 1, 4096, 0\n");
   // 4096 bytes in 4 us: 1.024e9 bytes/s, 1000000 KiB/s.
   EXPECT_EQ(format_bench_log(r, BenchLogKind::bw, false, false), "1, 1000000, 1, 4096, 0\n");
+  // A realtime request (class 1, level 0): fio's high-priority bit is 1, its value 0x2000.
+  r.io_events[0].ioprio = 0x2000;
+  EXPECT_EQ(format_bench_log(r, BenchLogKind::clat, false, false), "1, 3000, 1, 4096, 1\n");
+  EXPECT_EQ(format_bench_log(r, BenchLogKind::clat, false, false, true), "1, 3000, 1, 4096, 0x2000\n");
 }
 
 std::size_t count(const std::string& s, const std::string& what) {

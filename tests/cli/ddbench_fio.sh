@@ -151,8 +151,8 @@ grep -q "verify=crc32c is done with ddbench's own check" "$T/err" || fail "$(cat
 pass "verify=crc32c: written, read back, checked"
 
 # Options ddbench does not have: named, with the reason, never ignored.
-expect_rc 2 "$DDBENCH" --name=r --filename="$img" --thinktime=100
-grep -q -- "--thinktime: fio's thinktime is not supported by ddbench: ddbench does not pause" "$T/err" || fail "$(cat "$T/err")"
+expect_rc 2 "$DDBENCH" --name=r --filename="$img" --thinktime_spin=100
+grep -q -- "--thinktime_spin: fio's thinktime_spin is not supported by ddbench: ddbench's thinktime sleeps" "$T/err" || fail "$(cat "$T/err")"
 expect_rc 2 "$DDBENCH" --name=r --filename="$img" --bogus=1
 grep -q -- "--bogus: unknown option" "$T/err" || fail "$(cat "$T/err")"
 printf '[j]\nfilename=%s\n\nlockfile=exclusive\n' "$img" >"$T/bad.fio"

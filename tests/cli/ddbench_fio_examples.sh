@@ -215,7 +215,7 @@ both blockalign 'all(sum(1 for l in open(x + "/ba_iops.1.log")) == 8192
                      and len({l.split(",")[4] for l in open(x + "/ba_iops.1.log")}) <= 1024 for x in (F, D))'
 
 # log_prio: the logs' last column is the I/O's priority value as fio prints
-# it; with no priority set (ddbench sets none), 0x0000 on every line.
+# it; with no priority set, 0x0000 on every line (ddbench_fio_prio.sh: set ones).
 cat >"$T/prio.fio" <<'EOF2'
 [prio]
 ioengine=null

@@ -1,10 +1,11 @@
-# Sourced by the CLI tests that run a job file through fio 3.33 and through
-# ddbench and compare them (after lib.sh): both NAME CHECK.
+# Sourced by the ddbench-vs-fio CLI tests (after lib.sh): both NAME CHECK
+# runs a job file through fio 3.33 and ddbench and compares them.
 omitted=$SRC/tests/cli/fio_json_omitted.txt
 
 # NAME CHECK: runs $T/NAME.fio with both tools (in $T/NAME.fio.d and
 # $T/NAME.dd.d), then CHECK, a python expression over f (fio's JSON), d
-# (ddbench's), F and D (their directories); fails with both JSONs if not.
+# (ddbench's), F and D (their directories), and what $T/check_helpers.py
+# defines; fails with both JSONs if not.
 both() {
   local name=$1 check=$2 tool dir
   for tool in fio dd; do
@@ -45,6 +46,10 @@ if bad:
     sys.exit("keys: " + "; ".join(bad[:10]))
 def io(j, n=0, dirn="read"):
     return j["jobs"][n][dirn]
+# A test may keep helpers for its checks in $T/check_helpers.py.
+helpers = os.path.join(os.path.dirname(F), "check_helpers.py")
+if os.path.exists(helpers):
+    exec(open(helpers).read())
 if not eval("(" + check + ")"):
     for name, j in (("fio", f), ("ddbench", d)):
         for n, x in enumerate(j["jobs"]):
