@@ -7,17 +7,17 @@ omitted=$SRC/tests/cli/fio_json_omitted.txt
 # (ddbench's), F and D (their directories), and what $T/check_helpers.py
 # defines; fails with both JSONs if not.
 both() {
-  local name=$1 check=$2 tool dir
+  local name=$1 check=$2 tool dir rc
   for tool in fio dd; do
     dir=$T/$name.$tool.d
     rm -rf "$dir" && mkdir "$dir"
+    rc=0  # set -e would end the script at a failing run without saying which
     if [ $tool = fio ]; then
-      (cd "$dir" && fio --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt)
+      (cd "$dir" && fio --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt) || rc=$?
     else
-      (cd "$dir" && "$DDBENCH" --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt)
+      (cd "$dir" && "$DDBENCH" --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt) || rc=$?
     fi
-    local rc=$?
-    [ $rc -eq 0 ] || fail "$name: $tool exited $rc: $(cat "$dir/err.txt")"
+    [ $rc -eq 0 ] || fail "$name: $tool exited $rc: $(cat "$dir/err.txt" "$dir/out.txt" | tail -5)"
   done
   python3 - "$T/$name.fio.d" "$T/$name.dd.d" "$omitted" "$check" <<'PY' || fail "$name: fio and ddbench differ"
 import json, os, sys
