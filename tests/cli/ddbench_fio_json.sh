@@ -17,30 +17,13 @@ compare() {  # NAME ARGS...: the same arguments to both tools, json and json+
     expect_rc 0 fio --output-format=$fmt --output="$T/fio.json" "$@"
     expect_rc 0 "$DDBENCH" --output-format=$fmt --output="$T/dd.json" "$@"
     python3 - "$T/dd.json" "$T/fio.json" "$omitted" "$name $fmt" <<'PY' || fail "$name ($fmt): the key sets differ"
-import json, sys
-def walk(v, path, out):
-    if isinstance(v, dict):
-        out[path] = "object"
-        for k, x in v.items():
-            walk(x, f"{path}.{'*' if path.endswith('.bins') else k}", out)
-    elif isinstance(v, list):
-        out[path] = "array"
-        for x in v:
-            walk(x, path + "[]", out)
-    else:
-        out[path] = {bool: "bool", int: "int", float: "float", str: "str"}[type(v)]
-dd, fio = {}, {}
-walk(json.load(open(sys.argv[1])), "", dd)
-walk(json.load(open(sys.argv[2])), "", fio)
-omitted = {l.split("\t")[0] for l in open(sys.argv[3]) if l.strip() and not l.startswith("#")}
-bad = []
-for k in sorted(set(dd) | set(fio)):
-    if k not in dd and k not in omitted:
-        bad.append(f"fio has {k} ({fio[k]}), ddbench does not, and fio_json_omitted.txt does not say why")
-    elif k not in fio and not k.startswith(".jobs[].ddbench"):
-        bad.append(f"ddbench has {k} ({dd[k]}), fio does not")
-    elif k in dd and k in fio and dd[k] != fio[k]:
-        bad.append(f"{k}: ddbench {dd[k]}, fio {fio[k]}")
+import json, os, sys
+sys.path.insert(0, os.environ["SRC"] + "/tests/cli")
+from fio_json_keys import differences, omitted as listed, paths
+dd_json, fio_json = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+dd, fio = paths(dd_json), paths(fio_json)
+omitted = listed(sys.argv[3])
+bad = differences(fio_json, dd_json, omitted)
 for k in omitted:
     if k in dd:
         bad.append(f"{k} is listed as omitted but ddbench has it")

@@ -24,24 +24,9 @@ import json, os, sys
 F, D, omitted_path, check = sys.argv[1:5]
 f = json.load(open(os.path.join(F, "out.json")))
 d = json.load(open(os.path.join(D, "out.json")))
-def walk(v, path, out):
-    if isinstance(v, dict):
-        out[path] = "object"
-        for k, x in v.items():
-            walk(x, f"{path}.{k}", out)
-    elif isinstance(v, list):
-        out[path] = "array"
-        for x in v:
-            walk(x, path + "[]", out)
-    else:
-        out[path] = {bool: "bool", int: "int", float: "float", str: "str"}[type(v)]
-fk, dk = {}, {}
-walk(f, "", fk)
-walk(d, "", dk)
-omitted = {l.split("\t")[0] for l in open(omitted_path) if l.strip() and not l.startswith("#")}
-bad = [k for k in fk if k not in dk and k not in omitted]
-bad += [k for k in dk if k not in fk and not k.startswith(".jobs[].ddbench")]
-bad += [f"{k}: fio {fk[k]}, ddbench {dk[k]}" for k in fk if k in dk and fk[k] != dk[k]]
+sys.path.insert(0, os.environ["SRC"] + "/tests/cli")
+from fio_json_keys import differences, omitted
+bad = differences(f, d, omitted(omitted_path))
 if bad:
     sys.exit("keys: " + "; ".join(bad[:10]))
 def io(j, n=0, dirn="read"):
