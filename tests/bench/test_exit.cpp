@@ -11,6 +11,7 @@
 
 #include "cmd/bench/fio_options.hpp"
 #include "cmd/bench/run.hpp"
+#include "tests/bench/fio_lines.hpp"
 
 namespace bench {
 namespace {
@@ -79,23 +80,14 @@ TEST(Exitall, EndsATimeBasedJobAndASleepWithinMoments) {
   EXPECT_FALSE(r.interrupted);
 }
 
-FioJob with_errors(std::initializer_list<const char*> lines) {
-  FioJob j = fio_defaults();
-  std::vector<FioLine> v;
-  for (const char* l : lines) v.push_back(split_fio_option(l, "job.fio:1"));
-  auto st = apply_fio_lines(j, v);
-  EXPECT_TRUE(st.has_value()) << st.error().message();
-  return j;
-}
-
 // fio's td_error.c: a kind without a list goes on after EIO and EILSEQ; a
 // list replaces them and turns its kind on.
 TEST(ContinueOnError, DefaultListIsEioAndEilseqAndAListTurnsItsKindOn) {
-  const auto w = with_errors({"continue_on_error=write"}).bench.errors;
+  const auto w = fio_applied({"continue_on_error=write"}).bench.errors;
   EXPECT_TRUE(w.ignorable(error_write, EIO));
   EXPECT_FALSE(w.ignorable(error_write, ENOSPC));
   EXPECT_FALSE(w.ignorable(error_read, EIO));
-  const auto l = with_errors({"ignore_error=EIO:5,ENOSPC:28"}).bench.errors;
+  const auto l = fio_applied({"ignore_error=EIO:5,ENOSPC:28"}).bench.errors;
   EXPECT_TRUE(l.ignorable(error_read, EIO));
   EXPECT_TRUE(l.ignorable(error_write, ENOSPC));
   EXPECT_FALSE(l.ignorable(error_write, EIO));

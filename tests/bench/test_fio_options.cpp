@@ -8,6 +8,7 @@
 #include "cmd/bench/command_line.hpp"
 #include "cmd/bench/jobs.hpp"
 #include "tests/support/support.hpp"
+#include "tests/bench/fio_lines.hpp"
 
 namespace bench {
 namespace {
@@ -15,15 +16,6 @@ namespace {
 using namespace fsio;
 
 FioLine line(const std::string& text) { return split_fio_option(text, "job.fio:1"); }
-
-FioJob applied(std::initializer_list<const char*> lines) {
-  FioJob j = fio_defaults();
-  std::vector<FioLine> v;
-  for (const char* l : lines) v.push_back(line(l));
-  auto st = apply_fio_lines(j, v);
-  EXPECT_TRUE(st.has_value()) << st.error().message();
-  return j;
-}
 
 std::string refusal(std::initializer_list<const char*> lines) {
   FioJob j = fio_defaults();
@@ -52,9 +44,9 @@ TEST(FioOptions, FioDefaultsAreFiosAndTerseDefaultsAreDdbenchs) {
 }
 
 TEST(FioOptions, CommonJobReadsAsFioMeansIt) {
-  const FioJob j = applied({"rw=randrw", "rwmixwrite=30", "bs=4KB", "iodepth=32", "ioengine=io_uring", "direct=1",
-                            "size=10%", "io_size=1g", "offset=1m", "runtime=2m", "time_based", "ramp_time=500ms",
-                            "loops=3", "fdatasync=8", "numjobs=2", "group_reporting", "stonewall"});
+  const FioJob j = fio_applied({"rw=randrw", "rwmixwrite=30", "bs=4KB", "iodepth=32", "ioengine=io_uring", "direct=1",
+                                "size=10%", "io_size=1g", "offset=1m", "runtime=2m", "time_based", "ramp_time=500ms",
+                                "loops=3", "fdatasync=8", "numjobs=2", "group_reporting", "stonewall"});
   EXPECT_EQ(j.bench.rw, BenchRw::randrw);
   EXPECT_EQ(j.bench.rwmixread, 70u);
   EXPECT_EQ(j.bench.bs, 4096u);
@@ -76,43 +68,43 @@ TEST(FioOptions, CommonJobReadsAsFioMeansIt) {
 }
 
 TEST(FioOptions, KbBaseAppliesToEveryLineWhereverItIs) {
-  EXPECT_EQ(applied({"bs=4k", "kb_base=1000"}).bench.bs, 4000u);
-  EXPECT_EQ(applied({"kb_base=1000", "bs=4KiB"}).bench.bs, 4096u);
+  EXPECT_EQ(fio_applied({"bs=4k", "kb_base=1000"}).bench.bs, 4000u);
+  EXPECT_EQ(fio_applied({"kb_base=1000", "bs=4KiB"}).bench.bs, 4096u);
 }
 
 TEST(FioOptions, BsPerDirectionAndBssplit) {
-  const FioJob rw = applied({"bs=4k,64k"});
+  const FioJob rw = fio_applied({"bs=4k,64k"});
   EXPECT_EQ(rw.bench.bssplit[dir_read].size(), 1u);
   EXPECT_EQ(rw.bench.bssplit[dir_read][0].bs, 4096u);
   EXPECT_EQ(rw.bench.bssplit[dir_write][0].bs, 65536u);
   EXPECT_EQ(rw.bench.max_bs(), 65536u);
   EXPECT_EQ(rw.bench.min_bs(), 4096u);
   // Blank percentages share what is left equally (fio's rule).
-  const FioJob s = applied({"bssplit=4k/50:8k/:64k/"});
+  const FioJob s = fio_applied({"bssplit=4k/50:8k/:64k/"});
   ASSERT_EQ(s.bench.bssplit[dir_read].size(), 3u);
   EXPECT_EQ(s.bench.bssplit[dir_read][1].percent + s.bench.bssplit[dir_read][2].percent, 50u);
   EXPECT_EQ(s.bench.bssplit[dir_write].size(), 3u);
-  const FioJob w = applied({"bssplit=4k/100,1m/100"});
+  const FioJob w = fio_applied({"bssplit=4k/100,1m/100"});
   EXPECT_EQ(w.bench.bssplit[dir_write][0].bs, 1u << 20);
   EXPECT_NE(refusal({"bssplit=4k/60:8k/60"}).find("more than 100"), std::string::npos);
 }
 
 TEST(FioOptions, EnginesMapAndSaySo) {
-  const FioJob l = applied({"ioengine=libaio"});
+  const FioJob l = fio_applied({"ioengine=libaio"});
   EXPECT_EQ(l.bench.engine, EngineKind::uring);
   ASSERT_EQ(l.notes.size(), 1u);
   EXPECT_NE(l.notes[0].find("libaio runs on io_uring"), std::string::npos);
-  EXPECT_EQ(applied({"ioengine=sync"}).bench.engine, EngineKind::psync);
+  EXPECT_EQ(fio_applied({"ioengine=sync"}).bench.engine, EngineKind::psync);
   // posixaio, like libaio, keeps iodepth requests in flight: io_uring, said so (issue 27).
-  const FioJob p = applied({"ioengine=posixaio"});
+  const FioJob p = fio_applied({"ioengine=posixaio"});
   EXPECT_EQ(p.bench.engine, EngineKind::uring);
   ASSERT_EQ(p.notes.size(), 1u);
   EXPECT_NE(p.notes[0].find("posixaio runs on io_uring"), std::string::npos);
-  EXPECT_TRUE(applied({"ioengine=null"}).bench.null_engine);
-  EXPECT_FALSE(applied({"ioengine=null", "ioengine=psync"}).bench.null_engine);  // the last one wins
+  EXPECT_TRUE(fio_applied({"ioengine=null"}).bench.null_engine);
+  EXPECT_FALSE(fio_applied({"ioengine=null", "ioengine=psync"}).bench.null_engine);  // the last one wins
   EXPECT_NE(refusal({"ioengine=rdma"}).find("ioengine 'rdma'"), std::string::npos);
   // cpuio and exec run as fio's (task_engines.hpp), refused without what fio's need.
-  EXPECT_EQ(applied({"ioengine=cpuio", "cpuload=50"}).task.engine, TaskEngine::cpuio);
+  EXPECT_EQ(fio_applied({"ioengine=cpuio", "cpuload=50"}).task.engine, TaskEngine::cpuio);
   EXPECT_NE(refusal({"ioengine=cpuio"}).find("needs cpuload="), std::string::npos);
   EXPECT_NE(refusal({"ioengine=exec"}).find("needs program="), std::string::npos);
 }
@@ -120,11 +112,11 @@ TEST(FioOptions, EnginesMapAndSaySo) {
 // fio's ftruncate engine is synchronous and moves no data; it replaces the
 // null engine when both are given, the last one winning as above.
 TEST(FioOptions, FtruncateEngineIsSynchronousAndLastOneWins) {
-  const FioJob t = applied({"ioengine=null", "ioengine=ftruncate"});
+  const FioJob t = fio_applied({"ioengine=null", "ioengine=ftruncate"});
   EXPECT_TRUE(t.bench.ftruncate_engine);
   EXPECT_FALSE(t.bench.null_engine);
   EXPECT_EQ(t.bench.engine, EngineKind::psync);
-  EXPECT_FALSE(applied({"ioengine=ftruncate", "ioengine=psync"}).bench.ftruncate_engine);
+  EXPECT_FALSE(fio_applied({"ioengine=ftruncate", "ioengine=psync"}).bench.ftruncate_engine);
 }
 
 // fio's file engines work on nrfiles files a job; elsewhere a job has one
@@ -132,25 +124,25 @@ TEST(FioOptions, FtruncateEngineIsSynchronousAndLastOneWins) {
 // there, naming the line. The check runs after every line, so the engine
 // may come after them (a [global] nrfiles, a job's own ioengine).
 TEST(FioOptions, SeveralFilesOnlyWithAFileEngine) {
-  const FioJob c = applied({"nrfiles=31250", "create_on_open=1", "openfiles=1", "ioengine=filecreate"});
+  const FioJob c = fio_applied({"nrfiles=31250", "create_on_open=1", "openfiles=1", "ioengine=filecreate"});
   EXPECT_EQ(c.file_op, FileOp::create);
   EXPECT_EQ(c.nrfiles, 31250u);
   EXPECT_TRUE(c.create_on_open);
-  EXPECT_EQ(applied({"ioengine=filestat"}).file_op, FileOp::stat);
-  EXPECT_EQ(applied({"ioengine=filedelete"}).file_op, FileOp::remove);
-  EXPECT_EQ(applied({"ioengine=filedelete", "ioengine=sync"}).file_op, FileOp::none);
-  EXPECT_EQ(applied({"nrfiles=1"}).nrfiles, 1u);  // fio's default, any engine
+  EXPECT_EQ(fio_applied({"ioengine=filestat"}).file_op, FileOp::stat);
+  EXPECT_EQ(fio_applied({"ioengine=filedelete"}).file_op, FileOp::remove);
+  EXPECT_EQ(fio_applied({"ioengine=filedelete", "ioengine=sync"}).file_op, FileOp::none);
+  EXPECT_EQ(fio_applied({"nrfiles=1"}).nrfiles, 1u);  // fio's default, any engine
   EXPECT_NE(refusal({"nrfiles=2"}).find("nrfiles '2': several files per job"), std::string::npos);
   EXPECT_NE(refusal({"openfiles=1"}).find("openfiles"), std::string::npos);
   EXPECT_NE(refusal({"create_on_open=1"}).find("create_on_open"), std::string::npos);
-  EXPECT_EQ(applied({"create_on_open=0"}).create_on_open, false);
+  EXPECT_EQ(fio_applied({"create_on_open=0"}).create_on_open, false);
 }
 
 // verify_backlog is a count of blocks, with fio's size suffixes (t0009's "1m").
 TEST(FioOptions, VerifyBacklogCountsBlocks) {
   EXPECT_EQ(fio_defaults().bench.verify_backlog, 0u);
-  EXPECT_EQ(applied({"verify_backlog=32"}).bench.verify_backlog, 32u);
-  EXPECT_EQ(applied({"verify_backlog=1m"}).bench.verify_backlog, 1u << 20);
+  EXPECT_EQ(fio_applied({"verify_backlog=32"}).bench.verify_backlog, 32u);
+  EXPECT_EQ(fio_applied({"verify_backlog=1m"}).bench.verify_backlog, 1u << 20);
   EXPECT_NE(refusal({"verify_backlog_batch=4"}).find("not supported"), std::string::npos);
 }
 
@@ -164,14 +156,14 @@ TEST(FioOptions, VerifyPatternInFiosByteForms) {
     for (unsigned x : l) v.push_back(std::byte(x));
     return v;
   };
-  const FioJob h = applied({"verify_pattern=0xaaa"});
+  const FioJob h = fio_applied({"verify_pattern=0xaaa"});
   EXPECT_EQ(h.bench.verify_pattern, b({0x0a, 0xaa}));
   EXPECT_TRUE(h.bench.verify);
-  EXPECT_EQ(applied({"verify_pattern=0xaa555aa5"}).bench.verify_pattern, b({0xaa, 0x55, 0x5a, 0xa5}));
-  EXPECT_EQ(applied({"verify_pattern=1234"}).bench.verify_pattern, b({0xd2, 0x04}));
-  EXPECT_EQ(applied({"verify_pattern=0"}).bench.verify_pattern, b({0x00}));
-  EXPECT_EQ(applied({"verify_pattern='ab'"}).bench.verify_pattern, b({'a', 'b'}));
-  EXPECT_FALSE(applied({"verify_pattern=0xff", "verify=0"}).bench.verify);
+  EXPECT_EQ(fio_applied({"verify_pattern=0xaa555aa5"}).bench.verify_pattern, b({0xaa, 0x55, 0x5a, 0xa5}));
+  EXPECT_EQ(fio_applied({"verify_pattern=1234"}).bench.verify_pattern, b({0xd2, 0x04}));
+  EXPECT_EQ(fio_applied({"verify_pattern=0"}).bench.verify_pattern, b({0x00}));
+  EXPECT_EQ(fio_applied({"verify_pattern='ab'"}).bench.verify_pattern, b({'a', 'b'}));
+  EXPECT_FALSE(fio_applied({"verify_pattern=0xff", "verify=0"}).bench.verify);
   EXPECT_NE(refusal({"verify_pattern=0xff|%o"}).find("%o"), std::string::npos);
   EXPECT_NE(refusal({"verify_pattern=0xfg"}).find("hex"), std::string::npos);
 }
@@ -179,12 +171,12 @@ TEST(FioOptions, VerifyPatternInFiosByteForms) {
 // zonemode=strided as fio's init.c sets it up: zonesize needed, zonerange
 // defaulting to it; zbd and zone sizes without the mode are refused.
 TEST(FioOptions, StridedZonesAsFioSetsThemUp) {
-  const FioJob z = applied({"zonemode=strided", "zonesize=256m", "zoneskip=2g"});
+  const FioJob z = fio_applied({"zonemode=strided", "zonesize=256m", "zoneskip=2g"});
   EXPECT_EQ(z.bench.zone_size, 256u << 20);
   EXPECT_EQ(z.bench.zone_range, 256u << 20);
   EXPECT_EQ(z.bench.zone_skip, std::uint64_t{2} << 30);
-  EXPECT_EQ(applied({"zonemode=strided", "zonesize=192k", "zonerange=128k"}).bench.zone_range, 128u << 10);
-  EXPECT_EQ(applied({"zonemode=none"}).bench.zone_size, 0u);
+  EXPECT_EQ(fio_applied({"zonemode=strided", "zonesize=192k", "zonerange=128k"}).bench.zone_range, 128u << 10);
+  EXPECT_EQ(fio_applied({"zonemode=none"}).bench.zone_size, 0u);
   EXPECT_NE(refusal({"zonemode=strided"}).find("needs zonesize"), std::string::npos);
   EXPECT_NE(refusal({"zonesize=1m"}).find("need zonemode=strided"), std::string::npos);
   EXPECT_NE(refusal({"zonemode=zbd"}).find("zoned devices"), std::string::npos);
@@ -193,9 +185,9 @@ TEST(FioOptions, StridedZonesAsFioSetsThemUp) {
 // write_iolog names the log; a job with requests ddbench would leave out of
 // it (a verify read-back, the ramp, fsync=N's flushes) is refused.
 TEST(FioOptions, WriteIologOnlyWhereEveryRequestIsLogged) {
-  EXPECT_EQ(applied({"write_iolog=log"}).write_iolog, "log");
+  EXPECT_EQ(fio_applied({"write_iolog=log"}).write_iolog, "log");
   EXPECT_NE(refusal({"write_iolog=log", "rw=write", "verify=md5"}).find("verify read-back"), std::string::npos);
-  (void)applied({"write_iolog=log", "rw=read", "verify=md5"});  // a verify read is a logged request
+  (void)fio_applied({"write_iolog=log", "rw=read", "verify=md5"});  // a verify read is a logged request
   EXPECT_NE(refusal({"write_iolog=log", "ramp_time=1"}).find("ramp_time"), std::string::npos);
   EXPECT_NE(refusal({"fsync=4", "write_iolog=log"}).find("fsync"), std::string::npos);
 }
@@ -203,8 +195,8 @@ TEST(FioOptions, WriteIologOnlyWhereEveryRequestIsLogged) {
 // fallocate=none is what ddbench does when it makes a file (ftruncate, then
 // write); fio's other modes preallocate, which ddbench does not.
 TEST(FioOptions, FallocateNoneOnly) {
-  (void)applied({"fallocate=none"});
-  (void)applied({"fallocate=0"});
+  (void)fio_applied({"fallocate=none"});
+  (void)fio_applied({"fallocate=0"});
   EXPECT_NE(refusal({"fallocate=posix"}).find("only none"), std::string::npos);
 }
 
@@ -215,7 +207,7 @@ TEST(FioOptions, VerifyKnobsAsFiosHowtoGivesThem) {
   const FioJob d = fio_defaults();
   EXPECT_TRUE(d.bench.do_verify);
   EXPECT_FALSE(d.bench.verify_fatal);
-  const FioJob j = applied({"verify=md5", "do_verify=0", "verify_fatal=1", "experimental_verify=1"});
+  const FioJob j = fio_applied({"verify=md5", "do_verify=0", "verify_fatal=1", "experimental_verify=1"});
   EXPECT_TRUE(j.bench.verify);
   EXPECT_FALSE(j.bench.do_verify);
   EXPECT_TRUE(j.bench.verify_fatal);
@@ -225,25 +217,25 @@ TEST(FioOptions, VerifyKnobsAsFiosHowtoGivesThem) {
 // fio HOWTO: bsrange=irange "1k-4k"; a second range after ',' is for writes;
 // fio's range parser takes ':' as well as '-' ("512:1M" in fio's own jobs).
 TEST(FioOptions, BsrangeTakesFiosRangeSyntax) {
-  const FioJob one = applied({"bsrange=1k-4k"});
+  const FioJob one = fio_applied({"bsrange=1k-4k"});
   for (unsigned d = 0; d < 2; ++d) {
     EXPECT_EQ(one.bench.bsrange[d].min, 1024u);
     EXPECT_EQ(one.bench.bsrange[d].max, 4096u);
   }
   EXPECT_EQ(one.bench.min_bs(), 1024u);
   EXPECT_EQ(one.bench.max_bs(), 4096u);
-  const FioJob two = applied({"blocksize_range=512:1M,4k-8k"});
+  const FioJob two = fio_applied({"blocksize_range=512:1M,4k-8k"});
   EXPECT_EQ(two.bench.bsrange[dir_read].min, 512u);
   EXPECT_EQ(two.bench.bsrange[dir_read].max, 1u << 20);
   EXPECT_EQ(two.bench.bsrange[dir_write].min, 4096u);
   EXPECT_EQ(two.bench.bsrange[dir_write].max, 8192u);
-  EXPECT_EQ(applied({"bsrange=1k-4k", "bs=8k"}).bench.max_bs(), 8192u);  // the later bs replaces the range
+  EXPECT_EQ(fio_applied({"bsrange=1k-4k", "bs=8k"}).bench.max_bs(), 8192u);  // the later bs replaces the range
   // A bssplit decides the sizes whatever the range says, as fio's get_next_buflen.
-  EXPECT_EQ(applied({"bssplit=4k/50:8k/50", "bsrange=1k-64k"}).bench.max_bs(), 8192u);
+  EXPECT_EQ(fio_applied({"bssplit=4k/50:8k/50", "bsrange=1k-64k"}).bench.max_bs(), 8192u);
   // fio swaps ends given high first, and reads an end as its number and unit
   // only (t/jobs/t0023.fio's "bsrange=512/25:1k:25:..." is 512-1k in fio 3.33).
-  EXPECT_EQ(applied({"bsrange=4k-1k"}).bench.bsrange[dir_read].min, 1024u);
-  const FioJob odd = applied({"bsrange=512/25:1k:25:2k:25:4k/25"});
+  EXPECT_EQ(fio_applied({"bsrange=4k-1k"}).bench.bsrange[dir_read].min, 1024u);
+  const FioJob odd = fio_applied({"bsrange=512/25:1k:25:2k:25:4k/25"});
   for (unsigned d = 0; d < bench_dirs; ++d) {
     EXPECT_EQ(odd.bench.bsrange[d].min, 512u);
     EXPECT_EQ(odd.bench.bsrange[d].max, 1024u);
@@ -257,19 +249,19 @@ TEST(FioOptions, BsrangeTakesFiosRangeSyntax) {
 // job, where the smallest is the trims' (only trims pick random offsets).
 // fio opens a trim job's file without O_DIRECT.
 TEST(FioOptions, TrimwriteTakesTheThirdBlockSize) {
-  const FioJob j = applied({"rw=randtrimwrite", "bs=4k,4k,8k", "direct=1"});
+  const FioJob j = fio_applied({"rw=randtrimwrite", "bs=4k,4k,8k", "direct=1"});
   EXPECT_EQ(j.bench.rw, BenchRw::randtrimwrite);
   EXPECT_EQ(j.bench.bssplit[dir_trim][0].bs, 8192u);
   EXPECT_EQ(j.bench.min_bs(), 8192u);
   EXPECT_FALSE(j.bench.direct);
-  const FioJob two = applied({"bs=4k,16k"});
+  const FioJob two = fio_applied({"bs=4k,16k"});
   EXPECT_EQ(two.bench.bssplit[dir_trim][0].bs, 16384u);
   EXPECT_EQ(two.bench.max_bs(), 16384u);
-  EXPECT_EQ(applied({"bs=4k,4k,1m"}).bench.max_bs(), 4096u);  // not a trim job
-  EXPECT_EQ(applied({"bs=8k,8k,8k"}).bench.bs, 8192u);
-  EXPECT_EQ(applied({"rw=trimwrite", "bssplit=4k/100,8k/100,16k/100"}).bench.max_bs(), 16384u);
+  EXPECT_EQ(fio_applied({"bs=4k,4k,1m"}).bench.max_bs(), 4096u);  // not a trim job
+  EXPECT_EQ(fio_applied({"bs=8k,8k,8k"}).bench.bs, 8192u);
+  EXPECT_EQ(fio_applied({"rw=trimwrite", "bssplit=4k/100,8k/100,16k/100"}).bench.max_bs(), 16384u);
   const auto refused = [](std::initializer_list<const char*> lines) {
-    auto st = validate(applied(lines).bench);
+    auto st = validate(fio_applied(lines).bench);
     return st ? std::string() : st.error().message();
   };
   EXPECT_NE(refused({"rw=trimwrite", "verify=md5"}).find("verify with rw=trimwrite"), std::string::npos);
@@ -280,21 +272,21 @@ TEST(FioOptions, TrimwriteTakesTheThirdBlockSize) {
 // fio HOWTO: rw=TYPE:N is an offset modifier; on sequential I/O, N bytes
 // are added after each request (negative: backwards).
 TEST(FioOptions, OffsetModifiersOnSequentialIoOnly) {
-  EXPECT_EQ(applied({"rw=read:-8k"}).bench.seq_add, -8192);
-  EXPECT_EQ(applied({"rw=write:112k"}).bench.seq_add, 112 * 1024);
-  EXPECT_EQ(applied({"rw=write:112k", "rw=write"}).bench.seq_add, 0);
+  EXPECT_EQ(fio_applied({"rw=read:-8k"}).bench.seq_add, -8192);
+  EXPECT_EQ(fio_applied({"rw=write:112k"}).bench.seq_add, 112 * 1024);
+  EXPECT_EQ(fio_applied({"rw=write:112k", "rw=write"}).bench.seq_add, 0);
   EXPECT_NE(refusal({"rw=randread:8"}).find("random I/O"), std::string::npos);
 }
 
 // Options that only tune how fio goes about the same I/O: accepted, said so.
 TEST(FioOptions, InternalTuningIsAcceptedAndSaidSo) {
-  const FioJob j = applied({"io_submit_mode=offload", "random_generator=lfsr", "per_job_logs=0", "gtod_reduce"});
+  const FioJob j = fio_applied({"io_submit_mode=offload", "random_generator=lfsr", "per_job_logs=0", "gtod_reduce"});
   ASSERT_EQ(j.notes.size(), 2u);
   EXPECT_NE(j.notes[0].find("offload"), std::string::npos);
   EXPECT_NE(j.notes[1].find("lfsr"), std::string::npos);
   EXPECT_FALSE(j.per_job_logs);
   EXPECT_TRUE(j.bench.gtod_reduce);
-  EXPECT_TRUE(applied({"io_submit_mode=inline"}).notes.empty());
+  EXPECT_TRUE(fio_applied({"io_submit_mode=inline"}).notes.empty());
   EXPECT_NE(refusal({"io_submit_mode=later"}).find("inline or offload"), std::string::npos);
   EXPECT_NE(refusal({"random_generator=mt"}).find("tausworthe"), std::string::npos);
   EXPECT_NE(refusal({"random_distribution=normal:10"}).find("not normal"), std::string::npos);
@@ -302,15 +294,15 @@ TEST(FioOptions, InternalTuningIsAcceptedAndSaidSo) {
 
 // fio HOWTO: filesize is the file's size; size then only defaults io_size.
 TEST(FioOptions, FilesizeIsOneFilesSize) {
-  EXPECT_EQ(applied({"filesize=256k"}).filesize, 256u << 10);
+  EXPECT_EQ(fio_applied({"filesize=256k"}).filesize, 256u << 10);
   EXPECT_NE(refusal({"filesize=1k-4k"}).find("range of file sizes"), std::string::npos);
   EXPECT_NE(refusal({"filesize=0"}).find("more than 0"), std::string::npos);
 }
 
 TEST(FioOptions, VerifyTypesMapOntoOurStamps) {
   for (const char* v : {"verify=crc32c", "verify=md5", "verify=pattern", "verify"})
-    EXPECT_TRUE(applied({v}).bench.verify) << v;
-  EXPECT_FALSE(applied({"verify=0"}).bench.verify);
+    EXPECT_TRUE(fio_applied({v}).bench.verify) << v;
+  EXPECT_FALSE(fio_applied({"verify=0"}).bench.verify);
   EXPECT_NE(refusal({"verify=bogus"}).find("verify 'bogus'"), std::string::npos);
 }
 
@@ -485,9 +477,9 @@ TEST(FioOptions, WaitForTheJobJustBeforeIsAStonewall) {
 // fio's blockalign (ba): one alignment for random offsets; per direction
 // only when both agree.
 TEST(FioOptions, BlockalignIsOneAlignment) {
-  EXPECT_EQ(applied({"blockalign=4k"}).bench.blockalign, 4096u);
-  EXPECT_EQ(applied({"ba=8k,8k"}).bench.blockalign, 8192u);
-  EXPECT_EQ(applied({"ba=,4k"}).bench.blockalign, 4096u);
+  EXPECT_EQ(fio_applied({"blockalign=4k"}).bench.blockalign, 4096u);
+  EXPECT_EQ(fio_applied({"ba=8k,8k"}).bench.blockalign, 8192u);
+  EXPECT_EQ(fio_applied({"ba=,4k"}).bench.blockalign, 4096u);
   EXPECT_NE(refusal({"ba=4k,8k"}).find("an alignment per direction"), std::string::npos);
   EXPECT_NE(refusal({"ba=100"}).find("multiple of 512"), std::string::npos);
 }

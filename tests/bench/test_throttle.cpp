@@ -6,20 +6,12 @@
 #include "cmd/bench/fio_options.hpp"
 #include "cmd/bench/run.hpp"
 #include "cmd/bench/throttle.hpp"
+#include "tests/bench/fio_lines.hpp"
 
 namespace bench {
 namespace {
 
 using namespace fsio;
-
-FioJob rate_applied(std::initializer_list<const char*> lines) {
-  FioJob j = fio_defaults();
-  std::vector<FioLine> v;
-  for (const char* l : lines) v.push_back(split_fio_option(l, "job.fio:1"));
-  auto st = apply_fio_lines(j, v);
-  EXPECT_TRUE(st.has_value()) << st.error().message();
-  return j;
-}
 
 std::string rate_refusal(const char* text) {
   FioJob j = fio_defaults();
@@ -31,34 +23,34 @@ std::string rate_refusal(const char* text) {
 using Pair = std::array<std::uint64_t, 2>;
 
 TEST(Throttle, RateTakesAValuePerDirectionAsBsDoes) {
-  EXPECT_EQ(rate_applied({"rate=1m"}).bench.rate.bytes, (Pair{1048576, 1048576}));
-  EXPECT_EQ(rate_applied({"rate=500k,"}).bench.rate.bytes, (Pair{512000, 0}));  // reads only
-  EXPECT_EQ(rate_applied({"rate=,2m"}).bench.rate.bytes, (Pair{0, 2097152}));   // writes only
-  EXPECT_EQ(rate_applied({"rate=1m,500k,1k"}).bench.rate.bytes, (Pair{1048576, 512000}));
-  EXPECT_EQ(rate_applied({"kb_base=1000", "rate=1m"}).bench.rate.bytes, (Pair{1000000, 1000000}));
-  EXPECT_EQ(rate_applied({"rate_iops=100,50"}).bench.rate.ios, (Pair{100, 50}));
-  EXPECT_EQ(rate_applied({"ratemin=1024"}).bench.rate.min_bytes, (Pair{1024, 1024}));
-  EXPECT_EQ(rate_applied({"rate_min=,4k"}).bench.rate.min_bytes, (Pair{0, 4096}));
-  EXPECT_EQ(rate_applied({"rate_iops_min=10"}).bench.rate.min_ios, (Pair{10, 10}));
-  EXPECT_EQ(rate_applied({"ratecycle=250"}).bench.rate.cycle_ms, 250u);
+  EXPECT_EQ(fio_applied({"rate=1m"}).bench.rate.bytes, (Pair{1048576, 1048576}));
+  EXPECT_EQ(fio_applied({"rate=500k,"}).bench.rate.bytes, (Pair{512000, 0}));  // reads only
+  EXPECT_EQ(fio_applied({"rate=,2m"}).bench.rate.bytes, (Pair{0, 2097152}));   // writes only
+  EXPECT_EQ(fio_applied({"rate=1m,500k,1k"}).bench.rate.bytes, (Pair{1048576, 512000}));
+  EXPECT_EQ(fio_applied({"kb_base=1000", "rate=1m"}).bench.rate.bytes, (Pair{1000000, 1000000}));
+  EXPECT_EQ(fio_applied({"rate_iops=100,50"}).bench.rate.ios, (Pair{100, 50}));
+  EXPECT_EQ(fio_applied({"ratemin=1024"}).bench.rate.min_bytes, (Pair{1024, 1024}));
+  EXPECT_EQ(fio_applied({"rate_min=,4k"}).bench.rate.min_bytes, (Pair{0, 4096}));
+  EXPECT_EQ(fio_applied({"rate_iops_min=10"}).bench.rate.min_ios, (Pair{10, 10}));
+  EXPECT_EQ(fio_applied({"ratecycle=250"}).bench.rate.cycle_ms, 250u);
   EXPECT_EQ(fio_defaults().bench.rate.cycle_ms, 1000u);
-  EXPECT_TRUE(rate_applied({"rate_process=poisson"}).bench.rate.poisson);
-  EXPECT_FALSE(rate_applied({"rate_process=linear"}).bench.rate.poisson);
+  EXPECT_TRUE(fio_applied({"rate_process=poisson"}).bench.rate.poisson);
+  EXPECT_FALSE(fio_applied({"rate_process=linear"}).bench.rate.poisson);
   EXPECT_NE(rate_refusal("rate_process=burst").find("expected linear or poisson"), std::string::npos);
   EXPECT_NE(rate_refusal("rate=12Q").find("rate '12Q'"), std::string::npos);
 }
 
 TEST(Throttle, FlowOptionsAndTheOnesBesideThem) {
-  const FioJob j = rate_applied({"flow_id=3", "flow=8", "flow_sleep=100"});
+  const FioJob j = fio_applied({"flow_id=3", "flow=8", "flow_sleep=100"});
   EXPECT_EQ(j.flow_id, 3u);
   EXPECT_EQ(j.bench.flow.weight, 8u);
   EXPECT_EQ(j.bench.flow.sleep_us, 100u);
   EXPECT_NE(rate_refusal("flow=1001").find("flow"), std::string::npos);  // fio's FLOW_MAX_WEIGHT is 1000
   // threads= is fio's tiobench profile option: without profile=tiobench it does nothing.
-  (void)rate_applied({"threads=1"});
+  (void)fio_applied({"threads=1"});
   // verify_interval: every 512-byte sector is checked anyway; a finer interval is said.
-  EXPECT_TRUE(rate_applied({"verify_interval=512"}).notes.empty());
-  EXPECT_EQ(rate_applied({"verify_interval=256"}).notes.size(), 1u);
+  EXPECT_TRUE(fio_applied({"verify_interval=512"}).notes.empty());
+  EXPECT_EQ(fio_applied({"verify_interval=256"}).notes.size(), 1u);
 }
 
 TEST(Throttle, LinearRateIsTheTimeTheIssuedBytesTakeAtTheRate) {
