@@ -61,13 +61,20 @@ class Transaction {
   // backups, and erased the old ones): metadata may then go out before the
   // commit, in any order, so the cache can be kept small (spill_if_over).
   bool early_writes = false;
-  // With early_writes, the cache written out and emptied when it holds more
-  // than `limit` bytes; otherwise nothing. Only between whole operations:
-  // no span from Filesystem::meta() may be held across it.
+  // Keeps the cache near `limit` bytes: when it holds more, writes what
+  // may go out before the commit and drops it (with early_writes all of
+  // it, else what no structure on the device refers to yet:
+  // Filesystem::spill_unseen). Only between whole operations: no span from
+  // Filesystem::meta() may be held across it.
   fsio::Status spill_if_over(std::uint64_t limit) {
-    if (!early_writes || fs_.cached_bytes() <= limit) return {};
-    return fs_.spill();
+    if (fs_.cached_bytes() <= std::max(limit, spill_at_)) return {};
+    FSIO_TRY(early_writes ? fs_.spill() : fs_.spill_unseen());
+    spill_at_ = fs_.cached_bytes() + limit / 2;  // what must stay costs no rescan per operation
+    return {};
   }
+
+ private:
+  std::uint64_t spill_at_ = 0;
 };
 
 // Sets i_atime/i_ctime/i_mtime/i_crtime and their _extra words (where the

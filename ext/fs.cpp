@@ -100,6 +100,10 @@ fsio::Status Filesystem::load_groups() {
     }
     FSIO_TRY(check_group_desc(groups_[g], g, l_));
   }
+  unused_from_.resize(l_.group_count, l_.inodes_per_group);
+  if (l_.group_csum())
+    for (std::uint32_t g = 0; g < l_.group_count; ++g)
+      unused_from_[g] = groups_[g].flags & EXT4_BG_INODE_UNINIT ? 0 : l_.inodes_per_group - groups_[g].itable_unused;
   return {};
 }
 
@@ -225,6 +229,35 @@ fsio::Status Filesystem::spill() {
     if (const Cached& c = cache_.at(b); c.dirty && c.kind == MetaKind::fresh) spilled_fresh_.insert(b);
   spilled_.insert(all.begin(), all.end());
   cache_.clear();
+  return {};
+}
+
+fsio::Status Filesystem::spill_unseen() {
+  // Where each group's inode table starts, to find a table block's group.
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> tables(l_.group_count);
+  for (std::uint32_t g = 0; g < l_.group_count; ++g) tables[g] = {groups_[g].inode_table, g};
+  std::sort(tables.begin(), tables.end());
+  const std::uint64_t per_block = l_.block_size / l_.inode_size;
+  auto unseen_inodes = [&](std::uint64_t block) {
+    auto it = std::upper_bound(tables.begin(), tables.end(), std::pair{block, UINT32_MAX});
+    if (it == tables.begin()) return false;
+    --it;
+    const std::uint64_t first = (block - it->first) * per_block;  // first inode index the block holds
+    return first < l_.inodes_per_group && first >= unused_from_[it->second];
+  };
+  std::vector<std::uint64_t> out;
+  for (const auto& [block, c] : cache_)
+    if (c.dirty && (c.kind == MetaKind::fresh || (c.kind == MetaKind::inode_table && unseen_inodes(block))))
+      out.push_back(block);
+  std::sort(out.begin(), out.end());
+  auto plug = q_->plug();
+  for (std::uint64_t b : out) plug.write(b * l_.block_size, cache_.at(b).buf.span());
+  FSIO_TRY(plug.finish());
+  for (std::uint64_t b : out) {
+    if (cache_.at(b).kind == MetaKind::fresh) spilled_fresh_.insert(b);
+    spilled_.insert(b);
+    cache_.erase(b);
+  }
   return {};
 }
 

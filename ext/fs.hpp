@@ -112,6 +112,14 @@ class Filesystem {
   // superblocks (mkext4 -d: Transaction::early_writes). No span from meta()
   // may be held across it.
   fsio::Status spill();
+  // Writes the dirty cached blocks no structure on the device refers to yet,
+  // and drops them: fresh blocks, and inode table blocks whose inodes all lie
+  // in the unused part of their group's table as the device's descriptors
+  // mark it (INODE_UNINIT, bg_itable_unused; e2fsck reads no inode there).
+  // A crash after it leaves the filesystem on the device as it was, so it
+  // serves any transaction (extwb put of a tree keeps its memory down). No
+  // span from meta() may be held across it.
+  fsio::Status spill_unseen();
   // Zeros over the blocks spill() wrote that were freed since and not made
   // metadata again (a directory's old extent tree blocks): without, free
   // space would hold them, and the image would depend on when the cache
@@ -169,6 +177,7 @@ class Filesystem {
   std::vector<std::byte> gdt_raw_;  // the descriptor table, group_count * desc_size bytes
   std::vector<GroupDesc> groups_;
   std::vector<bool> dirty_groups_;
+  std::vector<std::uint32_t> unused_from_;  // per group: first inode index the device's descriptors mark unused
   std::unordered_map<std::uint64_t, Cached> cache_;
   std::unordered_set<std::uint64_t> spilled_fresh_;  // fresh blocks spill() wrote and dropped
   std::unordered_set<std::uint64_t> spilled_;        // every block spill() wrote

@@ -55,8 +55,12 @@ struct PutOptions {
   // source's, through the map where one is given (id_map.hpp), not `owner`.
   std::optional<IdMap> uid_map, gid_map;
   std::optional<Timestamp> mtime;
+  std::optional<std::int64_t> clamp;  // put_tree: SOURCE_DATE_EPOCH, the source's later times become it
   Timestamp now;
   WritebackOptions writeback;
+  // put_tree: metadata cached at most before what no structure on the device
+  // refers to yet is written out early (Filesystem::spill_unseen); not in a dry run.
+  std::uint64_t meta_cache = 8u << 20;
   std::function<bool()> interrupted;
   fsio::Progress* progress = nullptr;
 };

@@ -20,8 +20,10 @@ fsio::Result<PutReport> put_tree(Filesystem& fs, const std::string& dest, const 
   if (o.uid_map || o.gid_map) fo.uid_map = o.uid_map, fo.gid_map = o.gid_map;
   else fo.owner = o.owner;
   fo.mtime = o.mtime;
+  fo.clamp = o.clamp;
   fo.now = o.now;
   fo.batch_bytes = o.writeback.chunk;
+  fo.cache_bytes = o.dry_run ? UINT64_MAX : o.meta_cache;  // a dry run's device is open read-only
   fo.interrupted = o.interrupted;
   fo.progress = o.progress;
   FSIO_TRY(check_tree(fs.layout(), tree, fo, true));

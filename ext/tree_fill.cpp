@@ -230,7 +230,7 @@ fsio::Status TreeFill::make_children(std::uint32_t node, Inode& dir) {
   for (std::uint32_t i = node + 1; i < end_[node]; i = end_[i]) {
     const fsio::TreeNode& n = tree_.nodes[i];
     if (o_.interrupted && o_.interrupted())
-      return make_error(Errc::interrupted, "interrupted; nothing was written, the filesystem is unchanged");
+      return make_error(Errc::interrupted, "interrupted before the commit; the filesystem is unchanged");
     FSIO_TRY(tx_.spill_if_over(o_.cache_bytes));  // between nodes: no cached block is held here
     if (n.kind == NodeKind::directory) {
       const std::uint32_t ino = FSIO_TRY_CTX(create_dir(tx_, dir, n.name, owner_of(i)), tree_.where(i));

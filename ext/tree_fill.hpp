@@ -48,9 +48,9 @@ struct TreeFillOptions {
   std::optional<std::int64_t> clamp;      // SOURCE_DATE_EPOCH: times after it become it
   Timestamp now;                          // crtime of nodes the source gives none, and the top directory's times
   std::uint64_t batch_bytes = 16u << 20;  // data plugged before a submission (and held in memory at most)
-  // Metadata cached while planning before it is written out early, where the
-  // transaction allows it (Transaction::early_writes: mkext4 -d); without,
-  // all of it stays cached until the commit.
+  // Metadata cached while planning before what may go out early is written
+  // (Transaction::spill_if_over: all of it for mkext4 -d, what the device's
+  // filesystem cannot see yet for extwb put); the rest stays until the commit.
   std::uint64_t cache_bytes = 8u << 20;
   bool use_reserved = false;  // fill the root-reserved blocks too (a new filesystem, as mke2fs -d does)
   std::function<bool()> interrupted;

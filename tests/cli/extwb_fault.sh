@@ -112,3 +112,64 @@ htree_sweep() {
   pass "htree leaf split (put $i): every crash point clean ($clean) or repaired ($repaired), no name lost"
 }
 htree_sweep
+
+# A put of a tree with the metadata cache cut to eight blocks (FSIO_META_CACHE):
+# what no structure on the device refers to yet (new directory and extent
+# blocks, inode table blocks past each group's bg_itable_unused) goes out
+# while the tree is planned, before the data and the commit. A crash there
+# must leave the filesystem exactly as it was (e2fsck -fn clean, nothing to
+# repair), and the finished image must be the one the whole cache makes.
+# A crash in the commit leaves what e2fsck -fy repairs, /dir/keep intact.
+tree_sweep() {
+  local base=$T/tbase.img d f n kind whole small clean=0 repaired=0
+  mke2fs -q -F -t ext4 -b 4096 "$base" 64M
+  head -c 300000 /dev/urandom > "$T/keep"
+  "$EXTWB" put -q -p "$base" /dir/keep "$T/keep"
+  for d in a b c d; do
+    mkdir -p "$T/tree/$d/sub"
+    for f in $(seq 1 40); do head -c $((f * 97)) /dev/urandom > "$T/tree/$d/f$f"; done
+    head -c 9000 /dev/urandom > "$T/tree/$d/sub/x"
+  done
+  export SOURCE_DATE_EPOCH=1700000000  # the put's time, and the source's later times (atimes) become it
+  cp "$base" "$T/whole.img"
+  "$EXTWB" put -q "$T/whole.img" /t "$T/tree"
+  cp "$base" "$T/small.img"
+  FSIO_META_CACHE=32K "$EXTWB" put -q "$T/small.img" /t "$T/tree"
+  # The same image but for the superblock's s_kbytes_written (early writes
+  # write some blocks twice) and its checksum.
+  cmp -i 2048 "$T/whole.img" "$T/small.img" || fail "tree: the image depends on the metadata cache's size"
+  diff <(dumpe2fs -h "$T/whole.img" 2>/dev/null | grep -v '^Lifetime writes:\|^Checksum:') \
+    <(dumpe2fs -h "$T/small.img" 2>/dev/null | grep -v '^Lifetime writes:\|^Checksum:') ||
+    fail "tree: the superblocks differ in more than s_kbytes_written"
+  e2fsck -fn "$T/small.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "tree: e2fsck -fn after the put"; }
+  put_fails() {
+    cp "$base" "$T/c.img"
+    ! FSIO_FAULT=fail:$1 FSIO_META_CACHE=$2 "$EXTWB" put -q "$T/c.img" /t "$T/tree" 2>/dev/null
+  }
+  whole=$(count_writes put_fails 1G)
+  small=$(count_writes put_fails 32K)
+  [ "$small" -gt "$whole" ] || fail "tree: $small writes with an eight-block cache, $whole with the whole: none went early"
+  for kind in fail tear; do
+    for n in $(crash_points 1 "$small"); do
+      cp "$base" "$T/x.img"
+      rc=0; FSIO_FAULT=$kind:$n FSIO_META_CACHE=32K "$EXTWB" put -q "$T/x.img" /t "$T/tree" 2>/dev/null || rc=$?
+      [ "$rc" -ne 0 ] || fail "tree $kind:$n: the put succeeded at a crash point within its $small writes"
+      if e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1; then clean=$((clean + 1)); else
+        # The first (small - whole) writes are early ones, before the data.
+        [ "$n" -gt $((small - whole)) ] || { cat "$T/fsck"; fail "tree $kind:$n: an early write changed the filesystem"; }
+        # In the commit, a tree half linked is what e2fsck -fy repairs
+        # (unattached inodes, '..' of a directory whose parent's inode is
+        # not written yet); what was there before must come through whole.
+        e2fsck -fy "$T/x.img" >/dev/null 2>&1 || true
+        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "tree $kind:$n: still broken after e2fsck -fy"; }
+        repaired=$((repaired + 1))
+      fi
+      rm -f "$T/peer"; debugfs -R "dump /dir/keep $T/peer" "$T/x.img" >/dev/null 2>&1
+      cmp -s "$T/peer" "$T/keep" || fail "tree $kind:$n: /dir/keep is damaged"
+    done
+  done
+  unset SOURCE_DATE_EPOCH
+  pass "tree put: $small writes with an eight-block metadata cache ($whole with the whole), the same image;" \
+    "every crash point clean ($clean) or repaired ($repaired), the first $((small - whole)) clean, /dir/keep intact"
+}
+tree_sweep
