@@ -21,7 +21,14 @@ check() {
 kernel_mount() {
   [ "$(id -u)" -eq 0 ] || { skip_part "not root: the kernel's read of $(basename "$1")"; return 1; }
   mkdir -p "$T/mnt"
-  mount -o ro,loop "$1" "$T/mnt" 2>/dev/null || { skip_part "cannot loop-mount $(basename "$1")"; return 1; }
+  # A loop device another test takes at the same moment can fail the mount: try again.
+  local try
+  for try in 1 2 3; do
+    mount -o ro,loop "$1" "$T/mnt" 2>"$T/mount.err" && return 0
+    sleep 1
+  done
+  skip_part "cannot loop-mount $(basename "$1"): $(cat "$T/mount.err")"
+  return 1
 }
 
 # kernel_check IMG PATH SRC...: the same bytes through a read-only loop mount.
