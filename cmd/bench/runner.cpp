@@ -183,6 +183,10 @@ unsigned Runner::fill() {
   int open = -1;  // the request being built, not yet queued
   while (!free_.empty() && (batch == 0 || taken < batch) && engine_in_flight_ + (open >= 0) < allowed_depth() &&
          !sync_due() && !backlog_due() && !think_due_ && !lat_drain_) {
+    if (work_->exhausted()) {  // before the rate's wait: after the last request the job ends at once, as fio's
+      exhausted_ = true;
+      break;
+    }
     if (held()) break;
     if (number_ios_reached()) {
       exhausted_ = true;

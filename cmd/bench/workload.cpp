@@ -171,16 +171,19 @@ bool Workload::next_trimwrite(BenchDir& dir, std::uint64_t& size, std::uint64_t&
   return true;
 }
 
+bool Workload::exhausted() const {
+  // A random trim is followed by its write even past the budget: fio's
+  // random map shortens the last requests to fit, so its pairs end at the
+  // budget together; ddbench's map does not shorten them.
+  const bool trim_open = bench_trims(o_.rw) && last_start_[dir_write] != last_start_[dir_trim] && random_;
+  return left_ == 0 && !trim_open && loops_left_ <= 1;
+}
+
 bool Workload::next(NextIo& out) {
   while (true) {
-    // A random trim is followed by its write even past the budget: fio's
-    // random map shortens the last requests to fit, so its pairs end at the
-    // budget together; ddbench's map does not shorten them.
+    if (exhausted()) return false;
     const bool trim_open = bench_trims(o_.rw) && last_start_[dir_write] != last_start_[dir_trim] && random_;
-    if (left_ == 0 && !trim_open) {
-      if (loops_left_ <= 1) return false;
-      start_loop();
-    }
+    if (left_ == 0 && !trim_open) start_loop();
     BenchDir dir = dir_read;
     std::uint64_t size = 0, off = 0;
     if (bench_trims(o_.rw)) {

@@ -32,6 +32,9 @@ class Workload {
   Workload(const BenchOptions& o, const BenchRange& r, bool readback, std::uint64_t budget, bool endless);
 
   bool more() const { return left_ > 0 || loops_left_ > 1; }
+  // next() has nothing more to give: the last loop's bytes are issued (and
+  // no random trim waits for its write).
+  bool exhausted() const;
   bool next(NextIo& out);
   bool wrapped() const { return wrapped_; }  // went over (part of) the range again
   // How often the range was started over (a time-based wrap, a new loop):

@@ -158,6 +158,22 @@ both rate 'all(0.5 * 2**20 < io(j)["bw_bytes"] < 1.1 * 2**20 for j in (f, d))
            and all(200 < io(j,1,"write")["iops"] < 440 for j in (f, d))
            and io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20'
 
+# A rated job ends with its last request, as fio's does: one 4 KiB read at
+# rate=1 (a byte a second) would otherwise wait 4096 s for a next one.
+cat >"$T/lastrate.fio" <<'EOF2'
+[one]
+ioengine=null
+size=4k
+rw=read
+rate=1
+EOF2
+for tool in fio "$DDBENCH"; do
+  rc=0; timeout 60 "$tool" --output-format=json --output="$T/lastrate.json" "$T/lastrate.fio" >/dev/null 2>&1 || rc=$?
+  [ $rc -eq 0 ] || fail "lastrate: $(basename "$tool") exited $rc (124: still waiting after 60 s)"
+  [ "$(json "$T/lastrate.json" 'j["jobs"][0]["read"]["io_bytes"]')" = 4096 ] || fail "lastrate: $tool read other than 4 KiB"
+done
+pass "lastrate: a rated job ends with its last request in fio and ddbench"
+
 # flow: two jobs of one flow_id do I/O 1:3. The first is held to 500/s for
 # 2 s; the second, capped at 4000/s (8 times as much without flow), runs
 # for the first second, so it should do about 3 x 500. It ends first: a job
