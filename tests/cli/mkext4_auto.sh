@@ -6,6 +6,8 @@
 # by a plain mkext4 -d of that size (for this tree the bound on directory
 # and extent blocks is within a MiB of what it takes), and --slack leaves
 # the room asked: 64M of free blocks beyond the tree, 50% more than without.
+# The chosen size is filled: the tree takes at least 98% of the blocks an
+# empty filesystem of that size has free.
 # SIZE auto without -C and -d, --slack without SIZE auto and bad --slack
 # values are refused before any write.
 . "$(dirname "$0")/lib.sh"
@@ -38,7 +40,13 @@ rm -f "$T/auto2.img"
 expect_rc 0 "$MKEXT4" -q --json -C -d "$S" "$T/auto2.img" auto
 [ "$(json "$T/out" '(j["tree"]["size_auto"], j["tree"]["size_bytes"])')" = "(True, $((mib * 1048576)))" ] ||
   fail "--json: $(json "$T/out" 'j["tree"]')"
-pass "SIZE auto: $mib MiB holds the tree, $((mib - 1)) MiB does not; printed and in --json"
+# The tree fills at least 98% of what an empty filesystem of that size has free.
+"$MKEXT4" -q -C "$T/empty.img" "${mib}M"
+empty_free=$(free_blocks "$T/empty.img")
+left=$(free_blocks "$T/auto.img")
+[ $((left * 50)) -le "$empty_free" ] || fail "the tree fills only $(( 100 - left * 100 / empty_free ))% of the $mib MiB image's free blocks"
+pass "SIZE auto: $mib MiB holds the tree, $((mib - 1)) MiB does not; printed and in --json;" \
+  "the tree takes $(( (empty_free - left) * 1000 / empty_free )) per mille of the free blocks"
 
 expect_rc 0 "$MKEXT4" -q -C -d "$S" "$T/slack.img" --slack 64M
 holds "$T/slack.img"
