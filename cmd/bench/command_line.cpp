@@ -140,9 +140,16 @@ fsio::Status read_args(DdbenchCommand& c, Args& a, const std::vector<std::string
 // fio's "job options" and "global options": key and value as written, bare
 // flags left out as fio leaves them out.
 // fio's reports name an option by its own name, not the alias written:
-// blockalign= is reported as "ba".
+// blockalign= is reported as "ba" (fio --cmdhelp=ALIAS prints the name).
 std::string reported_name(const std::string& key) {
   static const std::pair<const char*, const char*> aliases[] = {{"blockalign", "ba"},
+                                                                {"blocksize", "bs"},
+                                                                {"blocksize_range", "bsrange"},
+                                                                {"io_limit", "io_size"},
+                                                                {"iodepth_batch_submit", "iodepth_batch"},
+                                                                {"readwrite", "rw"},
+                                                                {"timeout", "runtime"},
+                                                                {"wait_for_previous", "stonewall"},
                                                                 {"ratemin", "rate_min"},
                                                                 {"ratecycle", "rate_cycle"},
                                                                 {"ss", "steadystate"},

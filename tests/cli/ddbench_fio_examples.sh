@@ -158,6 +158,27 @@ both rate 'all(0.5 * 2**20 < io(j)["bw_bytes"] < 1.1 * 2**20 for j in (f, d))
            and all(200 < io(j,1,"write")["iops"] < 440 for j in (f, d))
            and io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20'
 
+# Options written by their aliases are reported by fio's own names
+# (blocksize as bs, readwrite as rw, ...) in "global options" and "job
+# options": both() fails on a key path one tool has and the other not.
+cat >"$T/aliases.fio" <<'EOF2'
+[global]
+ioengine=null
+blocksize=8k
+io_limit=64k
+[one]
+readwrite=write
+size=1m
+timeout=10
+iodepth_batch_submit=1
+blocksize_range=4k-8k
+[two]
+wait_for_previous
+size=64k
+EOF2
+both aliases 'f["global options"].keys() == d["global options"].keys()
+              and all(f["jobs"][n]["job options"].keys() == d["jobs"][n]["job options"].keys() for n in (0, 1))'
+
 # A rated job ends with its last request, as fio's does: one 4 KiB read at
 # rate=1 (a byte a second) would otherwise wait 4096 s for a next one.
 cat >"$T/lastrate.fio" <<'EOF2'
