@@ -183,19 +183,19 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
   J opts = J::object();
   if (job.spec)
     for (const auto& [k, v] : job.spec->options) opts[k] = v;
-  const double run_ms = r.elapsed * 1000;
+  const double run_ms = r.job_elapsed() * 1000;
   const std::uint64_t ios = r.dir[0].ios + r.dir[1].ios + r.dir[2].ios;
   J j = J{{"jobname", job.name},
           {"groupid", job.group},
           {"error", 0},
           {"eta", 0},
-          {"elapsed", std::uint64_t(std::ceil(r.elapsed))},
+          {"elapsed", std::uint64_t(std::ceil(r.job_elapsed()))},
           {"job options", opts},
           {"read", dir_json(rep, job, bench::dir_read, plus)},
           {"write", dir_json(rep, job, bench::dir_write, plus)},
           {"trim", bench::bench_trims(r.rw) ? dir_json(rep, job, bench::dir_trim, plus) : trim_json()},
           {"sync", J{{"total_ios", r.sync_lat.count()}, {"lat_ns", clat_json(r.sync_lat, job.spec, plus)}}},
-          {"job_runtime", r.runtime_ms()},
+          {"job_runtime", r.job_runtime_ms()},
           {"usr_cpu", run_ms > 0 ? r.cpu.usr * 1000 * 100 / run_ms : 0.0},
           {"sys_cpu", run_ms > 0 ? r.cpu.sys * 1000 * 100 / run_ms : 0.0},
           {"ctx", r.cpu.ctx},

@@ -212,7 +212,7 @@ std::string job_block(const Report& rep, const ReportJob& job) {
     out += "  fsync/fdatasync/sync_file_range:\n" + lat_line("sync", r.sync_lat.stats());
     out += percentiles("sync", r.sync_lat, job.spec ? job.spec->percentiles : bench::FioJob{}.percentiles);
   }
-  const double run_ms = r.elapsed * 1000;
+  const double run_ms = r.job_elapsed() * 1000;
   out += fmt("  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%" PRIu64 ", majf=%" PRIu64 ", minf=%" PRIu64 "\n",
              run_ms > 0 ? r.cpu.usr * 1e5 / run_ms : 0.0, run_ms > 0 ? r.cpu.sys * 1e5 / run_ms : 0.0, r.cpu.ctx,
              r.cpu.majf, r.cpu.minf);
@@ -289,7 +289,7 @@ std::string format_terse(const Report& rep) {
     const bench::BenchResult& r = e.result;
     out += fmt("3;ddbench-%s;%s;%u;0", fsio::kVersion, e.name.c_str(), e.group);
     out += terse_dir(rep, e, bench::dir_read) + terse_dir(rep, e, bench::dir_write);
-    const double run_ms = r.elapsed * 1000;
+    const double run_ms = r.job_elapsed() * 1000;
     out += fmt(";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64, run_ms > 0 ? r.cpu.usr * 1e5 / run_ms : 0.0,
                run_ms > 0 ? r.cpu.sys * 1e5 / run_ms : 0.0, r.cpu.ctx, r.cpu.majf, r.cpu.minf);
     std::uint64_t total = 0;

@@ -20,17 +20,17 @@ ReportGroup group_of(const std::vector<ReportJob>& jobs, unsigned id) {
     first = false;
     const bench::BenchResult& r = j.result;
     for (unsigned d = 0; d < bench::bench_dirs; ++d) {
-      const bool active = bench::bench_active(r.rw, bench::BenchDir(d));
-      const std::uint64_t run = active ? r.runtime_ms() : 0;
+      const auto dir = bench::BenchDir(d);
+      const std::uint64_t run = r.dir_active(dir) ? r.dir_runtime_ms(dir) : 0;
       if (!run) continue;
       const std::uint64_t io = r.dir[d].io_bytes;
-      const auto bw = std::uint64_t(double(io) / r.elapsed);
+      const auto bw = std::uint64_t(double(io) / r.dir_elapsed(dir));
       g.io_bytes[d] += io;
       if (g.max_run[d] == 0 || bw < g.min_bw[d]) g.min_bw[d] = bw;
       g.max_bw[d] = std::max(g.max_bw[d], bw);
       g.min_run[d] = g.max_run[d] == 0 ? run : std::min(g.min_run[d], run);
       g.max_run[d] = std::max(g.max_run[d], run);
-      longest[d] = std::max(longest[d], r.elapsed);
+      longest[d] = std::max(longest[d], r.dir_elapsed(dir));
     }
   }
   for (unsigned d = 0; d < bench::bench_dirs; ++d)
@@ -132,11 +132,12 @@ Report make_report(const bench::DdbenchCommand& cmd, const std::vector<bench::Be
 DirView dir_view(const Report& rep, const ReportJob& job, bench::BenchDir d) {
   const bench::BenchResult& r = job.result;
   DirView v;
-  v.active = bench::bench_active(r.rw, d);
+  v.active = r.dir_active(d);
   if (!v.active) return v;
-  v.runtime = r.runtime_ms();
-  v.bw_bytes = r.elapsed > 0 ? std::uint64_t(double(r.dir[d].io_bytes) / r.elapsed) : 0;
-  v.iops = r.elapsed > 0 ? double(r.dir[d].ios) / r.elapsed : 0;
+  const double elapsed = r.dir_elapsed(d);
+  v.runtime = r.dir_runtime_ms(d);
+  v.bw_bytes = elapsed > 0 ? std::uint64_t(double(r.dir[d].io_bytes) / elapsed) : 0;
+  v.iops = elapsed > 0 ? double(r.dir[d].ios) / elapsed : 0;
   Spread bw, iops;
   for (const auto& s : r.stat_samples)
     if (s.dir == d) {

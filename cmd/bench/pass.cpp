@@ -118,6 +118,10 @@ fsio::Status Runner::finish_pass(std::uint64_t syscalls0) {
     if (auto st = check_backlog(); !st) fail(std::move(st).error());
   stats_->syscalls += engine_->syscalls() - syscalls0;
   issued_bytes_ = work_->issued_bytes();
+  if (spec_->counted) {
+    res_->verify_elapsed = t_last_ > t0_ ? double(t_last_ - t0_) / 1e9 : 0;
+    if (!async_) res_->dir[dir_read].lat = res_->dir[dir_read].clat.stats();
+  }
   if (spec_->measured) {
     res_->latency_depth = lat_target_.active() ? lat_target_.depth() : o_.iodepth;
     res_->elapsed = !ramping_ && t_last_ > t0_ ? double(t_last_ - t0_) / 1e9 : 0;
@@ -144,7 +148,7 @@ fsio::Status Runner::reap() {
   auto got = engine_->reap(comps_, min_complete);
   if (!got) return dev_.error(std::move(got).error());
   const std::uint64_t t = now_ns();
-  if (spec_->measured && *got > 0 && !ramping_) res_->depths.add_complete(*got);
+  if ((spec_->measured || spec_->counted) && *got > 0 && !ramping_) res_->depths.add_complete(*got);
   for (unsigned i = 0; i < *got; ++i) handle_completion(comps_[i], t);
   if (*got > 0) t_last_ = t;
   if (spec_->measured && !ramping_) on_latency_step(lat_target_.check(t));
@@ -254,8 +258,8 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
   }
   if (l.dir == dir_read) stats_->bytes_read += bytes;
   else if (l.dir == dir_write) stats_->bytes_written += bytes;
-  if (!spec_->measured) return;
-  if (progress_) progress_->add(bytes);
+  if (!spec_->measured && !spec_->counted) return;
+  if (progress_ && spec_->measured) progress_->add(bytes);
   if (ramping_) return;
   const std::uint64_t n = l.nmembers;
   BenchDirResult& d = res_->dir[l.dir];
@@ -270,6 +274,7 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
   d.ios += n;
   d.io_bytes += bytes;
   res_->lat_buckets.add(clat + slat, n);
+  if (!spec_->measured) return;  // the read-back: counted, not paced, sampled or judged
   if (o_.ss_probe) {
     o_.ss_probe->bytes.fetch_add(bytes, std::memory_order_relaxed);
     o_.ss_probe->ios.fetch_add(n, std::memory_order_relaxed);

@@ -75,11 +75,14 @@ BenchResult new_result(const fsio::Device& dev, const BenchOptions& o, const fsi
   return res;
 }
 
-// Totals over the directions, for callers that do not care which.
+// Totals over the directions, for callers that do not care which: the
+// measured pass's (a write's verify reads are fio's read.*, not these).
 void sum_directions(BenchResult& res) {
   res.io_bytes = res.ios = 0;
   res.clat = {};
-  for (const auto& d : res.dir) {
+  for (unsigned k = 0; k < bench_dirs; ++k) {
+    if (k == dir_read && res.read_back()) continue;
+    const BenchDirResult& d = res.dir[k];
     res.io_bytes += d.io_bytes;
     res.ios += d.ios;
     res.clat.merge(d.clat);
@@ -173,6 +176,10 @@ fsio::Result<BenchResult> run_bench(fsio::Device& dev, const BenchOptions& o, st
     back.bytes = bench_mixed(o.rw) ? runner.issued_bytes() : std::min(runner.issued_bytes(), range.end - range.begin);
     back.check = true;
     back.measured = false;
+    // fio reports a write job's verify reads as its reads (basic-verify.fio:
+    // 16,384 writes, then 16,384 reads with their latencies). A mixed job's
+    // read-back is left out: its reads are the pass's own.
+    back.counted = !bench_reads(o.rw);
     FSIO_TRY(runner.pass(back, res));
   }
   if (res.verify) res.verify->complete = !res.interrupted;

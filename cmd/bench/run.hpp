@@ -380,10 +380,13 @@ struct BenchResult {
   std::uint64_t bs = 0;
   unsigned iodepth = 0;
   BenchRange range;
-  std::uint64_t io_bytes = 0;                  // bytes transferred by the measured pass (both directions)
-  std::uint64_t ios = 0;                       // requests (of up to bs) completed
-  std::uint64_t eod_truncated = 0;             // bytes of a partial last sector the EOD guard left out
-  double elapsed = 0;                          // seconds, first submit (after ramp_time) to last completion
+  std::uint64_t io_bytes = 0;       // bytes transferred by the measured pass (both directions)
+  std::uint64_t ios = 0;            // requests (of up to bs) completed
+  std::uint64_t eod_truncated = 0;  // bytes of a partial last sector the EOD guard left out
+  double elapsed = 0;               // seconds, first submit (after ramp_time) to last completion
+  // A pure write's verify read-back, in seconds: fio counts its reads as the
+  // job's reads (read.*, over this runtime) and its time in job_runtime.
+  double verify_elapsed = 0;
   LatencyHistogram clat;                       // ns per request, submit to completion, both directions
   std::array<BenchDirResult, bench_dirs> dir;  // [dir_read], [dir_write], [dir_trim]
   LatencyHistogram sync_lat;                   // fsync/fdatasync requests (fio's sync object)
@@ -412,6 +415,13 @@ struct BenchResult {
   double bw_bytes() const { return elapsed > 0 ? double(io_bytes) / elapsed : 0; }
   double iops() const { return elapsed > 0 ? double(ios) / elapsed : 0; }
   std::uint64_t runtime_ms() const { return std::uint64_t(elapsed * 1000 + 0.5); }
+  // Per direction, as fio reports them: the read-back's reads are a write job's reads.
+  bool read_back() const { return verify_elapsed > 0 && !bench_reads(rw); }
+  bool dir_active(BenchDir d) const { return bench_active(rw, d) || (d == dir_read && read_back()); }
+  double dir_elapsed(BenchDir d) const { return d == dir_read && read_back() ? verify_elapsed : elapsed; }
+  std::uint64_t dir_runtime_ms(BenchDir d) const { return std::uint64_t(dir_elapsed(d) * 1000 + 0.5); }
+  double job_elapsed() const { return elapsed + verify_elapsed; }
+  std::uint64_t job_runtime_ms() const { return std::uint64_t(job_elapsed() * 1000 + 0.5); }
 };
 
 // fio's null engine (null_engine.cpp): requests complete at once, in full,

@@ -51,6 +51,10 @@ struct PassSpec {
   bool stamp = false;       // write the verify pattern into each buffer
   bool check = false;       // check each read buffer against the pattern
   bool measured = true;     // latencies and stats land in the result
+  // Not measured, but its completions count in their direction's bytes,
+  // requests and latencies, and its time in BenchResult::verify_elapsed: a
+  // pure write's verify read-back, whose reads fio reports as the job's.
+  bool counted = false;
 };
 
 // Windows of completions per direction (bw/iops samples, windowed logs).

@@ -202,6 +202,7 @@ BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
     if (m.total_err == 0) m.first_error = r.first_error;
     m.total_err += r.total_err;
     m.elapsed = std::max(m.elapsed, r.elapsed);
+    m.verify_elapsed = std::max(m.verify_elapsed, r.verify_elapsed);
     m.interrupted = m.interrupted || r.interrupted;
     m.runtime_capped = m.runtime_capped || r.runtime_capped;
     m.stats.requests_queued += r.stats.requests_queued;

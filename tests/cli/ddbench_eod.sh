@@ -23,7 +23,10 @@ pass "an odd-sized file ($size bytes) is read to its last byte, direct and buffe
 
 # A direct write cannot write a partial sector without growing the file.
 expect_rc 0 "$DDBENCH" --rw write --bs 64K --verify --json "$T/odd.img"
-[ "$(io)" -eq $((size - 1000 % 512)) ] || fail "direct write wrote $(io) bytes"
+# The verify reads are the job's reads, as fio reports them: the same bytes read back.
+written=$(json "$T/out" 'job["write"]["io_bytes"]')
+[ "$written" -eq $((size - 1000 % 512)) ] || fail "direct write wrote $written bytes"
+[ "$(json "$T/out" 'job["read"]["io_bytes"]')" -eq "$written" ] || fail "verify read back other than the $written bytes written"
 [ "$(cut_off)" -eq $((1000 % 512)) ] || fail "direct write left $(cut_off) bytes"
 [ "$(stat -c %s "$T/odd.img")" -eq $size ] || fail "the file grew to $(stat -c %s "$T/odd.img")"
 [ "$(json "$T/out" 'x["verify"]["ok"]')" = True ] || fail "verify: $(cat "$T/out")"
@@ -58,7 +61,9 @@ for ss in 512 4096; do
     done
   done
   expect_rc 0 "$DDBENCH" --rw write --bs 1M --verify --force --json "$loop"
-  [ "$(io)" -eq $whole ] || fail "$ss-byte sectors: wrote $(io) of $dev"
+  written=$(json "$T/out" 'job["write"]["io_bytes"]')
+  [ "$written" -eq $whole ] || fail "$ss-byte sectors: wrote $written of $dev"
+  [ "$(json "$T/out" 'job["read"]["io_bytes"]')" -eq $whole ] || fail "$ss-byte sectors: verify read back other than $whole"
   [ "$(json "$T/out" 'x["verify"]["ok"]')" = True ] || fail "$ss: verify failed: $(cat "$T/out")"
   # The last whole sector alone.
   expect_rc 0 "$DDBENCH" --rw read --bs $ss --offset $((whole - ss)) --verify --json "$loop"

@@ -158,6 +158,24 @@ both rate 'all(0.5 * 2**20 < io(j)["bw_bytes"] < 1.1 * 2**20 for j in (f, d))
            and all(200 < io(j,1,"write")["iops"] < 440 for j in (f, d))
            and io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20'
 
+# A write job's verify reads are its reads, as fio reports them
+# (basic-verify.fio): the same requests, bytes and latency keys (the
+# percentiles too, which both() compares), over the read-back's own runtime
+# (on basic-verify.fio fio's job_runtime was 501 ms, 279 of writes and 223
+# of reads; ddbench's is their sum).
+cat >"$T/verifyreads.fio" <<'EOF2'
+[w]
+filename=verifyreads.dat
+size=1m
+bs=4k
+rw=randwrite
+iodepth=4
+verify=crc32c
+EOF2
+both verifyreads 'all(io(j)["total_ios"] == io(j, 0, "write")["total_ios"] == 256 for j in (f, d))
+                  and io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20
+                  and all(io(j)["clat_ns"]["N"] == 256 and io(j)["runtime"] > 0 for j in (f, d))'
+
 # Options written by their aliases are reported by fio's own names
 # (blocksize as bs, readwrite as rw, ...) in "global options" and "job
 # options": both() fails on a key path one tool has and the other not.
