@@ -8,13 +8,19 @@
 #
 # Each file is copied into a temp directory and run there, with small sizes
 # and runtimes forced where fio allows it: size, io_size, filesize capped at
-# 16 MiB, runtime at 1 s, ramp_time at 0, loops at 8, and every /dev/ path in a filename
-# replaced by a 64 MiB image file. A job file that names an engine a plain
-# Linux machine lacks (rdma, http, sg, xnvme, ...) is skipped, and so is a zoned
+# 16 MiB (16 KiB when rate= is under 16 KiB/s and no runtime ends the job),
+# runtime at 1 s, ramp_time at 0, loops at 8, startdelay at 2 s,
+# and every /dev/ path in a filename replaced by a 64 MiB image file. Another
+# absolute filename (/tmp/testfile) is moved into the temp directory, and
+# laid out at 64 MiB when the job file gives no size (butterfly.fio reads a
+# file it expects to exist); a relative directory= (1mbs_clients.fio's tmp)
+# is made for both tools. A job file that names an engine a plain Linux
+# machine lacks (rdma, http, sg, xnvme, ...) is skipped, and so is a zoned
 # job that names no device. A job gets 100 s: a rated one runs as long as fio's
 # (poisson-rate-submission.fio: 16 MiB in 4 KiB reads at 50/s is 82 s).
-# Prints one line a file ("ran", or "refused: FIRST ERROR LINE"), then
-# "ddbench ran N of M".
+# Prints one line a file ("ran", or "refused: FIRST ERROR LINE"; with --fio,
+# fio's exit code first, and where both ran whether ddbench's JSON has fio's
+# key paths and types), then "ddbench ran N of M".
 set -u
 ddbench=build/cmd/ddbench
 run_fio=0
@@ -22,7 +28,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --fio) run_fio=1; shift ;;
     --ddbench) ddbench=$2; shift 2 ;;
-    -h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h | --help) sed -n '2,23p' "$0"; exit 0 ;;
     *) break ;;
   esac
 done
@@ -36,21 +42,27 @@ trap 'rm -rf "$tmp"' EXIT
 # Copies job file $1 to $2 with the sizes, runtimes and device paths forced small.
 shrink() {
   python3 - "$1" "$2" "$3" <<'PY'
-import re, sys
+import os, re, sys
 src, dst, work = sys.argv[1:4]
 units = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 def capped(v, cap):
     m = re.fullmatch(r"(\d+)([kmgt]?)i?b?", v.strip().lower())
     if not m or int(m.group(1)) * units[m.group(2)] > cap:
-        return v if "%" in v or not m else "16m"
+        return v if "%" in v or not m else "%dk" % (cap >> 10)
     return v
-out, devs = [], {}
-for line in open(src):
+out, devs, files, sized = [], {}, {}, False
+lines = open(src).readlines()
+# A job rated under 16 KiB/s with nothing to end it but its size
+# (1mbs_clients.fio: rate=1250, bytes a second) gets 16 KiB, some seconds.
+rates = [int(m.group(1)) for m in (re.fullmatch(r"rate=(\d+)", l.strip()) for l in lines) if m]
+timed = any(re.match(r"\s*(runtime|time_based)\b", l) for l in lines)
+size_cap = 16 << 10 if rates and min(rates) < 16 << 10 and not timed else 16 << 20
+for line in lines:
     s = line.strip()
     k, eq, v = s.partition("=")
     k = k.strip().lower()
     if eq and k in ("size", "io_size", "io_limit", "filesize"):
-        line = "%s=%s\n" % (k, capped(v, 16 << 20))
+        line = "%s=%s\n" % (k, capped(v, size_cap))
     elif eq and k in ("runtime", "timeout"):
         line = "%s=1\n" % k
     elif eq and k == "loops":
@@ -61,12 +73,36 @@ for line in open(src):
         parts = [p if not p.startswith("/dev/") else devs.setdefault(p, "%s/dev%d.img" % (work, len(devs)))
                  for p in v.strip().split(":")]
         line = "filename=%s\n" % ":".join(parts)
+    elif eq and k == "filename" and v.strip().startswith("/"):
+        parts = [files.setdefault(p, "%s/%s" % (work, p.strip("/").replace("/", "_"))) for p in v.strip().split(":")]
+        line = "filename=%s\n" % ":".join(parts)
     elif eq and k == "directory" and v.strip().startswith("/"):
         line = "directory=%s\n" % work
+    elif eq and k == "directory":
+        os.makedirs(os.path.join(work, v.strip()), exist_ok=True)
+    elif eq and k == "startdelay" and v.strip().isdigit():
+        line = "startdelay=%d\n" % min(int(v), 2)
+    sized = sized or (eq and k in ("size", "filesize", "io_size"))
     out.append(line)
 open(dst, "w").writelines(out)
-for d in devs.values():
-    open(d, "wb").truncate(64 << 20)
+for d in list(devs.values()) + ([] if sized else list(files.values())):
+    if not os.path.exists(d):
+        open(d, "wb").truncate(64 << 20)
+PY
+}
+
+# json_keys FIO_JSON DD_JSON: "keys as fio's", or how many key paths differ
+# (tests/cli/fio_json_keys.py, which ddbench's fio tests use) and the first.
+json_keys() {
+  python3 - "$1" "$2" "$(dirname "$0")/../tests/cli" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[3])
+from fio_json_keys import differences, omitted
+def load(p):  # fio may print notes before its JSON
+    text = open(p).read()
+    return json.loads(text[text.find("{"):])
+bad = differences(load(sys.argv[1]), load(sys.argv[2]), omitted(sys.argv[3] + "/fio_json_omitted.txt"))
+print("keys as fio's" if not bad else "%d key paths differ: %s" % (len(bad), bad[0]))
 PY
 }
 
@@ -97,9 +133,12 @@ for dir in "$@"; do
     fi
     if [ $run_fio = 1 ]; then
       rm -rf "$w/fio" && mkdir "$w/fio" && cp "$w/job.fio" "$w/fio/"
+      sed -n 's|^directory=\([^/].*\)$|\1|p' "$w/job.fio" | while read -r d; do mkdir -p "$w/fio/$d"; done
       [ -f "$w/pre.fio" ] && (cd "$w/fio" && timeout -k 5 100 fio ../pre.fio >/dev/null 2>&1)
       (cd "$w/fio" && timeout -k 5 100 fio --output-format=json --output=fio.json job.fio >fio.out 2>fio.err)
-      result="fio exit $? | $result"
+      frc=$?
+      [ $frc -eq 0 ] && [ $rc -eq 0 ] && result="$result, $(json_keys "$w/fio/fio.json" "$w/dd.json")"
+      result="fio exit $frc | $result"
     fi
     printf '%-40s %s\n' "$(basename "$dir")/$(basename "$f")" "$result"
     rm -rf "$w"
