@@ -181,8 +181,8 @@ J job_json(const Report& rep, const ReportJob& job, bool plus) {
                                         "250", "500", "750", "1000", "2000", ">=2000"};
   const bench::BenchResult& r = job.result;
   J opts = J::object();
-  if (job.spec)
-    for (const auto& [k, v] : job.spec->options) opts[k] = v;
+  if (const bench::FioJob* of = job.options_of ? job.options_of : job.spec)
+    for (const auto& [k, v] : of->options) opts[k] = v;
   const double run_ms = r.job_elapsed() * 1000;
   const std::uint64_t ios = r.dir[0].ios + r.dir[1].ios + r.dir[2].ios;
   J j = J{{"jobname", job.name},

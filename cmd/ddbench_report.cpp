@@ -104,7 +104,7 @@ Report make_report(const bench::DdbenchCommand& cmd, const std::vector<bench::Be
   if (disk_util) rep.disks = std::move(run.disks);
   for (std::size_t k = 0; k < jobs.size(); ++k)
     rep.jobs.push_back(
-        {jobs[k].name, jobs[k].group, 1, int(k + 1), jobs[k].spec, jobs[k].target, std::move(run.results[k])});
+        {jobs[k].name, jobs[k].group, 1, int(k + 1), jobs[k].spec, nullptr, jobs[k].target, std::move(run.results[k])});
   std::vector<unsigned> ids;
   for (const auto& j : rep.jobs)
     if (std::find(ids.begin(), ids.end(), j.group) == ids.end()) ids.push_back(j.group);
@@ -122,6 +122,7 @@ Report make_report(const bench::DdbenchCommand& cmd, const std::vector<bench::Be
     std::vector<const bench::BenchResult*> results;
     for (const ReportJob* j : members) results.push_back(&j->result);
     ReportJob e = *members.front();
+    e.options_of = members.back()->spec;
     e.members = unsigned(members.size());
     e.result = bench::merge_results(results);
     rep.entries.push_back(std::move(e));

@@ -20,6 +20,9 @@ struct ReportJob {
   unsigned members = 1;  // jobs summed into it
   int number = 1;        // fio's job number (1-based), for log file names
   const bench::FioJob* spec = nullptr;
+  // Whose "job options" fio reports: the job's own; for a group_reporting
+  // entry the group's last job's (fio names the entry after the first).
+  const bench::FioJob* options_of = nullptr;
   std::string target;
   bench::BenchResult result;
 };

@@ -387,6 +387,7 @@ struct BenchResult {
   // A pure write's verify read-back, in seconds: fio counts its reads as the
   // job's reads (read.*, over this runtime) and its time in job_runtime.
   double verify_elapsed = 0;
+  bool backlog_reads = false;                  // verify_backlog's reads, counted as the job's reads during the pass
   LatencyHistogram clat;                       // ns per request, submit to completion, both directions
   std::array<BenchDirResult, bench_dirs> dir;  // [dir_read], [dir_write], [dir_trim]
   LatencyHistogram sync_lat;                   // fsync/fdatasync requests (fio's sync object)
@@ -417,7 +418,7 @@ struct BenchResult {
   std::uint64_t runtime_ms() const { return std::uint64_t(elapsed * 1000 + 0.5); }
   // Per direction, as fio reports them: the read-back's reads are a write job's reads.
   bool read_back() const { return verify_elapsed > 0 && !bench_reads(rw); }
-  bool dir_active(BenchDir d) const { return bench_active(rw, d) || (d == dir_read && read_back()); }
+  bool dir_active(BenchDir d) const { return bench_active(rw, d) || (d == dir_read && (read_back() || backlog_reads)); }
   double dir_elapsed(BenchDir d) const { return d == dir_read && read_back() ? verify_elapsed : elapsed; }
   std::uint64_t dir_runtime_ms(BenchDir d) const { return std::uint64_t(dir_elapsed(d) * 1000 + 0.5); }
   double job_elapsed() const { return elapsed + verify_elapsed; }

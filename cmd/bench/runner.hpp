@@ -104,6 +104,7 @@ class Runner {
   // last check, checked once there are verify_backlog of them.
   bool backlog_due() const { return o_.verify_backlog && backlog_.size() >= o_.verify_backlog; }
   void note_backlog(const Slot& s);
+  void count_verify_read(std::uint64_t bytes, std::uint64_t clat);  // one of verify_backlog's reads, as fio counts it
   fsio::Status check_backlog();
   void fail(fsio::Error e) {
     if (!failure_) failure_ = std::move(e);

@@ -203,6 +203,7 @@ BenchResult merge_results(const std::vector<const BenchResult*>& rs) {
     m.total_err += r.total_err;
     m.elapsed = std::max(m.elapsed, r.elapsed);
     m.verify_elapsed = std::max(m.verify_elapsed, r.verify_elapsed);
+    m.backlog_reads = m.backlog_reads || r.backlog_reads;
     m.interrupted = m.interrupted || r.interrupted;
     m.runtime_capped = m.runtime_capped || r.runtime_capped;
     m.stats.requests_queued += r.stats.requests_queued;

@@ -176,6 +176,20 @@ both verifyreads 'all(io(j)["total_ios"] == io(j, 0, "write")["total_ios"] == 25
                   and io(f)["io_bytes"] == io(d)["io_bytes"] == 1 << 20
                   and all(io(j)["clat_ns"]["N"] == 256 and io(j)["runtime"] > 0 for j in (f, d))'
 
+# verify_backlog's reads too (t0005.fio): counted as the job's reads.
+cat >"$T/backlogreads.fio" <<'EOF2'
+[w]
+filename=backlogreads.dat
+size=256k
+bs=4k
+rw=write
+ioengine=psync
+verify=crc32c
+verify_backlog=16
+EOF2
+both backlogreads 'all(io(j)["total_ios"] == io(j, 0, "write")["total_ios"] == io(j)["clat_ns"]["N"] == 64
+                    for j in (f, d)) and io(f)["io_bytes"] == io(d)["io_bytes"] == 256 << 10'
+
 # Options written by their aliases are reported by fio's own names
 # (blocksize as bs, readwrite as rw, ...) in "global options" and "job
 # options": both() fails on a key path one tool has and the other not.
@@ -196,6 +210,25 @@ size=64k
 EOF2
 both aliases 'f["global options"].keys() == d["global options"].keys()
               and all(f["jobs"][n]["job options"].keys() == d["jobs"][n]["job options"].keys() for n in (0, 1))'
+
+# With group_reporting fio reports one entry per group, named after its
+# first job, with its last job's "job options".
+cat >"$T/groupopts.fio" <<'EOF2'
+[global]
+ioengine=null
+size=1m
+group_reporting=1
+[a]
+bs=4k
+[b]
+bs=8k
+rw=write
+[c]
+bs=16k
+iodepth=2
+EOF2
+both groupopts 'len(f["jobs"]) == len(d["jobs"]) == 1 and f["jobs"][0]["jobname"] == d["jobs"][0]["jobname"] == "a"
+                and f["jobs"][0]["job options"] == d["jobs"][0]["job options"] == {"bs": "16k", "iodepth": "2"}'
 
 # A rated job ends with its last request, as fio's does: one 4 KiB read at
 # rate=1 (a byte a second) would otherwise wait 4096 s for a next one.
@@ -372,8 +405,9 @@ both iolog '[l.split(" ", 1)[-1] for l in open(F + "/requests.log")]
 
 # verify_backlog (t0005, t0008, cross-stripe-verify.fio): the writes are
 # checked every N of them during the job; all of them in the end, as many
-# bytes as fio's verify reads (which fio counts in read.*, ddbench not; the
-# mixed job's directions are drawn apart, so only its sums compare).
+# bytes as fio's verify reads, which both count in read.* (the mixed job's
+# directions are drawn apart: its reads are its own and the checks of its
+# writes, 1 MiB in both).
 cat >"$T/backlog.fio" <<'EOF2'
 [global]
 filename=backlog.dat
@@ -396,8 +430,9 @@ verify_backlog=5
 EOF2
 both backlog 'all(d["jobs"][n]["ddbench"]["verify"]["ok"]
                   and d["jobs"][n]["ddbench"]["verify"]["bytes_checked"] == io(d,n,"write")["io_bytes"] for n in (0, 1, 2))
-              and all(io(f,n,"write")["io_bytes"] == io(d,n,"write")["io_bytes"] == io(f,n)["io_bytes"] for n in (0, 2))
-              and io(d,1)["io_bytes"] + io(d,1,"write")["io_bytes"] == io(f,1)["io_bytes"] == 1 << 20'
+              and all(io(f,n,"write")["io_bytes"] == io(d,n,"write")["io_bytes"] == io(f,n)["io_bytes"]
+                      == io(d,n)["io_bytes"] for n in (0, 2))
+              and io(d,1)["io_bytes"] == io(f,1)["io_bytes"] == 1 << 20'
 
 # verify_pattern (t0006, surface-scan.fio): the pattern fills each block
 # after the verify header, and the read-back checks it, in both tools.
