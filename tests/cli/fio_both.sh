@@ -17,7 +17,9 @@ both() {
     else
       (cd "$dir" && "$DDBENCH" --output-format=json --output=out.json "$T/$name.fio" >out.txt 2>err.txt) || rc=$?
     fi
-    [ $rc -eq 0 ] || fail "$name: $tool exited $rc: $(cat "$dir/err.txt" "$dir/out.txt" | tail -5)"
+    # fio writes its errors into the --output file, so each job's error is taken from there too.
+    [ $rc -eq 0 ] || fail "$name: $tool exited $rc: $( (cat "$dir/err.txt" "$dir/out.txt"
+      grep -hE '"(jobname|error)" :|^fio:' "$dir/out.json" 2>/dev/null) | tail -8)"
   done
   python3 - "$T/$name.fio.d" "$T/$name.dd.d" "$omitted" "$check" <<'PY' || fail "$name: fio and ddbench differ"
 import json, os, sys
