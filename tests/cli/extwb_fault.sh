@@ -5,7 +5,7 @@
 # unattached inode), e2fsck -fy must leave a clean filesystem, and the file
 # written before must read back intact.
 . "$(dirname "$0")/lib.sh"
-need mke2fs e2fsck debugfs
+need mke2fs e2fsck debugfs dumpe2fs python3
 
 # What a crash may leave: allocations recorded but not used (leaks), counts
 # and bitmap checksums out of step with the bitmaps, an inode written but
@@ -37,6 +37,21 @@ cat > "$T/allowed" <<'PATTERNS'
 ^.*: [0-9]+/[0-9]+ files \(
 PATTERNS
 
+# leaks_only WHAT: e2fsck -fn's output ($T/fsck) holds only what $T/allowed lists.
+leaks_only() {
+  if grep -vEf "$T/allowed" "$T/fsck" | grep -q .; then cat "$T/fsck"; fail "$1: e2fsck finds more than leaks"; fi
+}
+# repairs IMG WHAT: e2fsck -fy, after which e2fsck -fn is clean.
+repairs() {
+  e2fsck -fy "$1" >/dev/null 2>&1 || true
+  e2fsck -fn "$1" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "$2: still broken after e2fsck -fy"; }
+}
+# intact IMG PATH FILE WHAT: PATH in IMG reads back as FILE (debugfs dump).
+intact() {
+  rm -f "$T/peer"; debugfs -R "dump $2 $T/peer" "$1" >/dev/null 2>&1
+  cmp -s "$T/peer" "$3" || fail "$4: $2, written before the fault, is damaged"
+}
+
 sweep() {  # sweep MKE2FS_OPTS...
   local base=$T/base.img
   mke2fs -q -F -t ext4 "$@" "$base" 64M
@@ -56,17 +71,11 @@ sweep() {  # sweep MKE2FS_OPTS...
       if [ "$frc" -eq 0 ]; then
         clean=$((clean + 1))
       else
-        # Only what e2fsck repairs without losing data we committed.
-        # Only what e2fsck repairs without losing data we committed.
-        if grep -vEf "$T/allowed" "$T/fsck" | grep -q .; then
-          cat "$T/fsck"; fail "$kind:$n: e2fsck finds more than leaks"
-        fi
-        e2fsck -fy "$T/x.img" >/dev/null 2>&1 || true
-        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "$kind:$n: still broken after e2fsck -fy"; }
+        leaks_only "$kind:$n"  # only what e2fsck repairs without losing data we committed
+        repairs "$T/x.img" "$kind:$n"
         repaired=$((repaired + 1))
       fi
-      rm -f "$T/peer"; debugfs -R "dump /dir/keep $T/peer" "$T/x.img" >/dev/null 2>&1
-      cmp -s "$T/peer" "$T/keep" || fail "$kind:$n: the file written before the fault is damaged"
+      intact "$T/x.img" /dir/keep "$T/keep" "$kind:$n"
     done
     [ "$n" -gt 2 ] || fail "$kind: the sweep ended at write $n; it did not reach the metadata"
   done
@@ -99,13 +108,11 @@ htree_sweep() {
       rc=0; FSIO_FAULT=$kind:$n "$EXTWB" put -q "$T/x.img" "/h/a-long-name-to-fill-the-leaves-$i" "$T/new" 2>/dev/null || rc=$?
       [ "$rc" -eq 0 ] && break
       if e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1; then clean=$((clean + 1)); else
-        if grep -vEf "$T/allowed" "$T/fsck" | grep -q .; then cat "$T/fsck"; fail "htree $kind:$n: e2fsck finds more than leaks"; fi
-        e2fsck -fy "$T/x.img" >/dev/null 2>&1 || true
-        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "htree $kind:$n: still broken after e2fsck -fy"; }
+        leaks_only "htree $kind:$n"
+        repairs "$T/x.img" "htree $kind:$n"
         repaired=$((repaired + 1))
       fi
-      rm -f "$T/peer"; debugfs -R "dump /h/keep $T/peer" "$T/x.img" >/dev/null 2>&1
-      cmp -s "$T/peer" "$T/keep" || fail "htree $kind:$n: /h/keep is damaged"
+      intact "$T/x.img" /h/keep "$T/keep" "htree $kind:$n"
       [ "$("$EXTWB" ls "$T/x.img" /h | wc -l)" -ge "$i" ] || fail "htree $kind:$n: names were lost"
     done
   done
@@ -135,12 +142,10 @@ tree_sweep() {
   "$EXTWB" put -q "$T/whole.img" /t "$T/tree"
   cp "$base" "$T/small.img"
   FSIO_META_CACHE=32K "$EXTWB" put -q "$T/small.img" /t "$T/tree"
-  # The same image but for the superblock's s_kbytes_written (early writes
-  # write some blocks twice) and its checksum.
-  cmp -i 2048 "$T/whole.img" "$T/small.img" || fail "tree: the image depends on the metadata cache's size"
-  diff <(dumpe2fs -h "$T/whole.img" 2>/dev/null | grep -v '^Lifetime writes:\|^Checksum:') \
-    <(dumpe2fs -h "$T/small.img" 2>/dev/null | grep -v '^Lifetime writes:\|^Checksum:') ||
-    fail "tree: the superblocks differ in more than s_kbytes_written"
+  # The same image but for the superblocks' s_kbytes_written (early writes
+  # write some blocks twice) and their checksums.
+  python3 "$SRC/tests/cli/ext_cmp_kbytes.py" "$T/whole.img" "$T/small.img" ||
+    fail "tree: the image depends on the metadata cache's size"
   e2fsck -fn "$T/small.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "tree: e2fsck -fn after the put"; }
   put_fails() {
     cp "$base" "$T/c.img"
@@ -160,12 +165,10 @@ tree_sweep() {
         # In the commit, a tree half linked is what e2fsck -fy repairs
         # (unattached inodes, '..' of a directory whose parent's inode is
         # not written yet); what was there before must come through whole.
-        e2fsck -fy "$T/x.img" >/dev/null 2>&1 || true
-        e2fsck -fn "$T/x.img" >"$T/fsck" 2>&1 || { cat "$T/fsck"; fail "tree $kind:$n: still broken after e2fsck -fy"; }
+        repairs "$T/x.img" "tree $kind:$n"
         repaired=$((repaired + 1))
       fi
-      rm -f "$T/peer"; debugfs -R "dump /dir/keep $T/peer" "$T/x.img" >/dev/null 2>&1
-      cmp -s "$T/peer" "$T/keep" || fail "tree $kind:$n: /dir/keep is damaged"
+      intact "$T/x.img" /dir/keep "$T/keep" "tree $kind:$n"
     done
   done
   unset SOURCE_DATE_EPOCH
