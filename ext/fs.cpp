@@ -221,14 +221,19 @@ fsio::Status Filesystem::spill() {
   std::vector<std::uint64_t> all;
   all.reserve(cache_.size());
   for (const auto& [block, c] : cache_) all.push_back(block);
-  std::sort(all.begin(), all.end());
+  return write_and_drop(std::move(all));
+}
+
+fsio::Status Filesystem::write_and_drop(std::vector<std::uint64_t> blocks) {
+  std::sort(blocks.begin(), blocks.end());
   auto plug = q_->plug();
-  for (std::uint64_t b : all) plug.write(b * l_.block_size, cache_.at(b).buf.span());
+  for (std::uint64_t b : blocks) plug.write(b * l_.block_size, cache_.at(b).buf.span());
   FSIO_TRY(plug.finish());
-  for (std::uint64_t b : all)
+  for (std::uint64_t b : blocks) {
     if (const Cached& c = cache_.at(b); c.dirty && c.kind == MetaKind::fresh) spilled_fresh_.insert(b);
-  spilled_.insert(all.begin(), all.end());
-  cache_.clear();
+    spilled_.insert(b);
+    cache_.erase(b);
+  }
   return {};
 }
 
@@ -249,16 +254,7 @@ fsio::Status Filesystem::spill_unseen() {
   for (const auto& [block, c] : cache_)
     if (c.dirty && (c.kind == MetaKind::fresh || (c.kind == MetaKind::inode_table && unseen_inodes(block))))
       out.push_back(block);
-  std::sort(out.begin(), out.end());
-  auto plug = q_->plug();
-  for (std::uint64_t b : out) plug.write(b * l_.block_size, cache_.at(b).buf.span());
-  FSIO_TRY(plug.finish());
-  for (std::uint64_t b : out) {
-    if (cache_.at(b).kind == MetaKind::fresh) spilled_fresh_.insert(b);
-    spilled_.insert(b);
-    cache_.erase(b);
-  }
-  return {};
+  return write_and_drop(std::move(out));
 }
 
 BlockReader Filesystem::reader() {

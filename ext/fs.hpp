@@ -160,6 +160,9 @@ class Filesystem {
   Filesystem() = default;
   fsio::Status load(const OpenOptions& o, std::span<const std::byte> superblock = {});
   fsio::Status load_groups();
+  // spill()'s and spill_unseen()'s end: `blocks` written in block order as
+  // one plugged batch, then dropped from the cache (fresh ones stay fresh).
+  fsio::Status write_and_drop(std::vector<std::uint64_t> blocks);
   fsio::Result<std::optional<std::uint32_t>> find_hashed(const Inode& dir, std::string_view name,
                                                          const std::vector<Extent>& list);
 
