@@ -175,7 +175,7 @@ std::string plot_svg(const std::vector<PlotJob>& jobs, const std::string& title)
     const unsigned w = r.log_window_ms;
     for (unsigned d = 0; d < bench_dirs; ++d) {
       if (!r.dir_active(BenchDir(d))) continue;
-      const bool several = bench_mixed(r.rw) || bench_trims(r.rw) || r.read_back();
+      const bool several = bench_mixed(r.rw) || bench_trims(r.rw) || r.verify_reads_only();
       const std::string label = j.name + (several ? std::string(" ") + bench_dir_name(BenchDir(d)) : "");
       Series b{label, {}}, i{label, {}}, l{label, {}};
       for (const auto& s : r.log_samples)

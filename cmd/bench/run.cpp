@@ -81,7 +81,7 @@ void sum_directions(BenchResult& res) {
   res.io_bytes = res.ios = 0;
   res.clat = {};
   for (unsigned k = 0; k < bench_dirs; ++k) {
-    if (k == dir_read && !bench_reads(res.rw) && (res.read_back() || res.backlog_reads)) continue;
+    if (k == dir_read && res.verify_reads_only()) continue;
     const BenchDirResult& d = res.dir[k];
     res.io_bytes += d.io_bytes;
     res.ios += d.ios;

@@ -416,9 +416,11 @@ struct BenchResult {
   double bw_bytes() const { return elapsed > 0 ? double(io_bytes) / elapsed : 0; }
   double iops() const { return elapsed > 0 ? double(ios) / elapsed : 0; }
   std::uint64_t runtime_ms() const { return std::uint64_t(elapsed * 1000 + 0.5); }
-  // Per direction, as fio reports them: the read-back's reads are a write job's reads.
+  // Per direction, as fio reports them: a pure write's reads are its verify
+  // reads (the read-back, over its own runtime, or verify_backlog's checks).
   bool read_back() const { return verify_elapsed > 0 && !bench_reads(rw); }
-  bool dir_active(BenchDir d) const { return bench_active(rw, d) || (d == dir_read && (read_back() || backlog_reads)); }
+  bool verify_reads_only() const { return read_back() || (backlog_reads && !bench_reads(rw)); }
+  bool dir_active(BenchDir d) const { return bench_active(rw, d) || (d == dir_read && verify_reads_only()); }
   double dir_elapsed(BenchDir d) const { return d == dir_read && read_back() ? verify_elapsed : elapsed; }
   std::uint64_t dir_runtime_ms(BenchDir d) const { return std::uint64_t(dir_elapsed(d) * 1000 + 0.5); }
   double job_elapsed() const { return elapsed + verify_elapsed; }
