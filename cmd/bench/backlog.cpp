@@ -17,19 +17,6 @@
 
 namespace bench::detail {
 
-void Runner::count_verify_read(std::uint64_t bytes, std::uint64_t clat) {
-  BenchDirResult& d = res_->dir[dir_read];
-  d.clat.add(clat, 1);
-  if (async_) {
-    d.slat.add(0, 1);
-    d.lat.add(clat, 1);
-  }
-  ++d.ios;
-  d.io_bytes += bytes;
-  res_->lat_buckets.add(clat, 1);
-  res_->backlog_reads = true;
-}
-
 void Runner::note_backlog(const Slot& s) {
   if (!o_.verify_backlog || !spec_->stamp || !res_->verify) return;
   backlog_.emplace_back(s.offset, s.want);
@@ -46,7 +33,10 @@ fsio::Status Runner::check_backlog() {
     const std::string ctx = "verify_backlog: read " + std::to_string(want) + " bytes at " + fsio::format_hex(offset);
     if (n < 0) return dev_.error(fsio::errno_error(errno, ctx));
     if (std::uint64_t(n) != want) return dev_.error(fsio::make_error(fsio::Errc::io, ctx + ": unexpected end of file"));
-    if (spec_->measured && !ramping_) count_verify_read(want, t1 - t0);
+    if (spec_->measured && !ramping_) {  // one of the job's reads, its pread the completion
+      count(dir_read, want, 1, t1 - t0, 0);
+      res_->backlog_reads = true;
+    }
     v.bytes_checked += want;
     if (auto m = check_pattern(got, offset, o_.seed, o_.verify_pattern)) {
       ++v.bad_blocks;

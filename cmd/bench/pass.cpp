@@ -231,6 +231,20 @@ void Runner::dump_bad_block(std::span<const std::byte> got, std::uint64_t offset
   }
 }
 
+void Runner::count(BenchDir dir, std::uint64_t bytes, std::uint64_t n, std::uint64_t clat, std::uint64_t slat) {
+  BenchDirResult& d = res_->dir[dir];
+  d.clat.add(clat, n);
+  // psync has no submission latency: its total latency is its clat, which
+  // finish_pass copies (one accumulator less per request).
+  if (async_) {
+    d.slat.add(slat, n);
+    d.lat.add(clat + slat, n);
+  }
+  d.ios += n;
+  d.io_bytes += bytes;
+  res_->lat_buckets.add(clat + slat, n);
+}
+
 void Runner::complete(unsigned lead, std::uint64_t t) {
   const Slot& l = slots_[lead];
   const std::uint64_t clat = t > l.t_submit ? t - l.t_submit : 0;
@@ -262,18 +276,9 @@ void Runner::complete(unsigned lead, std::uint64_t t) {
   if (progress_ && spec_->measured) progress_->add(bytes);
   if (ramping_) return;
   const std::uint64_t n = l.nmembers;
+  count(l.dir, bytes, n, clat, slat);
   BenchDirResult& d = res_->dir[l.dir];
-  d.clat.add(clat, n);
   if (!d.prios.empty()) d.prios[l.prio_index].clat.add(clat, n);
-  // psync has no submission latency: its total latency is its clat, which
-  // finish_pass copies (one accumulator less per request).
-  if (async_) {
-    d.slat.add(slat, n);
-    d.lat.add(clat + slat, n);
-  }
-  d.ios += n;
-  d.io_bytes += bytes;
-  res_->lat_buckets.add(clat + slat, n);
   if (!spec_->measured) return;  // the read-back: counted, not paced, sampled or judged
   if (o_.ss_probe) {
     o_.ss_probe->bytes.fetch_add(bytes, std::memory_order_relaxed);

@@ -104,7 +104,6 @@ class Runner {
   // last check, checked once there are verify_backlog of them.
   bool backlog_due() const { return o_.verify_backlog && backlog_.size() >= o_.verify_backlog; }
   void note_backlog(const Slot& s);
-  void count_verify_read(std::uint64_t bytes, std::uint64_t clat);  // one of verify_backlog's reads, as fio counts it
   fsio::Status check_backlog();
   void fail(fsio::Error e) {
     if (!failure_) failure_ = std::move(e);
@@ -114,6 +113,8 @@ class Runner {
   fsio::Status reap();
   void handle_completion(const fsio::IoCompletion& c, std::uint64_t t);
   void complete(unsigned lead, std::uint64_t t);
+  // `n` requests of `bytes` in all completed in direction `dir`: counts, latencies, buckets.
+  void count(BenchDir dir, std::uint64_t bytes, std::uint64_t n, std::uint64_t clat, std::uint64_t slat);
   void dump_bad_block(std::span<const std::byte> got, std::uint64_t offset, VerifyResult& v);
   fsio::Status sync_now();
   void check_clock(std::uint64_t t);
