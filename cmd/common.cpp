@@ -71,6 +71,12 @@ nlohmann::json to_json(const IoStats& s) {
 
 std::string version_line(const std::string& tool) { return tool + " (fsio) " + kVersion; }
 
+Result<std::uint64_t> test_size(const char* variable, std::uint64_t fallback) {
+  const char* text = std::getenv(variable);
+  if (text == nullptr || *text == '\0') return fallback;
+  return FSIO_TRY_CTX(parse_size(text), variable);
+}
+
 Result<std::optional<std::int64_t>> source_date_epoch() {
   const char* text = std::getenv("SOURCE_DATE_EPOCH");
   if (text == nullptr) return std::optional<std::int64_t>();

@@ -61,6 +61,12 @@ int announce_environment(const char* tool);
 // of seconds since the epoch, 0 or more".
 Result<std::optional<std::int64_t>> source_date_epoch();
 
+// A size a test sets through the environment (FSIO_META_CACHE,
+// FSIO_DATA_BATCH: small caches and batches, to exercise spills and
+// readers): the variable's size when set and not empty, else `fallback`; a
+// malformed one is parse_size's error naming the variable.
+Result<std::uint64_t> test_size(const char* variable, std::uint64_t fallback);
+
 // What `TOOL --version` prints, the same shape for every tool:
 // "mkfat (fsio) 0.1.0".
 std::string version_line(const std::string& tool);

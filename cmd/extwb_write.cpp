@@ -13,7 +13,6 @@
 #include "cmd/extwb.hpp"
 #include "cmd/tree/source.hpp"
 #include "ext/ops.hpp"
-#include "libfsio/size.hpp"
 #include "libfsio/apart.hpp"
 #include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
@@ -202,8 +201,7 @@ fsio::Result<ext::PutOptions> put_options(const Common& c, const WriteArgs& a) {
   o.writeback.dirty_limit = a.dirty_limit;
   o.writeback.chunk = a.writeback_chunk;
   o.writeback.sparse = a.sparse;
-  if (const char* env = std::getenv("FSIO_META_CACHE"); env && *env)  // tests: a small cache spills often
-    o.meta_cache = FSIO_TRY_CTX(fsio::parse_size(env), "FSIO_META_CACHE");
+  o.meta_cache = FSIO_TRY(fsio::cli::test_size("FSIO_META_CACHE", o.meta_cache));
   FSIO_TRY(check_writeback_limits(a));
   FSIO_TRY(tree_owners(a, o));
   return o;

@@ -2,8 +2,8 @@
 #include "cmd/mkext4_tree.hpp"
 
 #include <cerrno>
-#include <cstdlib>
 
+#include "cmd/common.hpp"
 #include "cmd/tree/source.hpp"
 #include "libfsio/apart.hpp"
 #include "libfsio/size.hpp"
@@ -83,10 +83,8 @@ Result<IoStats> Mkext4Tree::fill(std::unique_ptr<Device> device, std::unique_ptr
   // writes them all after the tree: until then no filesystem is visible, so
   // metadata goes out as the cache fills and memory stays bounded.
   tx.early_writes = true;
-  if (const char* env = std::getenv("FSIO_META_CACHE"); env && *env)  // tests: a small cache spills often
-    opt_.cache_bytes = FSIO_TRY_CTX(fsio::parse_size(env), "FSIO_META_CACHE");
-  if (const char* env = std::getenv("FSIO_DATA_BATCH"); env && *env)  // tests: small batches, two readers
-    opt_.batch_bytes = FSIO_TRY_CTX(fsio::parse_size(env), "FSIO_DATA_BATCH");
+  opt_.cache_bytes = FSIO_TRY(test_size("FSIO_META_CACHE", opt_.cache_bytes));
+  opt_.batch_bytes = FSIO_TRY(test_size("FSIO_DATA_BATCH", opt_.batch_bytes));
   ext::Inode root = FSIO_TRY(fs->read_inode(ext::EXT2_ROOT_INO));
   ext::TreeFill fill(tx, tree_, opt_);
   if (auto st = fill.plan(root, false); !st) {
