@@ -78,8 +78,6 @@ for line in lines:
         line = "filename=%s\n" % ":".join(parts)
     elif eq and k == "directory" and v.strip().startswith("/"):
         line = "directory=%s\n" % work
-    elif eq and k == "directory":
-        os.makedirs(os.path.join(work, v.strip()), exist_ok=True)
     elif eq and k == "startdelay" and v.strip().isdigit():
         line = "startdelay=%d\n" % min(int(v), 2)
     sized = sized or (eq and k in ("size", "filesize", "io_size"))
@@ -89,6 +87,13 @@ for d in list(devs.values()) + ([] if sized else list(files.values())):
     if not os.path.exists(d):
         open(d, "wb").truncate(64 << 20)
 PY
+}
+
+# make_dirs WHERE: the relative directory= paths of $w/job.fio made under
+# WHERE (the tool's working directory), as the job expects them there.
+make_dirs() {
+  sed -n 's|^[[:space:]]*directory[[:space:]]*=[[:space:]]*\([^/[:space:]].*\)$|\1|p' "$w/job.fio" |
+    while read -r d; do mkdir -p "$1/$d"; done
 }
 
 # json_keys FIO_JSON DD_JSON: "keys as fio's", or how many key paths differ
@@ -117,6 +122,7 @@ for dir in "$@"; do
     w=$tmp/$(basename "$f" .fio)
     mkdir -p "$w"
     shrink "$f" "$w/job.fio" "$w"
+    make_dirs "$w"
     # fio's t/jobs pairs: NAME-post.fio checks what NAME-pre.fio wrote, so pre runs first
     pre=${f%-post.fio}-pre.fio
     if [ "$pre" != "$f" ] && [ -f "$pre" ]; then
@@ -133,7 +139,7 @@ for dir in "$@"; do
     fi
     if [ $run_fio = 1 ]; then
       rm -rf "$w/fio" && mkdir "$w/fio" && cp "$w/job.fio" "$w/fio/"
-      sed -n 's|^directory=\([^/].*\)$|\1|p' "$w/job.fio" | while read -r d; do mkdir -p "$w/fio/$d"; done
+      make_dirs "$w/fio"
       [ -f "$w/pre.fio" ] && (cd "$w/fio" && timeout -k 5 100 fio ../pre.fio >/dev/null 2>&1)
       (cd "$w/fio" && timeout -k 5 100 fio --output-format=json --output=fio.json job.fio >fio.out 2>fio.err)
       frc=$?
