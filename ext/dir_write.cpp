@@ -89,14 +89,19 @@ fsio::Result<NewDirBlock> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir)
 
 fsio::Result<NewDirBlock> copy_dir_block(Filesystem& fs, Allocator& alloc, Inode& dir, std::uint32_t logical) {
   auto extents = FSIO_TRY(fs.extents(dir));
-  // A block this transaction allocated is not on the device yet: nothing
-  // can see it change, so it is changed in place (copying it again at each
-  // leaf split made a tree of N names cost O(N^2)).
+  // A block this transaction allocated is not linked on the device yet:
+  // nothing can see it change, so it is changed in place (copying it again
+  // at each leaf split made a tree of N names cost O(N^2)). It is marked
+  // dirty here, as a copy is: once a spill has written it out, it comes
+  // back into the cache clean, and the caller's changes (a split's lower
+  // half, when the new name goes to the upper one) would be dropped.
   for (const Extent& e : extents) {
     if (e.unwritten || logical < e.logical || logical - e.logical >= e.len) continue;
     const std::uint64_t b = e.physical + (logical - e.logical);
-    if (fs.is_fresh(b)) return NewDirBlock{b, logical, FSIO_TRY(fs.meta(b))};
-    break;
+    if (!fs.is_fresh(b)) break;
+    auto data = FSIO_TRY(fs.meta(b));
+    fs.mark_dirty(b, MetaKind::fresh);
+    return NewDirBlock{b, logical, data};
   }
   std::vector<Extent> remapped;
   std::uint64_t old = 0;

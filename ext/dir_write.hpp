@@ -48,7 +48,8 @@ fsio::Result<NewDirBlock> grow_dir(Filesystem& fs, Allocator& alloc, Inode& dir)
 // Copy-on-write: moves logical block `logical` to a new block holding the
 // same bytes (the old one is freed after the commit), so changes to it only
 // become visible with the inode write that remaps it. A block allocated in
-// this transaction is returned as it is: it is not on the device yet.
+// this transaction is returned as it is: nothing links it on the device yet.
+// Either way the block returned is marked dirty, for the caller to change.
 fsio::Result<NewDirBlock> copy_dir_block(Filesystem& fs, Allocator& alloc, Inode& dir, std::uint32_t logical);
 // Rebuilds the directory's extent tree for `extents` (old tree blocks freed).
 fsio::Status rebuild_dir_tree(Filesystem& fs, Allocator& alloc, Inode& dir, std::vector<Extent> extents,
