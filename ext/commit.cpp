@@ -120,7 +120,7 @@ fsio::Status Transaction::write_superblocks() {
 fsio::Status Transaction::prepare() {
   const Layout& l = fs_.layout();
   FSIO_TRY(alloc_.check_frees());
-  FSIO_TRY(fs_.zero_spilled_frees());  // early writes only; before any data may land there
+  FSIO_TRY(fs_.zero_spilled_frees(early_writes));  // before any data may land there
   // The superblock backups and their descriptor copies (write_superblocks).
   const bool meta_bg = l.has_incompat(EXT2_FEATURE_INCOMPAT_META_BG);
   for (std::uint32_t g = 1; g < l.group_count; ++g) {

@@ -159,6 +159,7 @@ fsio::Status Filesystem::prefetch(const std::vector<Extent>& runs, std::uint64_t
 
 std::span<std::byte> Filesystem::meta_new(std::uint64_t block, MetaKind kind) {
   spilled_freed_.erase(block);  // metadata again: written with its new bytes
+  freed_old_.erase(block);
   Cached& c = cache_[block];
   if (c.buf.size() == 0) c.buf = fsio::AlignedBuffer(l_.block_size);
   else c.buf.zero();
@@ -197,20 +198,24 @@ void Filesystem::mark_clean(std::uint64_t block) {
 }
 
 void Filesystem::forget(std::uint64_t block) {
+  const bool fresh = is_fresh(block);
   cache_.erase(block);
   spilled_fresh_.erase(block);
   if (spilled_.erase(block)) spilled_freed_.insert(block);
+  else if (!fresh) freed_old_.insert(block);
 }
 
-fsio::Status Filesystem::zero_spilled_frees() {
-  if (spilled_freed_.empty()) return {};
+fsio::Status Filesystem::zero_spilled_frees(bool old_too) {
   std::vector<std::uint64_t> blocks(spilled_freed_.begin(), spilled_freed_.end());
+  if (old_too) blocks.insert(blocks.end(), freed_old_.begin(), freed_old_.end());
+  if (blocks.empty()) return {};
   std::sort(blocks.begin(), blocks.end());
   const fsio::AlignedBuffer zeros(l_.block_size);
   auto plug = q_->plug();
   for (std::uint64_t b : blocks) plug.write(b * l_.block_size, zeros.span());
   FSIO_TRY(plug.finish());
   spilled_freed_.clear();
+  if (old_too) freed_old_.clear();
   return {};
 }
 

@@ -123,9 +123,12 @@ class Filesystem {
   // Zeros over the blocks spill() wrote that were freed since and not made
   // metadata again (a directory's old extent tree blocks): without, free
   // space would hold them, and the image would depend on when the cache
-  // spilled. Before any file data is written (Transaction::prepare), since
-  // such a block may have become a file's.
-  fsio::Status zero_spilled_frees();
+  // spilled. With `old_too` (early writes: no filesystem is visible yet)
+  // also over the freed blocks that were on the device before this
+  // transaction (mkfs's root block, once the root is an htree), which a
+  // spill may or may not have overwritten. Before any file data is written
+  // (Transaction::prepare), since such a block may have become a file's.
+  fsio::Status zero_spilled_frees(bool old_too);
   BlockReader reader();
 
   // Inodes. read_inode checks the number, the checksum and i_extra_isize.
@@ -185,6 +188,7 @@ class Filesystem {
   std::unordered_set<std::uint64_t> spilled_fresh_;  // fresh blocks spill() wrote and dropped
   std::unordered_set<std::uint64_t> spilled_;        // every block spill() wrote
   std::unordered_set<std::uint64_t> spilled_freed_;  // of those, freed since and not meta_new'd
+  std::unordered_set<std::uint64_t> freed_old_;      // freed, not spilled, on the device before; not meta_new'd
 };
 
 // Splits "/a//b/c" into {"a", "b", "c"}.
