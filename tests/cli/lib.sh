@@ -142,6 +142,12 @@ traced() { ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace "
 
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
+# debugfs_names IMG DIR: the names debugfs lists in DIR (ls -p:
+# /inode/mode/uid/gid/name/size/), without . and .., sorted.
+debugfs_names() {
+  debugfs -R "ls -p $2" "$1" 2> /dev/null | awk -F/ 'NF > 5 && $6 != "." && $6 != ".." { print $6 }' | sort
+}
+
 pass() { echo "ok: $*"; }
 
 # crash_points FIRST LAST: the write numbers a fault sweep crashes at. Every
