@@ -63,10 +63,18 @@ def clean(image):
     return subprocess.run(["e2fsck", "-fn", image], capture_output=True).returncode == 0
 
 
+def clear(work):
+    """Removes the last round's tree and images (a failed round's are kept under other names)."""
+    shutil.rmtree(os.path.join(work, "tree"), ignore_errors=True)
+    for image in ("made.img", "put.img"):
+        if os.path.exists(os.path.join(work, image)):
+            os.remove(os.path.join(work, image))
+
+
 def round_ok(n, seed, args, work):
     rnd = random.Random(seed)
+    clear(work)
     tree = os.path.join(work, "tree")
-    shutil.rmtree(tree, ignore_errors=True)
     make_tree(tree, rnd, args.wide)
     hash_seed = str(uuid.UUID(int=rnd.getrandbits(128)))
     cache = rnd.choice(CACHES)
@@ -74,9 +82,6 @@ def round_ok(n, seed, args, work):
     env = dict(os.environ, SOURCE_DATE_EPOCH="1700000000", FSIO_META_CACHE=cache)
     mkext4, extwb = os.path.join(args.build, "cmd/mkext4"), os.path.join(args.build, "cmd/extwb")
     made, put = os.path.join(work, "made.img"), os.path.join(work, "put.img")
-    for image in (made, put):
-        if os.path.exists(image):
-            os.remove(image)
     problems = []
 
     def judge(what, r, image):
@@ -117,10 +122,7 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix="fsio-ext-stress.", dir="/var/tmp")
     os.makedirs(work, exist_ok=True)
     bad = sum(not round_ok(k, first + k, args, work) for k in range(args.rounds))
-    shutil.rmtree(os.path.join(work, "tree"), ignore_errors=True)
-    for image in ("made.img", "put.img"):
-        if os.path.exists(os.path.join(work, image)):
-            os.remove(os.path.join(work, image))
+    clear(work)
     print("ext_stress: %d rounds from seed %d%s, %d failed%s" %
           (args.rounds, first, " (--wide)" if args.wide else "", bad, "; images kept in " + work if bad else ""))
     if not bad and not args.work:
