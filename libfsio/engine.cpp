@@ -40,7 +40,8 @@ Error bad_fault(std::string_view text, const char* why) {
   return make_error(
       Errc::invalid_argument,
       "FSIO_FAULT='" + std::string(text) + "': " + why +
-          " (expected fail:N, tear:N or tear:N:BYTES, optionally :nocrash, readfail:N or badrange:OFFSET:BYTES)");
+          " (expected fail:N, tear:N or tear:N:BYTES, optionally :nocrash, readfail:N, badrange:OFFSET:BYTES, "
+          "sigint:N or readsigint:N)");
 }
 
 // FSIO_FAULT_PATH names the one file or device FSIO_FAULT is for: the fd
@@ -80,6 +81,10 @@ Result<std::optional<FaultSpec>> fault_spec_from_env() {
     spec.kind = FaultSpec::Kind::read_fail;
     spec.crash = false;
     if (parts.size() != 2 || text.ends_with(":nocrash")) return bad_fault(text, "readfail takes only a read number");
+  } else if (parts[0] == "sigint" || parts[0] == "readsigint") {
+    spec.kind = parts[0] == "sigint" ? FaultSpec::Kind::sigint : FaultSpec::Kind::read_sigint;
+    spec.crash = false;
+    if (parts.size() != 2 || text.ends_with(":nocrash")) return bad_fault(text, "sigint takes only a request number");
   } else if (parts[0] == "badrange") {
     spec.kind = FaultSpec::Kind::bad_range;
     spec.crash = false;
@@ -102,6 +107,8 @@ std::string describe(const FaultSpec& spec) {
   const std::string n = std::to_string(spec.nth_write);
   switch (spec.kind) {
     case FaultSpec::Kind::read_fail: return "read request " + n + " fails with an injected I/O error";
+    case FaultSpec::Kind::sigint: return "SIGINT is raised as write request " + n + " is queued, as if Ctrl-C";
+    case FaultSpec::Kind::read_sigint: return "SIGINT is raised as read request " + n + " is queued, as if Ctrl-C";
     case FaultSpec::Kind::bad_range:
       return "every read of bytes " + std::to_string(spec.bad_offset) + " to " +
              std::to_string(spec.bad_offset + spec.bad_bytes) + " fails with an injected I/O error";
@@ -148,9 +155,11 @@ Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned de
 
 Result<std::vector<std::string>> environment_overrides() {
   std::vector<std::string> notes;
-  if (auto fault = FSIO_TRY(fault_spec_from_env()))
-    notes.push_back("FSIO_FAULT=" + std::string(std::getenv("FSIO_FAULT")) +
-                    " is set: test fault injection is on: " + describe(*fault) + "; such errors are not the disk's");
+  if (auto fault = FSIO_TRY(fault_spec_from_env())) {
+    const bool sigint = fault->kind == FaultSpec::Kind::sigint || fault->kind == FaultSpec::Kind::read_sigint;
+    notes.push_back("FSIO_FAULT=" + std::string(std::getenv("FSIO_FAULT")) + " is set: test fault injection is on: " +
+                    describe(*fault) + (sigint ? "; that interrupt is not the user's" : "; such errors are not the disk's"));
+  }
   if (const char* path = std::getenv("FSIO_FAULT_PATH"); path && *path)
     notes.push_back("FSIO_FAULT_PATH=" + std::string(path) + " is set: FSIO_FAULT applies only to " + path);
   if (auto kind = FSIO_TRY(engine_kind_from_env()))

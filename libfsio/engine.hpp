@@ -110,8 +110,10 @@ std::unique_ptr<Engine> make_sync_engine(int fd, unsigned depth);
 // injected write's offset. `read_fail` fails the Nth read request instead
 // (a bad sector); nothing else is affected.
 struct FaultSpec {
-  enum class Kind { fail, tear, read_fail, bad_range };
-  std::uint64_t nth_write = 1;  // the Nth write, or with read_fail the Nth read
+  // sigint and read_sigint raise SIGINT as the Nth write or read is queued
+  // and let it through: a Ctrl-C that lands at a known point of the work.
+  enum class Kind { fail, tear, read_fail, bad_range, sigint, read_sigint };
+  std::uint64_t nth_write = 1;  // the Nth write, or with read_fail and read_sigint the Nth read
   Kind kind = Kind::fail;
   std::uint64_t tear_bytes = 0;  // 0: half the request
   bool crash = true;
@@ -122,8 +124,8 @@ struct FaultSpec {
 };
 
 // Reads FSIO_FAULT="fail:N", "tear:N", "tear:N:BYTES" (optional ":nocrash"
-// suffix), "readfail:N" or "badrange:OFFSET:BYTES" (byte offsets of the file
-// descriptor). nullopt when unset; Errc::invalid_argument when malformed.
+// suffix), "readfail:N", "badrange:OFFSET:BYTES" (byte offsets of the file
+// descriptor), "sigint:N" or "readsigint:N". nullopt when unset; Errc::invalid_argument when malformed.
 Result<std::optional<FaultSpec>> fault_spec_from_env();
 std::unique_ptr<Engine> make_fault_engine(std::unique_ptr<Engine> inner, const FaultSpec& spec);
 

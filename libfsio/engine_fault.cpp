@@ -10,6 +10,9 @@
 // write leaves on the device. Reads pass through, except the Nth one in
 // read_fail mode (a bad sector once) and, in bad_range mode, every read that
 // touches the range (sectors that stay unreadable, as a scan must find them).
+// In sigint and read_sigint mode nothing fails: the process raises SIGINT as
+// the Nth write or read is queued, so a test's Ctrl-C lands at a known point
+// of the work however fast the machine is.
 //
 // Completions come back in the order the requests failed: the injected one
 // before those the crash failed after it (a torn request's synthesized
@@ -17,6 +20,7 @@
 // first error a caller sees is the injected write's.
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <deque>
 #include <vector>
 
@@ -36,6 +40,12 @@ class FaultEngine final : public Engine {
 
   Status queue(const IoRequest& req) override {
     if (in_flight() >= depth()) return make_error(Errc::busy, "fault engine queue full");
+    if (spec_.kind == FaultSpec::Kind::sigint || spec_.kind == FaultSpec::Kind::read_sigint) {
+      const bool read = spec_.kind == FaultSpec::Kind::read_sigint;
+      if (req.op == (read ? IoOp::read : IoOp::write) && ++(read ? reads_ : writes_) == spec_.nth_write)
+        std::raise(SIGINT);
+      return inner_->queue(req);
+    }
     if (req.op == IoOp::read) {
       if ((spec_.kind == FaultSpec::Kind::read_fail && ++reads_ == spec_.nth_write) || in_bad_range(req)) {
         pending_.push_back({req.user_data, -EIO});

@@ -83,6 +83,17 @@ TEST(FaultSpecFromEnv, ParsesFailTearBytesAndNocrash) {
     EXPECT_FALSE(s.crash);
   }
   {
+    FaultEnv env("readsigint:12");
+    auto s = **fault_spec_from_env();
+    EXPECT_EQ(s.kind, FaultSpec::Kind::read_sigint);
+    EXPECT_EQ(s.nth_write, 12u);
+    EXPECT_EQ(describe(s), "SIGINT is raised as read request 12 is queued, as if Ctrl-C");
+  }
+  {
+    FaultEnv env("sigint:1");
+    EXPECT_EQ(describe(**fault_spec_from_env()), "SIGINT is raised as write request 1 is queued, as if Ctrl-C");
+  }
+  {
     FaultEnv env("badrange:20971520:8192");
     auto s = **fault_spec_from_env();
     EXPECT_EQ(s.kind, FaultSpec::Kind::bad_range);
@@ -97,7 +108,8 @@ TEST(FaultSpecFromEnv, MalformedIsInvalidArgumentQuotingTheValue) {
   for (const char* bad :
        {"fail", "fail:0", "fail:x", "fail:1:2", "tear:1:2:3", "zap:1", "tear:1:-5", "nocrash", "readfail", "readfail:0",
         "readfail:1:2", "readfail:1:nocrash", "badrange:1", "badrange:1:0", "badrange:x:1", "badrange:1:2:3",
-        "badrange:1:2:nocrash", "badrange:18446744073709551615:2"}) {
+        "badrange:1:2:nocrash", "badrange:18446744073709551615:2", "sigint", "sigint:0", "sigint:1:2",
+        "readsigint:1:nocrash", "sigint:-1"}) {
     FaultEnv env(bad);
     auto spec = fault_spec_from_env();
     ASSERT_FALSE(spec) << bad;

@@ -2,10 +2,12 @@
 // propagation with the offset and errno.
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstring>
 
 #include "io_test_util.hpp"
 #include "libfsio/buffer.hpp"
+#include "libfsio/progress.hpp"
 
 namespace fsio::test {
 namespace {
@@ -186,6 +188,27 @@ TEST_P(Fault, BadRangeFailsEveryReadTouchingItAndNothingElse) {
   auto st = q.read(0x8800, r.span());
   EXPECT_FALSE(st) << "a read overlapping the range's start";
   EXPECT_TRUE(q.flush());
+}
+
+// A Ctrl-C at a known request: SIGINT reaches the tool's handler as the Nth
+// write (or read) is queued, and every request still goes through.
+TEST_P(Fault, SigintArrivesAtTheNthRequestOfItsKindAndNothingFails) {
+  for (auto kind : {FaultSpec::Kind::sigint, FaultSpec::Kind::read_sigint}) {
+    const bool reads = kind == FaultSpec::Kind::read_sigint;
+    TempImage img(1 << 20);
+    Device dev = open_or_die(img.path(), rw_options());
+    IoQueue q = faulty_queue(dev, {.nth_write = 3, .kind = kind, .crash = false});
+    InterruptGuard guard;
+    AlignedBuffer w = filled(4096, 9), r(4096);
+    for (unsigned i = 0; i < 5; ++i) {
+      ASSERT_TRUE(q.write(i * 0x2000ull, w.span())) << i;
+      ASSERT_TRUE(q.read(i * 0x2000ull, r.span())) << i;
+      EXPECT_EQ(std::memcmp(r.data(), w.data(), 4096), 0) << i;
+      EXPECT_EQ(InterruptGuard::requested(), i >= 2) << (reads ? "read " : "write ") << i + 1;
+    }
+    EXPECT_EQ(InterruptGuard::signal_number(), SIGINT);
+    EXPECT_TRUE(q.flush());
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, Fault, ::testing::Values(EngineKind::uring, EngineKind::psync), engine_param_name);
