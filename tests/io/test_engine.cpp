@@ -105,11 +105,29 @@ TEST(FaultSpecFromEnv, ParsesFailTearBytesAndNocrash) {
 }
 
 TEST(FaultSpecFromEnv, MalformedIsInvalidArgumentQuotingTheValue) {
-  for (const char* bad :
-       {"fail", "fail:0", "fail:x", "fail:1:2", "tear:1:2:3", "zap:1", "tear:1:-5", "nocrash", "readfail", "readfail:0",
-        "readfail:1:2", "readfail:1:nocrash", "badrange:1", "badrange:1:0", "badrange:x:1", "badrange:1:2:3",
-        "badrange:1:2:nocrash", "badrange:18446744073709551615:2", "sigint", "sigint:0", "sigint:1:2",
-        "readsigint:1:nocrash", "sigint:-1"}) {
+  for (const char* bad : {"fail",
+                          "fail:0",
+                          "fail:x",
+                          "fail:1:2",
+                          "tear:1:2:3",
+                          "zap:1",
+                          "tear:1:-5",
+                          "nocrash",
+                          "readfail",
+                          "readfail:0",
+                          "readfail:1:2",
+                          "readfail:1:nocrash",
+                          "badrange:1",
+                          "badrange:1:0",
+                          "badrange:x:1",
+                          "badrange:1:2:3",
+                          "badrange:1:2:nocrash",
+                          "badrange:18446744073709551615:2",
+                          "sigint",
+                          "sigint:0",
+                          "sigint:1:2",
+                          "readsigint:1:nocrash",
+                          "sigint:-1"}) {
     FaultEnv env(bad);
     auto spec = fault_spec_from_env();
     ASSERT_FALSE(spec) << bad;
