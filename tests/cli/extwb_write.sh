@@ -197,11 +197,9 @@ sum=$(sha "$img")
 mkfifo "$T/fifo"
 exec 7<>"$T/fifo"   # a writer that never writes nor closes
 "$EXTWB" put "$img" /interrupted < "$T/fifo" 2>"$T/err" & pid=$!
-sleep 1
-kill -INT "$pid"
-rc=0; wait "$pid" || rc=$?
+interrupt "$pid" 0.5 20 "extwb put reading a fifo that never ends"
 exec 7>&-
-[ "$rc" -eq 130 ] || fail "SIGINT: exit $rc, expected 130"
+[ "$RC" -eq 130 ] || fail "SIGINT: exit $RC, expected 130"
 grep -q "interrupted; nothing was linked" "$T/err" || fail "SIGINT: $(cat "$T/err")"
 [ "$(sha "$img")" = "$sum" ] || fail "an interrupted put with no data changed the image"
 check "$img" /first "$T/twenty"

@@ -150,24 +150,9 @@ pass "--dry-run: every target checked, nothing written"
 # Ctrl-C while two targets are written at 4 MB/s (a cgroup write limit):
 # exit 130, each target's state said, no filesystem signature on either,
 # and a rerun restores both.
-slow_cgroup() {
-  local dir rule
-  if [ -f /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ]; then
-    dir=/sys/fs/cgroup/blkio/fsio-test-$$; mkdir "$dir" || return 1
-    for rule in "$@"; do echo "$rule 4194304" > "$dir/blkio.throttle.write_bps_device" || return 1; done
-  elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-    grep -qw io /sys/fs/cgroup/cgroup.subtree_control || echo +io > /sys/fs/cgroup/cgroup.subtree_control || return 1
-    dir=/sys/fs/cgroup/fsio-test-$$; mkdir "$dir" || return 1
-    for rule in "$@"; do echo "$rule wbps=4194304" > "$dir/io.max" || return 1; done
-  else
-    return 1
-  fi
-  echo "$dir"
-}
-majmin() { lsblk -dno MAJ:MIN "$1" | tr -d ' '; }
-if cg=$(slow_cgroup "$(majmin "${loops[0]}")" "$(majmin "${loops[1]}")"); then
+if cg=$(slow_cgroup cards 4194304 "$(majmin "${loops[0]}")" "$(majmin "${loops[1]}")"); then
   RMDIRS+=("$cg")
-  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+  sh -c "$CGROUP_JOIN" sh "$cg" \
     "$FSIMG" restore --force "$T/src.img" "${loops[0]}" "${loops[1]}" > "$T/out" 2>"$T/err" & pid=$!
   interrupt "$pid" 1.5 20 "the restore to two targets throttled to 4 MB/s"
   [ "$RC" -eq 130 ] || { cat "$T/out" "$T/err"; fail "Ctrl-C: exit $RC, expected 130"; }

@@ -156,28 +156,12 @@ pass "restore -C: image_bytes 2^63 named as the header's, --offset blamed only w
 # speed), so a restore of 12 MiB of data takes seconds. Exit 130, said, no
 # filesystem signature left (the old one was wiped by --force, the new
 # head is written last), and a rerun without --force restores it whole.
-# slow_cgroup MAJ:MIN BYTES_PER_S: prints a cgroup directory whose tasks
-# write to that device at most that fast (cgroup v1 blkio or v2 io)
-slow_cgroup() {
-  local dir
-  if [ -f /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ]; then
-    dir=/sys/fs/cgroup/blkio/fsio-test-$$
-    mkdir "$dir" && echo "$1 $2" > "$dir/blkio.throttle.write_bps_device" || return 1
-  elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-    grep -qw io /sys/fs/cgroup/cgroup.subtree_control || echo +io > /sys/fs/cgroup/cgroup.subtree_control || return 1
-    dir=/sys/fs/cgroup/fsio-test-$$
-    mkdir "$dir" && echo "$1 wbps=$2" > "$dir/io.max" || return 1
-  else
-    return 1
-  fi
-  echo "$dir"
-}
 expect_rc 0 "$FSIMG" save -q -f -l 1 --frame-size 1M "$T/slow.img" "$T/slow1.fsimg"
 truncate -s 32M "$T/sd.img"; mkfs.fat -F 16 "$T/sd.img" > /dev/null
 sd=$(new_loop "$T/sd.img")
-if cg=$(slow_cgroup "$(lsblk -dno MAJ:MIN "$sd" | tr -d ' ')" 4194304); then
+if cg=$(slow_cgroup card 4194304 "$(majmin "$sd")"); then
   RMDIRS+=("$cg")
-  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+  sh -c "$CGROUP_JOIN" sh "$cg" \
     "$FSIMG" restore -q --force "$T/slow1.fsimg" "$sd" 2>"$T/err" & pid=$!
   interrupt "$pid" 1.5 20 "the restore throttled to 4 MB/s"
   [ "$RC" -eq 130 ] || { cat "$T/err"; fail "restore interrupted while writing: exit $RC, expected 130"; }

@@ -72,6 +72,29 @@ loop_detach() {
   done
 }
 
+# slow_cgroup NAME BYTES_PER_S MAJ:MIN...: prints a new cgroup directory
+# whose tasks write to each of those devices at most that fast (cgroup v1
+# blkio or v2 io); returns 1 where neither throttle is available. The caller
+# adds it to RMDIRS (this runs in a subshell) and starts the tool in it with
+#   sh -c "$CGROUP_JOIN" sh "$cg" TOOL ARGS... &
+# (sh execs the tool, so $! is the tool's pid and a Ctrl-C reaches it).
+slow_cgroup() {
+  local name=$1 rate=$2 dir dev; shift 2
+  if [ -f /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ]; then
+    dir=/sys/fs/cgroup/blkio/fsio-test-$$-$name; mkdir "$dir" || return 1
+    for dev in "$@"; do echo "$dev $rate" > "$dir/blkio.throttle.write_bps_device" || return 1; done
+  elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+    grep -qw io /sys/fs/cgroup/cgroup.subtree_control || echo +io > /sys/fs/cgroup/cgroup.subtree_control || return 1
+    dir=/sys/fs/cgroup/fsio-test-$$-$name; mkdir "$dir" || return 1
+    for dev in "$@"; do echo "$dev wbps=$rate" > "$dir/io.max" || return 1; done
+  else
+    return 1
+  fi
+  echo "$dir"
+}
+CGROUP_JOIN='echo $$ > "$1/cgroup.procs" && shift && exec "$@"'
+majmin() { lsblk -dno MAJ:MIN "$1" | tr -d ' '; }
+
 # ends_within PID SECONDS: returns the exit code of background job PID, or
 # 99 (after killing it) if it is still running after SECONDS: a hang.
 ends_within() {

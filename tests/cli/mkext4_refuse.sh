@@ -128,27 +128,11 @@ pass "--offset makes it inside a partition of an image, the table kept"
 # written at 4 MB/s (a card's speed: the journal's zeroing takes seconds)
 # and, for -C, the disk under $T at 64 KB/s. Exit 130, said; no
 # filesystem left, or no file; a rerun finishes.
-slow_cgroup() {  # slow_cgroup NAME MAJ:MIN BYTES_PER_S: a cgroup whose tasks write that slowly
-  local dir
-  if [ -f /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ]; then
-    dir=/sys/fs/cgroup/blkio/fsio-test-$$-$1
-    mkdir "$dir" && echo "$2 $3" > "$dir/blkio.throttle.write_bps_device" || return 1
-  elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-    grep -qw io /sys/fs/cgroup/cgroup.subtree_control || echo +io > /sys/fs/cgroup/cgroup.subtree_control || return 1
-    dir=/sys/fs/cgroup/fsio-test-$$-$1
-    mkdir "$dir" && echo "$2 wbps=$3" > "$dir/io.max" || return 1
-  else
-    return 1
-  fi
-  echo "$dir"
-}
-# The job is sh, which execs mkext4: $! is mkext4's pid, and Ctrl-C reaches it.
-join='echo $$ > "$1/cgroup.procs" && shift && exec "$@"'
 truncate -s 1G "$T/sd.img"; mke2fs -q -F -t ext4 "$T/sd.img"
 sd=$(loop_setup --direct-io=on "$T/sd.img")
-if cg=$(slow_cgroup card "$(lsblk -dno MAJ:MIN "$sd" | tr -d ' ')" 4194304); then
+if cg=$(slow_cgroup card 4194304 "$(majmin "$sd")"); then
   RMDIRS+=("$cg")
-  sh -c "$join" sh "$cg" "$MKEXT4" -q -F -E nodiscard "$sd" 2>"$T/err" & pid=$!
+  sh -c "$CGROUP_JOIN" sh "$cg" "$MKEXT4" -q -F -E nodiscard "$sd" 2>"$T/err" & pid=$!
   interrupt "$pid" 1.5 20 "mkext4 on a device throttled to 4 MB/s"
   [ "$RC" -eq 130 ] || { cat "$T/err"; fail "Ctrl-C: exit $RC, expected 130"; }
   grep -q "old superblock was erased" "$T/err" || fail "the message hides the state: $(cat "$T/err")"
@@ -162,9 +146,9 @@ else
 fi
 loop_detach "$sd"
 host=$(findmnt -no MAJ:MIN -T "$T" | head -1 | tr -d ' ')
-if [ -n "$host" ] && cg=$(slow_cgroup disk "$host" 65536); then
+if [ -n "$host" ] && cg=$(slow_cgroup disk 65536 "$host"); then
   RMDIRS+=("$cg")
-  sh -c "$join" sh "$cg" "$MKEXT4" -q -C "$T/new.img" 1G 2>"$T/err" & pid=$!
+  sh -c "$CGROUP_JOIN" sh "$cg" "$MKEXT4" -q -C "$T/new.img" 1G 2>"$T/err" & pid=$!
   interrupt "$pid" 1.5 30 "mkext4 -C writing at 64 KB/s"
   [ "$RC" -eq 130 ] || { cat "$T/err"; fail "Ctrl-C during -C: exit $RC"; }
   grep -q "removed" "$T/err" || fail "-C: $(cat "$T/err")"

@@ -63,26 +63,12 @@ sweep "$(old fat32.img 600M -F 32)" -F 32 -s 1
 
 # Ctrl-C while the files go out at 4 MB/s (an SD card's speed).
 need_root
-slow_cgroup() {  # MAJ:MIN BYTES_PER_S: a cgroup whose tasks write that device at most that fast
-  local dir
-  if [ -f /sys/fs/cgroup/blkio/blkio.throttle.write_bps_device ]; then
-    dir=/sys/fs/cgroup/blkio/fsio-test-$$
-    mkdir "$dir" && echo "$1 $2" > "$dir/blkio.throttle.write_bps_device" || return 1
-  elif grep -qw io /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
-    grep -qw io /sys/fs/cgroup/cgroup.subtree_control || echo +io > /sys/fs/cgroup/cgroup.subtree_control || return 1
-    dir=/sys/fs/cgroup/fsio-test-$$
-    mkdir "$dir" && echo "$1 wbps=$2" > "$dir/io.max" || return 1
-  else
-    return 1
-  fi
-  echo "$dir"
-}
 mkdir -p "$T/big/d"
 for i in 1 2 3 4 5 6; do head -c 4M /dev/urandom > "$T/big/d/part $i"; done
 sd=$(new_loop "$(old sd.img 64M -F 16)")
-if cg=$(slow_cgroup "$(lsblk -dno MAJ:MIN "$sd" | tr -d ' ')" 4194304); then
+if cg=$(slow_cgroup card 4194304 "$(majmin "$sd")"); then
   RMDIRS+=("$cg")
-  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+  sh -c "$CGROUP_JOIN" sh "$cg" \
     "$MKFAT" -q -I -d "$T/big" "$sd" 2>"$T/err" & pid=$!
   interrupt "$pid" 1.5 20 "mkfat -d writing to a device throttled to 4 MB/s"
   [ "$RC" -eq 130 ] || { cat "$T/err"; fail "Ctrl-C while writing the files: exit $RC, expected 130"; }
