@@ -84,7 +84,9 @@ Result<std::optional<FaultSpec>> fault_spec_from_env() {
   } else if (parts[0] == "sigint" || parts[0] == "readsigint") {
     spec.kind = parts[0] == "sigint" ? FaultSpec::Kind::sigint : FaultSpec::Kind::read_sigint;
     spec.crash = false;
-    if (parts.size() != 2 || text.ends_with(":nocrash")) return bad_fault(text, "sigint takes only a request number");
+    if (parts.size() != 2 || text.ends_with(":nocrash"))
+      return bad_fault(text, spec.kind == FaultSpec::Kind::sigint ? "sigint takes only a write number"
+                                                                  : "readsigint takes only a read number");
   } else if (parts[0] == "badrange") {
     spec.kind = FaultSpec::Kind::bad_range;
     spec.crash = false;
