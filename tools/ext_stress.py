@@ -9,8 +9,10 @@ bytes, hard links, fast and slow symlinks, names up to 100 bytes; with
 and runs
   - mkext4 -d TREE into a new image, and
   - mkext4, then extwb put TREE twice (/a, /b) into another.
-Both images must be e2fsck -fn clean. A failing round keeps its two images
-and names the seeds that remake it; the exit status is 1.
+Both images must be e2fsck -fn clean, and hold the tree: debugfs rdump of
+each copy gives the same names, types, permission bits, file bytes and
+symlink targets as the source. A failing round keeps its two images and
+names the seeds that remake it; the exit status is 1.
 
 The fixed tests pin the cases found so far (ext_spill_split: a leaf split
 after a spill lost its lower half under about one hash seed in ten); this
@@ -63,6 +65,46 @@ def clean(image):
     return subprocess.run(["e2fsck", "-fn", image], capture_output=True).returncode == 0
 
 
+def differences(src, dumped, top=True):
+    """Where debugfs's dump of a copy differs from the source tree (the first few)."""
+    found = []
+    names = set(os.listdir(src))
+    dumped_names = set(os.listdir(dumped)) - ({"lost+found"} if top else set())
+    for name in sorted(names ^ dumped_names)[:3]:
+        found.append("%s: only in %s" % (os.path.join(src, name), "the source" if name in names else "the image"))
+    for name in sorted(names & dumped_names):
+        a, b = os.path.join(src, name), os.path.join(dumped, name)
+        sa, sb = os.lstat(a), os.lstat(b)
+        if (sa.st_mode & 0o170777) != (sb.st_mode & 0o170777):
+            found.append("%s: mode %o in the source, %o in the image" % (a, sa.st_mode, sb.st_mode))
+        elif os.path.islink(a):
+            if os.readlink(a) != os.readlink(b):
+                found.append("%s: the symlink's target differs" % a)
+        elif os.path.isdir(a):
+            found += differences(a, b, False)
+        else:
+            with open(a, "rb") as fa, open(b, "rb") as fb:
+                if fa.read() != fb.read():
+                    found.append("%s: the bytes differ" % a)
+        if len(found) >= 3:
+            break
+    return found[:3]
+
+
+def holds(image, path, tree, work):
+    """Compares the image's PATH, dumped by debugfs, with TREE."""
+    out = os.path.join(work, "dump")
+    shutil.rmtree(out, ignore_errors=True)
+    os.mkdir(out)
+    r = subprocess.run(["debugfs", "-R", "rdump %s %s" % (path, out), image], capture_output=True, text=True)
+    if r.returncode != 0:
+        return ["debugfs rdump %s exited %d" % (path, r.returncode)]
+    dumped = out if path == "/" else os.path.join(out, os.path.basename(path))
+    found = differences(tree, dumped)
+    shutil.rmtree(out, ignore_errors=True)
+    return found
+
+
 def clear(work):
     """Removes the last round's tree and images (a failed round's are kept under other names)."""
     shutil.rmtree(os.path.join(work, "tree"), ignore_errors=True)
@@ -84,18 +126,21 @@ def round_ok(n, seed, args, work):
     made, put = os.path.join(work, "made.img"), os.path.join(work, "put.img")
     problems = []
 
-    def judge(what, r, image):
+    def judge(what, r, image, paths):
         if r.returncode != 0:
             problems.append("%s exited %d: %s" % (what, r.returncode, r.stderr.strip()[:200]))
         elif not clean(image):
             problems.append("%s made an image e2fsck -fn finds errors in" % what)
+        else:
+            for path in paths:
+                problems.extend("%s, %s: %s" % (what, path, d) for d in holds(image, path, tree, work))
 
-    judge("mkext4 -d", run([mkext4, "-q", "-C", *ids, "-d", tree, made, IMAGE], env), made)
+    judge("mkext4 -d", run([mkext4, "-q", "-C", *ids, "-d", tree, made, IMAGE], env), made, ["/"])
     r = run([mkext4, "-q", "-C", *ids, put, IMAGE], env)
     for dest in ("/a", "/b"):
         if r.returncode == 0:
             r = run([extwb, "put", "-q", put, dest, tree], env)
-    judge("extwb put", r, put)
+    judge("extwb put", r, put, ["/a", "/b"])
     if not problems:
         return True
     for image in (made, put):
@@ -113,8 +158,9 @@ def main():
     p.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
     p.add_argument("--work", default=None, help="scratch directory (default: a new one under /var/tmp)")
     args = p.parse_args()
-    if shutil.which("e2fsck") is None:
-        sys.exit("ext_stress: e2fsck is not installed")
+    for peer in ("e2fsck", "debugfs"):
+        if shutil.which(peer) is None:
+            sys.exit("ext_stress: %s is not installed" % peer)
     for tool in ("mkext4", "extwb"):
         if not os.access(os.path.join(args.build, "cmd", tool), os.X_OK):
             sys.exit("ext_stress: no %s in %s/cmd: build first (tools/setup.sh)" % (tool, args.build))
