@@ -20,14 +20,13 @@ looks for the next one, for as long as it is given.
 
 Usage: tools/ext_stress.py [--rounds N] [--seed S] [--wide] [--build DIR] [--work DIR]
 """
-import argparse
 import os
 import random
 import shutil
 import subprocess
-import sys
-import tempfile
 import uuid
+
+import stress_rounds
 
 CACHES = ["4K", "8K", "16K", "64K", "256K", "1M"]
 IMAGE = "256M"  # 1 KiB blocks (mke2fs.conf's "small"): htrees grow levels early
@@ -65,32 +64,6 @@ def clean(image):
     return subprocess.run(["e2fsck", "-fn", image], capture_output=True).returncode == 0
 
 
-def differences(src, dumped, top=True):
-    """Where debugfs's dump of a copy differs from the source tree (the first few)."""
-    found = []
-    names = set(os.listdir(src))
-    dumped_names = set(os.listdir(dumped)) - ({"lost+found"} if top else set())
-    for name in sorted(names ^ dumped_names)[:3]:
-        found.append("%s: only in %s" % (os.path.join(src, name), "the source" if name in names else "the image"))
-    for name in sorted(names & dumped_names):
-        a, b = os.path.join(src, name), os.path.join(dumped, name)
-        sa, sb = os.lstat(a), os.lstat(b)
-        if (sa.st_mode & 0o170777) != (sb.st_mode & 0o170777):
-            found.append("%s: mode %o in the source, %o in the image" % (a, sa.st_mode, sb.st_mode))
-        elif os.path.islink(a):
-            if os.readlink(a) != os.readlink(b):
-                found.append("%s: the symlink's target differs" % a)
-        elif os.path.isdir(a):
-            found += differences(a, b, False)
-        else:
-            with open(a, "rb") as fa, open(b, "rb") as fb:
-                if fa.read() != fb.read():
-                    found.append("%s: the bytes differ" % a)
-        if len(found) >= 3:
-            break
-    return found[:3]
-
-
 def holds(image, path, tree, work):
     """Compares the image's PATH, dumped by debugfs, with TREE."""
     out = os.path.join(work, "dump")
@@ -100,7 +73,7 @@ def holds(image, path, tree, work):
     if r.returncode != 0:
         return ["debugfs rdump %s exited %d" % (path, r.returncode)]
     dumped = out if path == "/" else os.path.join(out, os.path.basename(path))
-    found = differences(tree, dumped)
+    found = stress_rounds.differences(tree, dumped, ignore=() if path != "/" else ("lost+found",))
     shutil.rmtree(out, ignore_errors=True)
     return found
 
@@ -150,31 +123,6 @@ def round_ok(n, seed, args, work):
     return False
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rounds", type=int, default=20)
-    p.add_argument("--seed", type=int, default=None, help="first round's seed (default: random); round k uses S+k")
-    p.add_argument("--wide", action="store_true", help="most names in one directory of 2,000-20,000")
-    p.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
-    p.add_argument("--work", default=None, help="scratch directory (default: a new one under /var/tmp)")
-    args = p.parse_args()
-    for peer in ("e2fsck", "debugfs"):
-        if shutil.which(peer) is None:
-            sys.exit("ext_stress: %s is not installed" % peer)
-    for tool in ("mkext4", "extwb"):
-        if not os.access(os.path.join(args.build, "cmd", tool), os.X_OK):
-            sys.exit("ext_stress: no %s in %s/cmd: build first (tools/setup.sh)" % (tool, args.build))
-    first = args.seed if args.seed is not None else random.randrange(1 << 30)
-    work = args.work or tempfile.mkdtemp(prefix="fsio-ext-stress.", dir="/var/tmp")
-    os.makedirs(work, exist_ok=True)
-    bad = sum(not round_ok(k, first + k, args, work) for k in range(args.rounds))
-    clear(work)
-    print("ext_stress: %d rounds from seed %d%s, %d failed%s" %
-          (args.rounds, first, " (--wide)" if args.wide else "", bad, "; images kept in " + work if bad else ""))
-    if not bad and not args.work:
-        os.rmdir(work)
-    sys.exit(1 if bad else 0)
-
-
 if __name__ == "__main__":
-    main()
+    stress_rounds.main("ext_stress", __doc__, "most names in one directory of 2,000-20,000", ("e2fsck", "debugfs"),
+                       ("mkext4", "extwb"), round_ok, clear)

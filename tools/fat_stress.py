@@ -14,13 +14,12 @@ the exit status is 1.
 
 Usage: tools/fat_stress.py [--rounds N] [--seed S] [--wide] [--build DIR] [--work DIR]
 """
-import argparse
 import os
 import random
 import shutil
 import subprocess
-import sys
-import tempfile
+
+import stress_rounds
 
 LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 EXTRA = " .-_+,;=[]()'&%~éüßøæÅ日本語"
@@ -56,27 +55,6 @@ def make_tree(root, rnd, wide, cluster):
         with open(os.path.join(where, name(rnd, count)), "wb") as out:
             out.write(rnd.randbytes(size))
         count += 1
-
-
-def differences(src, copied):
-    """Where mtools' copy differs from the source tree (the first few)."""
-    found = []
-    names, copied_names = set(os.listdir(src)), set(os.listdir(copied))
-    for n in sorted(names ^ copied_names)[:3]:
-        found.append("%s: only in %s" % (os.path.join(src, n), "the source" if n in names else "the image"))
-    for n in sorted(names & copied_names):
-        a, b = os.path.join(src, n), os.path.join(copied, n)
-        if os.path.isdir(a) != os.path.isdir(b):
-            found.append("%s: a directory in one and a file in the other" % a)
-        elif os.path.isdir(a):
-            found += differences(a, b)
-        else:
-            with open(a, "rb") as fa, open(b, "rb") as fb:
-                if fa.read() != fb.read():
-                    found.append("%s: the bytes differ" % a)
-        if len(found) >= 3:
-            break
-    return found[:3]
 
 
 def geometry(rnd):
@@ -121,7 +99,7 @@ def round_ok(n, seed, args, work):
         if r.returncode != 0 and os.listdir(tree):
             problems.append("mcopy -s exited %d: %s" % (r.returncode, r.stderr.strip()[:200]))
         else:
-            problems += differences(tree, copy)
+            problems += stress_rounds.differences(tree, copy, modes=False)
     if not problems:
         return True
     if os.path.exists(image):
@@ -131,32 +109,6 @@ def round_ok(n, seed, args, work):
     return False
 
 
-def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rounds", type=int, default=20)
-    p.add_argument("--seed", type=int, default=None, help="first round's seed (default: random); round k uses S+k")
-    p.add_argument("--wide", action="store_true", help="most names in one directory of 2,000-8,000")
-    p.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
-    p.add_argument("--work", default=None, help="scratch directory (default: a new one under /var/tmp)")
-    args = p.parse_args()
-    for peer in ("fsck.fat", "mcopy"):
-        if shutil.which(peer) is None:
-            sys.exit("fat_stress: %s is not installed" % peer)
-    for tool in ("mkfat", "fatck"):
-        if not os.access(os.path.join(args.build, "cmd", tool), os.X_OK):
-            sys.exit("fat_stress: no %s in %s/cmd: build first (tools/setup.sh)" % (tool, args.build))
-    first = args.seed if args.seed is not None else random.randrange(1 << 30)
-    work = args.work or tempfile.mkdtemp(prefix="fsio-fat-stress.", dir="/var/tmp")
-    os.makedirs(work, exist_ok=True)
-    bad = sum(not round_ok(k, first + k, args, work) for k in range(args.rounds))
-    clear(work)
-    print("fat_stress: %d rounds from seed %d%s, %d failed, %d refused as too big for the type%s" %
-          (args.rounds, first, " (--wide)" if args.wide else "", bad, len(REFUSED),
-           "; images kept in " + work if bad else ""))
-    if not bad and not args.work:
-        os.rmdir(work)
-    sys.exit(1 if bad else 0)
-
-
 if __name__ == "__main__":
-    main()
+    stress_rounds.main("fat_stress", __doc__, "most names in one directory of 2,000-8,000", ("fsck.fat", "mcopy"),
+                       ("mkfat", "fatck"), round_ok, clear, lambda: ", %d refused as too big for the type" % len(REFUSED))
