@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -9,10 +10,28 @@
 #include <string_view>
 
 #include "libfsio/engine.hpp"
+#include "libfsio/progress.hpp"
 #include "libfsio/size.hpp"
 #include "version.hpp"
 
 namespace fsio::cli {
+
+int finish(int rc) {
+  const int sig = InterruptGuard::signal_number();
+  if (rc != exit_interrupted || sig == 0) return rc;
+  std::fflush(nullptr);
+  struct sigaction old {};
+  if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) return rc;
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  (void)::sigaction(sig, &dfl, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  (void)::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  (void)std::raise(sig);
+  return rc;
+}
 
 int exit_code(const Error& error) {
   if (error.code == Errc::invalid_argument) return exit_usage;

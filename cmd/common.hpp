@@ -24,6 +24,15 @@ namespace fsio::cli {
 // scripts see an interrupted run as interrupted, not as a failed one.
 enum Exit : int { exit_ok = 0, exit_failure = 1, exit_usage = 2, exit_interrupted = 130 };
 
+// What main returns: RC, except when RC is exit_interrupted because SIGINT
+// or SIGTERM arrived (InterruptGuard). Then, with every message out, the
+// process ends by that signal's default action, as a Ctrl-C'd tool without
+// a handler would: a shell running a script stops at it, where after a
+// plain exit 130 it goes on to the next command. The shell still reports
+// 130 (128 + SIGINT), or 143 for SIGTERM. Where the signal is ignored (a
+// background job), RC is returned.
+int finish(int rc);
+
 // The exit code for an error: Errc::invalid_argument -> exit_usage,
 // Errc::interrupted -> exit_interrupted, anything else -> exit_failure.
 int exit_code(const Error& error);

@@ -162,7 +162,7 @@ int finish(const Report& rep) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int tool_main(int argc, char** argv) {
   auto parsed = parse_ddbench_command(std::vector<std::string>(argv + 1, argv + argc));
   if (!parsed) return report("ddbench", parsed.error());
   const DdbenchCommand& cmd = *parsed;
@@ -211,3 +211,5 @@ int main(int argc, char** argv) {
     if (auto st = write_plot(rep, cmd.plot); !st) return report("ddbench", st.error());
   return finish(rep);
 }
+
+int main(int argc, char** argv) { return fsio::cli::finish(tool_main(argc, argv)); }

@@ -44,7 +44,7 @@ void add_tree_owners(CLI::App* put, WriteArgs& a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int tool_main(int argc, char** argv) {
   CLI::App app{"Read and write files in ext2/3/4 images and devices without mounting them."};
   app.require_subcommand(1);
   Common c;
@@ -106,3 +106,5 @@ int main(int argc, char** argv) {
   if (rm->parsed()) return cmd_rm(c, w);
   return fsio::cli::exit_failure;
 }
+
+int main(int argc, char** argv) { return fsio::cli::finish(tool_main(argc, argv)); }

@@ -104,7 +104,7 @@ int run(const Args& a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int tool_main(int argc, char** argv) {
   if (argc > 0 && is_fsck_name(argv[0])) return fsck_main(argc, argv);
   Args a;
   bool preen = false, yes = false, interactive = false;
@@ -140,3 +140,5 @@ int main(int argc, char** argv) {
   }
   return run(a);
 }
+
+int main(int argc, char** argv) { return fsio::cli::finish(tool_main(argc, argv)); }

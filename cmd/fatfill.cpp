@@ -190,7 +190,7 @@ void text_option(CLI::App& app, const std::string& name, std::optional<std::stri
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int tool_main(int argc, char** argv) {
   Args a;
   auto& f = a.fill;
   CLI::App app{"Preallocate files on an existing FAT12, FAT16 or FAT32 volume, every FAT copy kept in step."};
@@ -216,3 +216,5 @@ int main(int argc, char** argv) {
   if (int rc = fsio::cli::parse(app, argc, argv); rc >= 0) return rc;
   return run(a);
 }
+
+int main(int argc, char** argv) { return fsio::cli::finish(tool_main(argc, argv)); }

@@ -78,7 +78,7 @@ CLI::App* add_info(CLI::App& app, fsimg::Args& a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int tool_main(int argc, char** argv) {
   // A closed pipe is an error to report (EPIPE), not a silent death.
   std::signal(SIGPIPE, SIG_IGN);
   fsimg::Args a;
@@ -96,3 +96,5 @@ int main(int argc, char** argv) {
   if (verify->parsed()) return fsimg::run_verify(a);
   return fsimg::run_info(a);
 }
+
+int main(int argc, char** argv) { return fsio::cli::finish(tool_main(argc, argv)); }

@@ -134,7 +134,7 @@ int make(const Mkext4Args& a, ext::MkfsPlan& plan, const ext::MkfsTarget& t, Mke
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int tool_main(int argc, char** argv) {
   Mkext4Args a;
   if (int rc = parse_mkext4(argc, argv, a); rc >= 0) return rc;
   auto epoch = source_date_epoch();
@@ -197,3 +197,5 @@ int main(int argc, char** argv) {
   }
   return make(a, *plan, *target, tree.get());
 }
+
+int main(int argc, char** argv) { return fsio::cli::finish(tool_main(argc, argv)); }

@@ -333,7 +333,7 @@ int run(MkfatArgs& a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int tool_main(int argc, char** argv) {
   std::setlocale(LC_CTYPE, "");  // the label's character set, as mkfs.fat reads it
   const Invocation inv = invocation(argc > 0 ? argv[0] : nullptr);
   // mkfs.fat prints its version line first, whatever follows.
@@ -353,3 +353,5 @@ int main(int argc, char** argv) {
     for (const auto& n : *notes) std::fprintf(stderr, "%s: note: %s\n", inv.tool.c_str(), n.c_str());
   return run(*a);
 }
+
+int main(int argc, char** argv) { return fsio::cli::finish(tool_main(argc, argv)); }
