@@ -158,10 +158,10 @@ Result<std::unique_ptr<Engine>> make_engine(EngineKind kind, int fd, unsigned de
 Result<std::vector<std::string>> environment_overrides() {
   std::vector<std::string> notes;
   if (auto fault = FSIO_TRY(fault_spec_from_env())) {
-    const bool sigint = fault->kind == FaultSpec::Kind::sigint || fault->kind == FaultSpec::Kind::read_sigint;
-    notes.push_back("FSIO_FAULT=" + std::string(std::getenv("FSIO_FAULT")) +
-                    " is set: test fault injection is on: " + describe(*fault) +
-                    (sigint ? "; that interrupt is not the user's" : "; such errors are not the disk's"));
+    notes.push_back(
+        "FSIO_FAULT=" + std::string(std::getenv("FSIO_FAULT")) +
+        " is set: test fault injection is on: " + describe(*fault) +
+        (fault->raises_sigint() ? "; that interrupt is not the user's" : "; such errors are not the disk's"));
   }
   if (const char* path = std::getenv("FSIO_FAULT_PATH"); path && *path)
     notes.push_back("FSIO_FAULT_PATH=" + std::string(path) + " is set: FSIO_FAULT applies only to " + path);

@@ -121,6 +121,7 @@ struct FaultSpec {
   // of the file descriptor fails, every time, as unreadable sectors do.
   std::uint64_t bad_offset = 0;
   std::uint64_t bad_bytes = 0;
+  bool raises_sigint() const { return kind == Kind::sigint || kind == Kind::read_sigint; }
 };
 
 // Reads FSIO_FAULT="fail:N", "tear:N", "tear:N:BYTES" (optional ":nocrash"

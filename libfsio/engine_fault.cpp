@@ -40,10 +40,10 @@ class FaultEngine final : public Engine {
 
   Status queue(const IoRequest& req) override {
     if (in_flight() >= depth()) return make_error(Errc::busy, "fault engine queue full");
-    if (spec_.kind == FaultSpec::Kind::sigint || spec_.kind == FaultSpec::Kind::read_sigint) {
-      const bool read = spec_.kind == FaultSpec::Kind::read_sigint;
-      if (req.op == (read ? IoOp::read : IoOp::write) && ++(read ? reads_ : writes_) == spec_.nth_write)
-        std::raise(SIGINT);
+    if (spec_.raises_sigint()) {
+      const IoOp counted = spec_.kind == FaultSpec::Kind::read_sigint ? IoOp::read : IoOp::write;
+      std::uint64_t& seen = counted == IoOp::read ? reads_ : writes_;
+      if (req.op == counted && ++seen == spec_.nth_write) std::raise(SIGINT);
       return inner_->queue(req);
     }
     if (req.op == IoOp::read) {
