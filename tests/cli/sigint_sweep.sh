@@ -89,19 +89,12 @@ judge_fill() {
 }
 sweep "fatfill --sync" ff_base "$FATFILL --sync --count 6 --size 3M $T/ff.img" judge_fill
 
-# fatck -a: 30,000 lost clusters, and the second FAT differing in one entry.
+# fatck -a: 30,000 lost clusters, and the FAT copies differing in a used entry
+# (tests/fatcorrupt.py, the damage corpus).
 truncate -s 300M "$T/kbase.img"; mkfs.fat -F 32 "$T/kbase.img" >/dev/null
 mcopy -s -i "$T/kbase.img" "$T/tree/a" ::/a
-python3 - "$T/kbase.img" <<'PY'
-import array, struct, sys
-f = open(sys.argv[1], 'r+b'); bs = f.read(512)
-ss, res = struct.unpack_from('<H', bs, 11)[0], struct.unpack_from('<H', bs, 14)[0]
-fatsz = struct.unpack_from('<I', bs, 36)[0]
-a = array.array('I', range(20001, 20000 + 30000)); a.append(0x0FFFFFFF)
-for c in range(2):
-    f.seek((res + c * fatsz) * ss + 4 * 20000); f.write(a.tobytes())
-f.seek((res + fatsz) * ss + 4 * 60000); f.write(struct.pack('<I', 0x0FFFFFFF))
-PY
+python3 "$SRC/tests/fatcorrupt.py" "$T/kbase.img" lost-clusters 30000 >/dev/null
+python3 "$SRC/tests/fatcorrupt.py" "$T/kbase.img" copies-differ >/dev/null
 k_base() { cp "$T/kbase.img" "$T/k.img"; }
 judge_repair() {
   local rc=0
